@@ -1,0 +1,1 @@
+# bench: see the module's header for what it owns.

@@ -1,0 +1,1 @@
+# cli: see the module's header for what it owns.

@@ -1,0 +1,8 @@
+noinst_LTLIBRARIES += libcommon.la
+libcommon_la_SOURCES = common/error.c common/error.h
+
+UNIT_TESTS += tests/common/test_error
+check_PROGRAMS += tests/common/test_error
+tests_common_test_error_SOURCES = tests/common/test_error.c
+tests_common_test_error_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_common_test_error_LDADD = libcommon.la $(CMOCKA_LIBS)

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install what lagom needs to build and test on Debian 12 (bookworm).
+# Idempotent: apt-get skips what is already there. Run as root.
+set -euo pipefail
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "lagom: install-deps.sh must run as root (it calls apt-get)" >&2
+	exit 1
+fi
+
+packages=(
+	# build
+	build-essential autoconf automake libtool pkg-config git
+	clang llvm libclang-rt-14-dev clang-format
+	# libraries
+	libslurm-dev libhwloc-dev hwloc libjansson-dev libcmocka-dev
+	# tools used by tests
+	valgrind python3 iproute2 procps util-linux
+	# the real cluster of the integration tests and the demo
+	slurmctld slurmd slurmdbd slurm-client munge mariadb-server
+)
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${packages[@]}"
+
+# Debian starts daemons on install where it can; lagom's tests run their own,
+# with their own configuration, so stop the packaged ones if they came up.
+for svc in slurmctld slurmd slurmdbd munge mariadb; do
+	if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$svc" 2>/dev/null; then
+		systemctl stop "$svc" || true
+	fi
+done
+exit 0

@@ -1,0 +1,1 @@
+# model: see the module's header for what it owns.

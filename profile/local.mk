@@ -1,0 +1,1 @@
+# profile: see the module's header for what it owns.

@@ -1,0 +1,1 @@
+# prolog: see the module's header for what it owns.

@@ -1,0 +1,1 @@
+# search: see the module's header for what it owns.

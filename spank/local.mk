@@ -1,0 +1,1 @@
+# spank: see the module's header for what it owns.

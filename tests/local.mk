@@ -1,0 +1,5 @@
+# Checks that span the tree: purity of the core, formatting.
+UNIT_TESTS += tests/purity.sh tests/purity-selftest.sh
+SCRIPT_TESTS += tests/format.sh
+EXTRA_DIST += tests/purity.sh tests/purity-selftest.sh tests/format.sh \
+	tests/lib/tap.sh tests/lib/lagom_test.h tests/fixtures

@@ -1,0 +1,1 @@
+# topology: see the module's header for what it owns.

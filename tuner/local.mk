@@ -1,0 +1,1 @@
+# tuner: see the module's header for what it owns.
