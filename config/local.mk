@@ -1,0 +1,1 @@
+# config: see config/config.h

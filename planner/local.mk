@@ -1,0 +1,1 @@
+# planner: see planner/planner.h
