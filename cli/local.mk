@@ -1,1 +1,20 @@
-# cli: see the module's header for what it owns.
+# cli: the `lagom` command-line tool (see cli/cli.h, doc/lagom.1,
+# doc/cli-json.md).  It runs the planner the SPANK plugin runs.
+bin_PROGRAMS += lagom
+lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
+	cli/cli_hw.h cli/hw.c cli/cmd_workloads.c cli/cmd_predict.c \
+	cli/cli_plan.h cli/cmd_plan.c cli/plan_step.c cli/plan_out.c \
+	cli/cli_workload.h cli/workload_file.c \
+	cli/synth_table.c cli/cmd_profile.c \
+	cli/cmd_profile_check.c cli/cmd_topo.c
+lagom_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(HWLOC_CFLAGS)
+lagom_LDADD = libplanner.la libsearch.la libprofile.la libworkload.la \
+	libtopology.la libplacement.la libmodel.la libcommon.la \
+	$(JANSSON_LIBS) $(HWLOC_LIBS) -lslurm -lm
+
+dist_man_MANS += doc/lagom.1
+EXTRA_DIST += doc/cli-json.md
+
+SCRIPT_TESTS += tests/cli/cli-basic.sh tests/cli/cli-errors.sh
+EXTRA_DIST += tests/cli/cli-basic.sh tests/cli/cli-errors.sh \
+	tests/cli/lib.sh

@@ -1,1 +1,16 @@
-# planner: see planner/planner.h
+# planner: from a step's layout to its plan; shared by spank/ and cli/
+# (see planner/planner.h).
+noinst_LTLIBRARIES += libplanner.la
+libplanner_la_SOURCES = planner/planner.h planner/planner.c \
+	planner/planner_int.h planner/profiles.c planner/hw.c planner/hops.c \
+	planner/report.h planner/report.c planner/explain.c
+libplanner_la_CFLAGS = $(AM_CFLAGS)
+libplanner_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+
+UNIT_TESTS += tests/planner/test_planner
+check_PROGRAMS += tests/planner/test_planner
+tests_planner_test_planner_SOURCES = tests/planner/test_planner.c
+tests_planner_test_planner_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_planner_LDADD = libplanner.la libsearch.la \
+	libprofile.la libplacement.la libmodel.la libcommon.la \
+	$(CMOCKA_LIBS) $(JANSSON_LIBS) -lslurm -lm

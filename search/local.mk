@@ -1,1 +1,31 @@
-# search: see the module's header for what it owns.
+# search: the priority-based search over the cost model, its baselines, the
+# LAGOM_PLAN text and the environment of a plan (search/search.h).
+noinst_LTLIBRARIES += libsearch.la
+libsearch_la_SOURCES = search/search.h search/internal.h search/engine.h \
+	search/engine.c search/problem.c search/search.c search/plan.c \
+	search/nowork.c search/encode.c
+
+UNIT_TESTS += tests/search/test_engine tests/search/test_search
+check_PROGRAMS += tests/search/test_engine tests/search/test_search
+tests_search_test_engine_SOURCES = tests/search/test_engine.c \
+	tests/search/scenarios.h
+tests_search_test_engine_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_search_test_engine_LDADD = libsearch.la libmodel.la libcommon.la \
+	$(CMOCKA_LIBS) -lm
+tests_search_test_search_SOURCES = tests/search/test_search.c \
+	tests/search/plan_parse.h tests/search/paper.h tests/search/scenarios.h
+tests_search_test_search_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_search_test_search_LDADD = libsearch.la libmodel.la libcommon.la \
+	$(CMOCKA_LIBS) -lm
+
+# Prints the greedy-vs-exhaustive figures and the paper-workload table.
+noinst_PROGRAMS += tests/search/search_report
+tests_search_search_report_SOURCES = tests/search/search_report.c \
+	tests/search/paper.h tests/search/scenarios.h
+tests_search_search_report_LDADD = libsearch.la libmodel.la libcommon.la -lm
+
+LAGOM_BENCHES += bench/bench_search
+bench_bench_search_SOURCES = bench/bench_search.c
+bench_bench_search_LDADD = libsearch.la libmodel.la libcommon.la -lm
+
+EXTRA_DIST += doc/search.md

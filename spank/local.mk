@@ -1,1 +1,52 @@
-# spank: see the module's header for what it owns.
+# spank: the SPANK plugin lagom.so (see spank/lagom.h for the layout).
+#
+# A libtool module installed into Slurm's plugin directory.  Never linked
+# with -lslurm nor with --no-undefined: srun, sbatch, salloc and slurmstepd
+# export spank_* and slurm_* (libslurmfull.so).  The version script keeps
+# every other symbol local.
+slurmplugindir = $(slurm_plugindir)
+slurmplugin_LTLIBRARIES = spank/lagom.la
+
+# Everything but the planner adapter, so tests/spank/ can drive the
+# callbacks with stubs of spank_*, slurm_* and the planner.
+noinst_LTLIBRARIES += libspank.la
+libspank_la_SOURCES = spank/lagom.h spank/lagom.c spank/options.c \
+	spank/local.c spank/remote.c spank/envset.c spank/comment.c \
+	spank/step.c spank/step.h spank/plan.h
+libspank_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+
+spank_lagom_la_SOURCES = spank/plan.c spank/plan.h
+spank_lagom_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+spank_lagom_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
+	-Wl,--version-script=$(top_srcdir)/spank/lagom.map
+spank_lagom_la_LIBADD = libspank.la libplanner.la libsearch.la \
+	libprofile.la libworkload.la libplacement.la libtopology.la libmodel.la \
+	libconfig.la libcommon.la $(JANSSON_LIBS) $(HWLOC_LIBS) -lm
+EXTRA_spank_lagom_la_DEPENDENCIES = spank/lagom.map
+EXTRA_DIST += spank/lagom.map
+
+# Unit tests: the callbacks with a stub SPANK host (tests/spank/stub.c).
+UNIT_TESTS += tests/spank/test_spank
+check_PROGRAMS += tests/spank/test_spank
+tests_spank_test_spank_SOURCES = tests/spank/test_spank.c \
+	tests/spank/stub.c tests/spank/stub.h
+tests_spank_test_spank_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+tests_spank_test_spank_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_spank_test_spank_LDADD = libspank.la libconfig.la libcommon.la \
+	$(CMOCKA_LIBS)
+
+# lagom.so's exported and undefined symbols (a missing one would only show
+# as a "symbol lookup error" inside a job step).
+SCRIPT_TESTS += tests/spank/symbols.sh
+EXTRA_DIST += tests/spank/symbols.sh
+
+# Integration: one script starts one real cluster for every check.
+INTEGRATION_TESTS += tests/integration/spank.sh
+EXTRA_DIST += tests/integration/spank.sh tests/lib/cluster.sh \
+	bench/bench_launch.sh doc/lagom.8
+
+# `make bench-launch`: srun -N3 true with and without lagom (root only).
+bench-launch: spank/lagom.la
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+		$(SHELL) $(top_srcdir)/bench/bench_launch.sh
+.PHONY: bench-launch

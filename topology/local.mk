@@ -1,1 +1,89 @@
-# topology: see the module's header for what it owns.
+# topology: what a node has (hwloc, NCCL topology files) and where a step runs
+# (Slurm placement, switch tree).  See topology/topology.h, topology/placement.h.
+
+# libtopology: hwloc adapter, NCCL topology file reader, and the bridge to the
+# model (topo_to_hw.c: link libmodel.la too).  Links $(HWLOC_LIBS).
+noinst_LTLIBRARIES += libtopology.la
+libtopology_la_SOURCES = topology/topology.h topology/topo_internal.h \
+	topology/topo_core.c topology/topo_hwloc.c topology/nccl_topo.c \
+	topology/topo_to_hw.c topology/xml_lite.h topology/xml_lite.c
+libtopology_la_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
+
+# libplacement: step placement strings, switch tree.  Calls Slurm's hostlist
+# functions: the SPANK host provides them; programs and tests add -lslurm.
+noinst_LTLIBRARIES += libplacement.la
+libplacement_la_SOURCES = topology/placement.h topology/placement_internal.h \
+	topology/placement.c topology/tasks.c topology/switchtree.c
+libplacement_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+
+# Tests.
+UNIT_TESTS += tests/topology/test_topo_fixtures tests/topology/test_nccl_topo \
+	tests/topology/test_placement tests/topology/test_switchtree
+check_PROGRAMS += tests/topology/test_topo_fixtures \
+	tests/topology/test_nccl_topo tests/topology/test_placement \
+	tests/topology/test_switchtree
+
+tests_topology_test_topo_fixtures_SOURCES = \
+	tests/topology/test_topo_fixtures.c
+tests_topology_test_topo_fixtures_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_topology_test_topo_fixtures_LDADD = libtopology.la libmodel.la \
+	libcommon.la $(HWLOC_LIBS) $(CMOCKA_LIBS) -lm
+
+tests_topology_test_nccl_topo_SOURCES = tests/topology/test_nccl_topo.c
+tests_topology_test_nccl_topo_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_topology_test_nccl_topo_LDADD = libtopology.la libcommon.la \
+	$(HWLOC_LIBS) $(CMOCKA_LIBS) -lm
+
+tests_topology_test_placement_SOURCES = tests/topology/test_placement.c
+tests_topology_test_placement_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+tests_topology_test_placement_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_topology_test_placement_LDADD = libplacement.la libcommon.la \
+	-lslurm $(CMOCKA_LIBS)
+
+tests_topology_test_switchtree_SOURCES = tests/topology/test_switchtree.c
+tests_topology_test_switchtree_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+tests_topology_test_switchtree_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_topology_test_switchtree_LDADD = libplacement.la libcommon.la \
+	-lslurm $(CMOCKA_LIBS)
+
+# libFuzzer targets for the string parsers ('make fuzz'; clang only).
+TOPO_FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
+	-I$(top_srcdir) -I$(top_builddir) -D_GNU_SOURCE
+LAGOM_FUZZERS += tests/fuzz/fuzz_nccl_topo tests/fuzz/fuzz_step_strings \
+	tests/fuzz/fuzz_switchtree
+CLEANFILES += tests/fuzz/fuzz_nccl_topo tests/fuzz/fuzz_step_strings \
+	tests/fuzz/fuzz_switchtree
+SCRIPT_TESTS += tests/topology/fuzz_smoke.sh
+EXTRA_DIST += tests/topology/fuzz_smoke.sh tests/fuzz/fuzz_nccl_topo.c \
+	tests/fuzz/fuzz_step_strings.c tests/fuzz/fuzz_switchtree.c \
+	tests/fuzz/corpus/nccl_topo tests/fuzz/corpus/step_strings \
+	tests/fuzz/corpus/switchtree
+
+fuzz: fuzz-topology
+fuzz-topology: tests/fuzz/fuzz_nccl_topo tests/fuzz/fuzz_step_strings \
+	tests/fuzz/fuzz_switchtree
+tests/fuzz/fuzz_nccl_topo: $(srcdir)/tests/fuzz/fuzz_nccl_topo.c \
+		$(libtopology_la_SOURCES) $(srcdir)/common/error.c
+	@test -n "$(CLANG)" || { echo "fuzz needs clang (libFuzzer)"; exit 1; }
+	@$(MKDIR_P) tests/fuzz
+	$(AM_V_CC)$(CLANG) $(TOPO_FUZZ_FLAGS) -o $@ \
+		$(srcdir)/tests/fuzz/fuzz_nccl_topo.c \
+		$(srcdir)/topology/nccl_topo.c $(srcdir)/topology/topo_core.c \
+		$(srcdir)/topology/xml_lite.c \
+		$(srcdir)/common/error.c
+tests/fuzz/fuzz_step_strings: $(srcdir)/tests/fuzz/fuzz_step_strings.c \
+		$(libplacement_la_SOURCES) $(srcdir)/common/error.c
+	@test -n "$(CLANG)" || { echo "fuzz needs clang (libFuzzer)"; exit 1; }
+	@$(MKDIR_P) tests/fuzz
+	$(AM_V_CC)$(CLANG) $(TOPO_FUZZ_FLAGS) -o $@ \
+		$(srcdir)/tests/fuzz/fuzz_step_strings.c \
+		$(srcdir)/topology/tasks.c $(srcdir)/common/error.c
+tests/fuzz/fuzz_switchtree: $(srcdir)/tests/fuzz/fuzz_switchtree.c \
+		$(libplacement_la_SOURCES) $(srcdir)/common/error.c
+	@test -n "$(CLANG)" || { echo "fuzz needs clang (libFuzzer)"; exit 1; }
+	@$(MKDIR_P) tests/fuzz
+	$(AM_V_CC)$(CLANG) $(TOPO_FUZZ_FLAGS) $(SLURM_CPPFLAGS) -o $@ \
+		$(srcdir)/tests/fuzz/fuzz_switchtree.c \
+		$(srcdir)/topology/switchtree.c $(srcdir)/topology/placement.c \
+		$(srcdir)/topology/tasks.c $(srcdir)/common/error.c -lslurm
+.PHONY: fuzz-topology

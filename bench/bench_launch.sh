@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# bench/bench_launch.sh - launch overhead of lagom.so on the local cluster.
+#
+# Starts one cluster (tests/lib/cluster.sh), then times `srun -N3 true`
+# (and the same with --gres=gpu:4 --lagom=auto, which plans on every node)
+# with lagom in plugstack.conf against an empty plugstack.conf, interleaved,
+# LAGOM_BENCH_RUNS times each.  Prints the medians and their ratios.  It
+# asserts nothing about speed.  Root only (it starts the daemons).
+#
+#   make bench-launch            # from the build tree
+#   LAGOM_BENCH_RUNS=100 make bench-launch
+set -u
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_builddir=${top_builddir:-.}
+. "$top_srcdir/tests/lib/tap.sh"
+. "$top_srcdir/tests/lib/cluster.sh"
+
+runs=${LAGOM_BENCH_RUNS:-40}
+if reason=$(cluster_skip_reason); then
+	echo "bench_launch: skipped: $reason"
+	exit 0
+fi
+LAGOM_PLUGIN=${LAGOM_PLUGIN:-$top_builddir/spank/.libs/lagom.so}
+[ -f "$LAGOM_PLUGIN" ] || { echo "bench_launch: $LAGOM_PLUGIN not built" >&2; exit 1; }
+
+trap cluster_stop EXIT
+cluster_start || { echo "bench_launch: cluster did not start" >&2; exit 1; }
+fixture=$top_srcdir/tests/profile/valid/a100-full.json
+[ -f "$fixture" ] && cluster_profiles "$fixture"
+args="profile_dir=$CLUSTER_DIR/profiles topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=none"
+cd "$CLUSTER_DIR/work" || exit 1
+
+# time_ms CMD...: wall-clock milliseconds of one bounded run
+time_ms() {
+	local t0 t1
+	t0=$(date +%s%N)
+	timeout 60 "$@" >/dev/null 2>&1 || echo "bench_launch: '$*' failed" >&2
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000))
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m/1000}'; }
+
+: >"$CLUSTER_DIR/without" >"$CLUSTER_DIR/with" >"$CLUSTER_DIR/gres" >"$CLUSTER_DIR/auto"
+for ((i = 0; i < runs + 3; i++)); do
+	: >"$CLUSTER_DIR/etc/plugstack.conf"
+	a=$(time_ms srun -N3 true)
+	g=$(time_ms srun -N3 --gres=gpu:4 true)
+	cluster_plugstack $args
+	b=$(time_ms srun -N3 true)
+	c=$(time_ms srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp true)
+	[ "$i" -lt 3 ] && continue # warm-up
+	echo "$a" >>"$CLUSTER_DIR/without"
+	echo "$b" >>"$CLUSTER_DIR/with"
+	echo "$g" >>"$CLUSTER_DIR/gres"
+	echo "$c" >>"$CLUSTER_DIR/auto"
+done
+m0=$(median <"$CLUSTER_DIR/without")
+m1=$(median <"$CLUSTER_DIR/with")
+m2=$(median <"$CLUSTER_DIR/auto")
+mg=$(median <"$CLUSTER_DIR/gres")
+echo "bench_launch: srun -N3 true, median of $runs runs each (ms)"
+echo "  without lagom in plugstack.conf:       $m0"
+echo "  with lagom loaded (default off):       $m1"
+echo "  without lagom, --gres=gpu:4:          $mg"
+echo "  with lagom, --gres=gpu:4 --lagom=auto: $m2"
+awk -v a="$m0" -v b="$m1" -v c="$m2" -v g="$mg" 'BEGIN {
+	printf "  ratio loaded/without:            %.3f (%+.1f %%)\n", b / a, (b / a - 1) * 100
+	printf "  ratio auto/without (both gres):  %.3f (%+.1f %%)\n", c / g, (c / g - 1) * 100
+}'

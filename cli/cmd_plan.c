@@ -1,0 +1,187 @@
+/*
+ * cli/cmd_plan.c - `lagom plan`: run the planner the SPANK plugin runs and
+ * show the plan: environment, per-collective choices, predicted iteration
+ * time against NCCL's defaults and the communication-only tuner, and the
+ * search trajectory.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli_plan.h"
+#include "search/search.h"
+
+static const char plan_usage[] =
+	"Usage: lagom plan --profile FILE|DIR --nodes N [OPTIONS]\n"
+	"\n"
+	"Compute the plan lagom's SPANK plugin would compute for a step, with\n"
+	"the same code, and show it.\n"
+	"\n"
+	"Options:\n"
+	"  --profile FILE|DIR    one profile for every node, or the profile\n"
+	"                        directory (NODE.json per node)\n"
+	"  --nodes N             nodes of the step (1-65536)\n"
+	"  --nodelist A,B,...    with DIR: the step's nodes (default: the\n"
+	"                        first N profiles of DIR by name)\n"
+	"  --gpus-per-node G     GPUs per node used by the step (default: all)\n"
+	"  --workload NAME|FILE  catalog name (see 'lagom workloads') or a\n"
+	"                        JSON workload file; default: the setting\n"
+	"                        whose worst case over the catalog is best\n"
+	"  --tuner PATH|none     NCCL tuner plugin to set (default "
+	"libnccl-tuner-lagom.so)\n"
+	"  --topology-conf PATH  Slurm topology.conf for inter-node hops\n"
+	"  --job-id ID           job id written into the plan (default 0)\n"
+	"  --no-trust            with DIR: skip the ownership checks\n"
+	"  --trusted-uid UID     with DIR: owner trusted besides root\n"
+	"  --format text|json    output format (default text)\n"
+	"  -h, --help            this help\n";
+
+enum {
+	OPT_PROFILE = 0x300,
+	OPT_NODES,
+	OPT_NODELIST,
+	OPT_GPUS,
+	OPT_WORKLOAD,
+	OPT_TUNER,
+	OPT_TOPO,
+	OPT_JOB,
+	OPT_NOTRUST,
+	OPT_UID,
+	OPT_FORMAT,
+};
+
+static int plan_number(struct plan_opts *o, int c, const char *arg)
+{
+	unsigned long long v = 0;
+	int rc;
+
+	switch (c) {
+	case OPT_NODES:
+		rc = cli_parse_uint("--nodes", arg, 1, LAGOM_PLANNER_MAX_NODES,
+				    &v);
+		o->nodes = (unsigned)v;
+		return rc;
+	case OPT_GPUS:
+		rc = cli_parse_uint("--gpus-per-node", arg, 1, 64, &v);
+		o->gpus_per_node = (unsigned)v;
+		return rc;
+	case OPT_JOB:
+		return cli_parse_uint("--job-id", arg, 0, UINT32_MAX,
+				      &o->job_id);
+	default:
+		return cli_parse_uint("--trusted-uid", arg, 0, UINT32_MAX - 1,
+				      &o->trusted_uid);
+	}
+}
+
+static int plan_opt(struct plan_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_PROFILE:
+		o->profile = arg;
+		return 0;
+	case OPT_NODELIST:
+		o->nodelist = arg;
+		return 0;
+	case OPT_WORKLOAD:
+		o->workload = arg;
+		return 0;
+	case OPT_TUNER:
+		o->tuner = strcmp(arg, "none") == 0 ? NULL : arg;
+		return 0;
+	case OPT_TOPO:
+		o->topology_conf = arg;
+		return 0;
+	case OPT_NOTRUST:
+		o->trust = false;
+		return 0;
+	case OPT_FORMAT:
+		return cli_parse_format(arg, &o->format);
+	default:
+		return plan_number(o, c, arg);
+	}
+}
+
+static int parse_plan(int argc, char **argv, struct plan_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "profile", required_argument, NULL, OPT_PROFILE },
+		{ "nodes", required_argument, NULL, OPT_NODES },
+		{ "nodelist", required_argument, NULL, OPT_NODELIST },
+		{ "gpus-per-node", required_argument, NULL, OPT_GPUS },
+		{ "workload", required_argument, NULL, OPT_WORKLOAD },
+		{ "tuner", required_argument, NULL, OPT_TUNER },
+		{ "topology-conf", required_argument, NULL, OPT_TOPO },
+		{ "job-id", required_argument, NULL, OPT_JOB },
+		{ "no-trust", no_argument, NULL, OPT_NOTRUST },
+		{ "trusted-uid", required_argument, NULL, OPT_UID },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc = 0;
+
+	while (rc == 0 &&
+	       (c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (c == 'h')
+			return fputs(plan_usage, stdout), -1;
+		if (c < OPT_PROFILE)
+			return cli_bad_option("plan", optopt, argv[optind - 1]);
+		rc = plan_opt(o, c, optarg);
+	}
+	if (rc)
+		return rc;
+	if (optind < argc)
+		return cli_fail(CLI_USAGE, "plan: unexpected argument '%s'",
+				argv[optind]);
+	if (!o->profile || (!o->nodes && !o->nodelist))
+		return cli_fail(CLI_USAGE,
+				"plan: --profile and --nodes are required "
+				"(try 'lagom plan --help')");
+	return 0;
+}
+
+int cli_cmd_plan(int argc, char **argv)
+{
+	struct plan_opts o = { .format = CLI_TEXT,
+			       .trust = true,
+			       .tuner = "libnccl-tuner-lagom.so" };
+	struct lagom_planner_input in = { 0 };
+	struct lagom_planner_result *res = NULL;
+	struct lagom_error err = { 0 };
+	struct cli_step step = { 0 };
+	int rc = parse_plan(argc, argv, &o);
+
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if ((rc = cli_plan_step(&o, &step)) ||
+	    (rc = cli_plan_workload(&o, &step)))
+		goto out;
+	in.profile_dir = step.is_dir ? o.profile : NULL;
+	in.profile_path = step.is_dir ? NULL : o.profile;
+	in.enforce_trust = step.is_dir && o.trust;
+	in.trusted_uid = (uid_t)o.trusted_uid;
+	in.node_names = (const char *const *)step.names;
+	in.node_count = step.count;
+	in.ranks_per_node = step.gpus_per_node;
+	in.gpus_per_node = step.gpus_per_node;
+	in.topology_conf = o.topology_conf;
+	in.workload_name = step.workload ? NULL : o.workload;
+	in.workload = step.workload;
+	in.tuner_path = o.tuner;
+	in.job_id = o.job_id;
+	if (lagom_planner_run(&in, &res, &err) != 0) {
+		rc = cli_fail(CLI_FAIL, "plan: %s", err.text);
+		goto out;
+	}
+	rc = o.format == CLI_JSON ? cli_plan_json(res, &in)
+				  : cli_plan_text(res);
+out:
+	lagom_planner_result_destroy(res);
+	cli_step_fini(&step);
+	return rc;
+}

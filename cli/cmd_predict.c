@@ -1,0 +1,335 @@
+/*
+ * cli/cmd_predict.c - `lagom predict`: the model's time and bus bandwidth of
+ * one collective, with given knobs or NCCL's own default choice.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli_hw.h"
+#include "planner/planner.h"
+
+static const char predict_usage[] =
+	"Usage: lagom predict (--profile FILE | --gpu MODEL) --nodes N\n"
+	"                     --collective C --bytes B [OPTIONS]\n"
+	"\n"
+	"Predicted time (us) and bus bandwidth (GB/s) of one collective.\n"
+	"Without --algo/--proto/--channels/--chunk/--threads, NCCL's own\n"
+	"default choice; the default is always shown beside for comparison.\n"
+	"\n"
+	"Hardware:\n"
+	"  --profile FILE        a node profile (lagom-prolog or profile synth)\n"
+	"  --gpu MODEL           the built-in table instead (see profile synth)\n"
+	"  --gpus-per-node G     GPUs per node (default: profile's, or 8)\n"
+	"  --intra KIND          with --gpu: nvswitch, nvlink or pcie\n"
+	"  --nic COUNTxGBITS     with --gpu: NICs per node (default 1x400)\n"
+	"Communicator:\n"
+	"  --nodes N             nodes (1-65536)\n"
+	"  --ranks-per-node R    ranks per node (default: GPUs per node)\n"
+	"  --hops node|leaf|spine  farthest network distance (default leaf)\n"
+	"Call:\n"
+	"  --collective C        allreduce allgather reducescatter broadcast\n"
+	"                        reduce alltoall sendrecv\n"
+	"  --bytes B             message size as nccl-tests counts it (K, M, G,\n"
+	"                        KiB, MB... suffixes)\n"
+	"  --algo A              tree ring collnetdirect collnetchain nvls\n"
+	"                        nvlstree pat\n"
+	"  --proto P             ll ll128 simple\n"
+	"  --channels NC         channels (CTAs), 1-64\n"
+	"  --chunk BYTES         chunk size\n"
+	"  --threads NT          threads per channel, multiple of 32, 64-640\n"
+	"  --format text|json    output format (default text)\n"
+	"  -h, --help            this help\n";
+
+enum {
+	OPT_NODES = 0x200,
+	OPT_RPN,
+	OPT_HOPS,
+	OPT_COLL,
+	OPT_BYTES,
+	OPT_ALGO,
+	OPT_PROTO,
+	OPT_CHANNELS,
+	OPT_CHUNK,
+	OPT_THREADS,
+	OPT_FORMAT,
+};
+
+struct predict_opts {
+	struct cli_hw_opts hw;
+	enum cli_format format;
+	unsigned nodes, ranks_per_node;
+	enum lagom_hops hops;
+	bool hops_given, coll_given, algo_given, proto_given;
+	enum lagom_coll coll;
+	unsigned long long bytes, chunk;
+	enum lagom_algo algo;
+	enum lagom_proto proto;
+	unsigned channels, threads;
+};
+
+static int predict_names(struct predict_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case OPT_HOPS:
+		o->hops_given = true;
+		if (lagom_hops_parse(arg, &o->hops) == 0)
+			return 0;
+		return cli_fail(
+			CLI_USAGE,
+			"--hops: expected node, leaf or spine, got '%s'", arg);
+	case OPT_COLL:
+		o->coll_given = true;
+		if (lagom_coll_parse(arg, &o->coll) == 0)
+			return 0;
+		return cli_fail(CLI_USAGE,
+				"--collective: unknown collective '%s' (try "
+				"'lagom predict --help')",
+				arg);
+	case OPT_ALGO:
+		o->algo_given = true;
+		if (lagom_algo_parse(arg, &o->algo) == 0)
+			return 0;
+		return cli_fail(CLI_USAGE, "--algo: unknown algorithm '%s'",
+				arg);
+	default:
+		o->proto_given = true;
+		if (lagom_proto_parse(arg, &o->proto) == 0)
+			return 0;
+		return cli_fail(CLI_USAGE, "--proto: unknown protocol '%s'",
+				arg);
+	}
+}
+
+static int predict_numbers(struct predict_opts *o, int c, const char *arg)
+{
+	unsigned long long v = 0;
+	int rc;
+
+	switch (c) {
+	case OPT_NODES:
+		rc = cli_parse_uint("--nodes", arg, 1, LAGOM_PLANNER_MAX_NODES,
+				    &v);
+		o->nodes = (unsigned)v;
+		return rc;
+	case OPT_RPN:
+		rc = cli_parse_uint("--ranks-per-node", arg, 1, 64, &v);
+		o->ranks_per_node = (unsigned)v;
+		return rc;
+	case OPT_BYTES:
+		return cli_parse_bytes("--bytes", arg, 1ULL << 40, &o->bytes);
+	case OPT_CHUNK:
+		return cli_parse_bytes("--chunk", arg, 1ULL << 30, &o->chunk);
+	case OPT_CHANNELS:
+		rc = cli_parse_uint("--channels", arg, 1, LAGOM_NCHANNELS_MAX,
+				    &v);
+		o->channels = (unsigned)v;
+		return rc;
+	default:
+		rc = cli_parse_uint("--threads", arg, LAGOM_NTHREADS_MIN,
+				    LAGOM_NTHREADS_MAX, &v);
+		if (rc == 0 && v % 32)
+			rc = cli_fail(CLI_USAGE,
+				      "--threads: %llu is not a multiple of 32",
+				      v);
+		o->threads = (unsigned)v;
+		return rc;
+	}
+}
+
+static int parse_predict(int argc, char **argv, struct predict_opts *o)
+{
+	static const struct option longopts[] = {
+		CLI_HW_LONGOPTS,
+		{ "nodes", required_argument, NULL, OPT_NODES },
+		{ "ranks-per-node", required_argument, NULL, OPT_RPN },
+		{ "hops", required_argument, NULL, OPT_HOPS },
+		{ "collective", required_argument, NULL, OPT_COLL },
+		{ "bytes", required_argument, NULL, OPT_BYTES },
+		{ "algo", required_argument, NULL, OPT_ALGO },
+		{ "proto", required_argument, NULL, OPT_PROTO },
+		{ "channels", required_argument, NULL, OPT_CHANNELS },
+		{ "chunk", required_argument, NULL, OPT_CHUNK },
+		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc = 0;
+
+	while (rc == 0 &&
+	       (c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (c >= CLI_OPT_PROFILE && c <= CLI_OPT_NIC)
+			rc = cli_hw_opt(&o->hw, c, optarg);
+		else if (c == OPT_HOPS || c == OPT_COLL || c == OPT_ALGO ||
+			 c == OPT_PROTO)
+			rc = predict_names(o, c, optarg);
+		else if (c == OPT_FORMAT)
+			rc = cli_parse_format(optarg, &o->format);
+		else if (c >= OPT_NODES && c <= OPT_THREADS)
+			rc = predict_numbers(o, c, optarg);
+		else if (c == 'h')
+			return fputs(predict_usage, stdout), -1;
+		else
+			return cli_bad_option("predict", optopt,
+					      argv[optind - 1]);
+	}
+	if (rc)
+		return rc;
+	if (optind < argc)
+		return cli_fail(CLI_USAGE, "predict: unexpected argument '%s'",
+				argv[optind]);
+	if (!o->nodes || !o->coll_given || !o->bytes)
+		return cli_fail(CLI_USAGE,
+				"predict: --nodes, --collective and --bytes "
+				"are required (try 'lagom predict --help')");
+	return 0;
+}
+
+/* The configuration to predict: NCCL's default with the given knobs. */
+static int predict_config(const struct predict_opts *o,
+			  const struct lagom_coll_config *dflt,
+			  struct lagom_coll_config *cfg)
+{
+	*cfg = *dflt;
+	if (o->algo_given || o->proto_given) {
+		cfg->chunk_bytes = 0;
+		cfg->nthreads = 0;
+	}
+	if (o->algo_given)
+		cfg->algo = o->algo;
+	if (o->proto_given)
+		cfg->proto = o->proto;
+	if (o->channels)
+		cfg->nchannels = o->channels;
+	if (o->threads)
+		cfg->nthreads = o->threads;
+	if (o->chunk)
+		cfg->chunk_bytes = o->chunk;
+	return 0;
+}
+
+static json_t *config_json(const struct lagom_coll_config *cfg,
+			   const struct lagom_coll_time *t)
+{
+	return json_pack("{s:s, s:s, s:i, s:i, s:I, s:f, s:f, s:f, s:f}",
+			 "algo", lagom_algo_name(cfg->algo), "proto",
+			 lagom_proto_name(cfg->proto), "channels",
+			 (int)cfg->nchannels, "threads", (int)cfg->nthreads,
+			 "chunk_bytes", (json_int_t)cfg->chunk_bytes, "time_us",
+			 t->time_s * 1e6, "busbw_GBps", t->busbw_Bps / 1e9,
+			 "algbw_GBps", t->algbw_Bps / 1e9, "latency_us",
+			 t->lat_s * 1e6);
+}
+
+static int predict_print(const struct predict_opts *o,
+			 const struct lagom_hw *hw,
+			 const struct lagom_comm *comm,
+			 const struct lagom_coll_config *cfg,
+			 const struct lagom_coll_time *t,
+			 const struct lagom_coll_config *dcfg,
+			 const struct lagom_coll_time *dt)
+{
+	static const char *const hdr[] = { "CONFIG",   "ALGO",	  "PROTO",
+					   "CHANNELS", "THREADS", "CHUNK",
+					   "TIME",     "BUSBW" };
+	static const bool right[] = { 0, 0, 0, 1, 1, 1, 1, 1 };
+	const struct lagom_coll_config *cs[2] = { cfg, dcfg };
+	const struct lagom_coll_time *ts[2] = { t, dt };
+	struct cli_table *tb;
+	char b1[32], b2[32];
+	int i;
+
+	if (o->format == CLI_JSON) {
+		json_t *doc = cli_json_doc("predict");
+
+		json_object_set_new(
+			doc, "call",
+			json_pack("{s:s, s:I, s:i, s:i, s:i, s:s, s:s, s:i}",
+				  "collective", lagom_coll_name(o->coll),
+				  "bytes", (json_int_t)o->bytes, "nodes",
+				  (int)comm->nodes, "ranks_per_node",
+				  (int)comm->ranks_per_node, "ranks",
+				  (int)comm->ranks, "hops",
+				  lagom_hops_name(comm->hops), "gpu",
+				  hw->gpu.name, "gpus_per_node",
+				  (int)hw->gpus_per_node));
+		json_object_set_new(doc, "prediction", config_json(cfg, t));
+		json_object_set_new(doc, "nccl_default", config_json(dcfg, dt));
+		return cli_json_print(doc);
+	}
+	printf("%s of %s on %u node%s x %u ranks (%s, %s), hops %s\n",
+	       lagom_coll_name(o->coll),
+	       cli_fmt_bytes(b1, sizeof(b1), o->bytes), comm->nodes,
+	       comm->nodes == 1 ? "" : "s", comm->ranks_per_node, hw->gpu.name,
+	       lagom_intra_name(hw->intra), lagom_hops_name(comm->hops));
+	tb = cli_table_create(8, hdr, right);
+	for (i = 0; tb && i < 2; i++)
+		cli_table_addf(tb, "%s\t%s\t%s\t%u\t%u\t%s\t%.1f us\t%.2f GB/s",
+			       i ? "nccl-default" : "predicted",
+			       lagom_algo_name(cs[i]->algo),
+			       lagom_proto_name(cs[i]->proto), cs[i]->nchannels,
+			       cs[i]->nthreads,
+			       cs[i]->chunk_bytes
+				       ? cli_fmt_bytes(b2, sizeof(b2),
+						       cs[i]->chunk_bytes)
+				       : "default",
+			       ts[i]->time_s * 1e6, ts[i]->busbw_Bps / 1e9);
+	if (tb)
+		cli_table_print(tb, stdout, "");
+	cli_table_destroy(tb);
+	return CLI_OK;
+}
+
+static int predict_run(const struct predict_opts *o, const struct lagom_hw *hw)
+{
+	struct lagom_comm comm = { 0 };
+	struct lagom_coll_config dcfg, cfg;
+	struct lagom_coll_time dt, t;
+	struct lagom_error err = { 0 };
+	unsigned rpn = o->ranks_per_node ? o->ranks_per_node
+		       : o->hw.gpus_per_node && o->hw.profile
+			       ? o->hw.gpus_per_node
+			       : hw->gpus_per_node;
+
+	if (rpn > hw->gpus_per_node)
+		return cli_fail(CLI_USAGE,
+				"--ranks-per-node %u exceeds the %u GPUs per "
+				"node",
+				rpn, hw->gpus_per_node);
+	comm.nodes = o->nodes;
+	comm.ranks_per_node = rpn;
+	comm.ranks = o->nodes * rpn;
+	comm.hops = o->hops_given   ? o->hops
+		    : o->nodes == 1 ? LAGOM_HOPS_SAME_NODE
+				    : LAGOM_HOPS_SAME_LEAF;
+	if (lagom_nccl_default(hw, &comm, o->coll, o->bytes, &dcfg, &err) ||
+	    lagom_coll_predict(hw, &comm, o->coll, o->bytes, &dcfg, &dt, &err))
+		return cli_fail(CLI_FAIL, "predict: %s", err.text);
+	predict_config(o, &dcfg, &cfg);
+	if (!lagom_coll_supported(hw, &comm, o->coll, cfg.algo, cfg.proto))
+		return cli_fail(CLI_USAGE,
+				"predict: %s/%s is not available for %s on "
+				"this hardware and placement",
+				lagom_algo_name(cfg.algo),
+				lagom_proto_name(cfg.proto),
+				lagom_coll_name(o->coll));
+	if (lagom_coll_predict(hw, &comm, o->coll, o->bytes, &cfg, &t, &err))
+		return cli_fail(CLI_USAGE, "predict: %s", err.text);
+	return predict_print(o, hw, &comm, &cfg, &t, &dcfg, &dt);
+}
+
+int cli_cmd_predict(int argc, char **argv)
+{
+	struct predict_opts o = { .format = CLI_TEXT };
+	struct lagom_hw hw;
+	int rc = parse_predict(argc, argv, &o);
+
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if ((rc = cli_hw_load(&o.hw, &hw)))
+		return rc;
+	return predict_run(&o, &hw);
+}

@@ -1,0 +1,66 @@
+/*
+ * cli/main.c - `lagom`: plan, predict, explain and check, with the same code
+ * the SPANK plugin runs.  This file only dispatches to the subcommands.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char usage_text[] =
+	"Usage: lagom COMMAND [OPTIONS]\n"
+	"\n"
+	"Commands:\n"
+	"  workloads       list the built-in workload catalog\n"
+	"  predict         predicted time and bus bandwidth of one "
+	"collective\n"
+	"  plan            the plan (environment, choices, prediction) for "
+	"a step\n"
+	"  profile synth   write a node profile from the built-in GPU table\n"
+	"  profile check   validate profiles with the plugin's reader and "
+	"trust rules\n"
+	"  topo            the topology lagom sees (live, hwloc XML or NCCL "
+	"topo file)\n"
+	"\n"
+	"Every command takes --format text|json and --help.\n"
+	"Exit status: 0 success, 1 runtime failure, 2 usage error.\n"
+	"See lagom(1).\n";
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+	{ "workloads", cli_cmd_workloads }, { "predict", cli_cmd_predict },
+	{ "plan", cli_cmd_plan },	    { "profile", cli_cmd_profile },
+	{ "topo", cli_cmd_topo },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	opterr = 0; /* our own one-line messages (cli_bad_option) */
+	if (argc < 2)
+		return cli_fail(CLI_USAGE,
+				"no command given (try 'lagom --help')");
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		fputs(usage_text, stdout);
+		return CLI_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0 ||
+	    strcmp(argv[1], "version") == 0) {
+		printf("lagom %s\n", PACKAGE_VERSION);
+		return CLI_OK;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	return cli_fail(CLI_USAGE, "unknown command '%s' (try 'lagom --help')",
+			argv[1]);
+}

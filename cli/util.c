@@ -1,0 +1,188 @@
+/*
+ * cli/util.c - argument parsing, tables and JSON output shared by the
+ * subcommands of `lagom`.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+int cli_fail(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("lagom: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return status;
+}
+
+int cli_parse_format(const char *arg, enum cli_format *out)
+{
+	if (strcmp(arg, "text") == 0)
+		*out = CLI_TEXT;
+	else if (strcmp(arg, "json") == 0)
+		*out = CLI_JSON;
+	else
+		return cli_fail(CLI_USAGE,
+				"--format: expected text or json, got '%s'",
+				arg);
+	return 0;
+}
+
+/* Digits only: strtoull accepts "-1" and " 7", which we refuse. */
+static int parse_digits(const char *arg, unsigned long long *out,
+			const char **end)
+{
+	char *e;
+
+	if (!isdigit((unsigned char)arg[0]))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(arg, &e, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	*end = e;
+	return 0;
+}
+
+int cli_parse_uint(const char *opt, const char *arg, unsigned long long min,
+		   unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	const char *end;
+	int rc = parse_digits(arg, &v, &end);
+
+	if (rc == 0 && *end != '\0')
+		rc = -EINVAL;
+	if (rc == -EINVAL)
+		return cli_fail(CLI_USAGE,
+				"%s: expected a whole number, got '%s'", opt,
+				arg);
+	if (rc == -ERANGE || v < min || v > max)
+		return cli_fail(CLI_USAGE, "%s: %s is out of range (%llu-%llu)",
+				opt, arg, min, max);
+	*out = v;
+	return 0;
+}
+
+struct suffix {
+	const char *name;
+	unsigned long long mult;
+};
+
+static const struct suffix byte_suffixes[] = {
+	{ "", 1ULL },
+	{ "B", 1ULL },
+	{ "K", 1ULL << 10 },
+	{ "KiB", 1ULL << 10 },
+	{ "KB", 1000ULL },
+	{ "M", 1ULL << 20 },
+	{ "MiB", 1ULL << 20 },
+	{ "MB", 1000000ULL },
+	{ "G", 1ULL << 30 },
+	{ "GiB", 1ULL << 30 },
+	{ "GB", 1000000000ULL },
+	{ "T", 1ULL << 40 },
+	{ "TiB", 1ULL << 40 },
+	{ "TB", 1000000000000ULL },
+};
+
+int cli_parse_bytes(const char *opt, const char *arg, unsigned long long max,
+		    unsigned long long *out)
+{
+	unsigned long long v;
+	const char *end;
+	size_t i;
+	int rc = parse_digits(arg, &v, &end);
+
+	if (rc == -EINVAL)
+		return cli_fail(CLI_USAGE,
+				"%s: expected a size in bytes (e.g. 4096, 64K, "
+				"16MiB), got '%s'",
+				opt, arg);
+	for (i = 0;
+	     rc == 0 && i < sizeof(byte_suffixes) / sizeof(byte_suffixes[0]);
+	     i++) {
+		if (strcmp(end, byte_suffixes[i].name) != 0)
+			continue;
+		if (v > max / byte_suffixes[i].mult)
+			break;
+		*out = v * byte_suffixes[i].mult;
+		if (*out == 0)
+			return cli_fail(CLI_USAGE, "%s: must be > 0", opt);
+		return 0;
+	}
+	if (rc == 0 && i == sizeof(byte_suffixes) / sizeof(byte_suffixes[0]))
+		return cli_fail(CLI_USAGE, "%s: unknown size suffix in '%s'",
+				opt, arg);
+	return cli_fail(CLI_USAGE, "%s: %s is out of range (1-%llu bytes)", opt,
+			arg, max);
+}
+
+int cli_bad_option(const char *sub, int optopt_char, const char *arg)
+{
+	if (optopt_char > 0 && optopt_char < 128 && isprint(optopt_char))
+		return cli_fail(CLI_USAGE,
+				"%s: unknown option or missing value '-%c' "
+				"(try 'lagom %s --help')",
+				sub, optopt_char, sub);
+	return cli_fail(CLI_USAGE,
+			"%s: unknown option or missing value '%s' (try 'lagom "
+			"%s --help')",
+			sub, arg ? arg : "?", sub);
+}
+
+const char *cli_fmt_bytes(char *buf, size_t len, unsigned long long bytes)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	size_t u = 0;
+	double v = (double)bytes;
+
+	while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024.0;
+		u++;
+	}
+	if (u == 0 || v == (double)(unsigned long long)v)
+		snprintf(buf, len, "%llu %s", (unsigned long long)v, units[u]);
+	else
+		snprintf(buf, len, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+json_t *cli_json_doc(const char *command)
+{
+	json_t *doc = json_object();
+
+	if (!doc)
+		return NULL;
+	if (json_object_set_new(doc, "lagom", json_string(PACKAGE_VERSION)) ||
+	    json_object_set_new(doc, "schema", json_integer(CLI_JSON_SCHEMA)) ||
+	    json_object_set_new(doc, "command", json_string(command))) {
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+int cli_json_print(json_t *doc)
+{
+	int rc;
+
+	if (!doc)
+		return cli_fail(CLI_FAIL, "out of memory building JSON output");
+	rc = json_dumpf(doc, stdout,
+			JSON_INDENT(2) | JSON_SORT_KEYS |
+				JSON_REAL_PRECISION(9));
+	json_decref(doc);
+	if (rc != 0 || fputc('\n', stdout) == EOF || fflush(stdout) != 0)
+		return cli_fail(CLI_FAIL, "cannot write to standard output");
+	return CLI_OK;
+}

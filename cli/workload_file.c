@@ -1,0 +1,20 @@
+/*
+ * cli/workload_file.c - read `lagom plan --workload FILE` with workload/'s
+ * reader (see cli/cli_workload.h).
+ */
+#include "config.h"
+
+#include "cli/cli.h"
+#include "cli/cli_workload.h"
+#include "workload/workload.h"
+
+int cli_workload_read(const char *path, const struct lagom_hw *hw,
+		      unsigned nodes, unsigned gpus_per_node,
+		      struct lagom_workload **out)
+{
+	struct lagom_error err = { 0 };
+
+	if (lagom_workload_read_file(path, out, &err) != 0)
+		return cli_fail(CLI_FAIL, "--workload: %s", err.text);
+	return 0;
+}

@@ -1,0 +1,388 @@
+/*
+ * model/coll.c - collective time x_j(theta_j) (method section 2,
+ * "communication"): latency + the bottleneck of the intra-node and network
+ * paths, each capped by what NC channels can move, + per-step overhead of
+ * the chunk pipeline.  Equations and constants: doc/model.md.
+ */
+#include <errno.h>
+#include <math.h>
+
+#include "model/internal.h"
+
+/* Calibrated once on tests/fixtures/measurements/nccl-busbw.csv. */
+static const struct {
+	double ch_Bps[4];  /* Simple per-channel copy rate by arch row */
+	double ch_net_Bps; /* per-channel network rate (GDR) */
+	double ch_tcp_Bps; /* per-channel network rate (sockets) */
+	double proto_link[LAGOM_PROTO_COUNT]; /* payload share of a link */
+	double proto_ch[LAGOM_PROTO_COUNT];   /* per-channel rate factor */
+	double eff_nvlink, eff_nvswitch, eff_pcie, eff_net, eff_tcp;
+	double eff_tree, eff_pat, eff_nvls[4];
+	double pcie_cross_socket; /* > 4 GPUs on PCIe cross the sockets */
+	double step_us[LAGOM_PROTO_COUNT]; /* per pipeline step */
+	double nvls_lat_us;
+	double proto_lat[LAGOM_PROTO_COUNT]; /* hop latency vs Simple */
+	double base_lat_us[LAGOM_PROTO_COUNT];
+} K = {
+	.ch_Bps = { 10e9, 20e9, 24e9, 45e9 },
+	.ch_net_Bps = 12e9,
+	.ch_tcp_Bps = 2e9,
+	.proto_link = { 0.5, 0.92, 1.0 },
+	.proto_ch = { 0.5, 0.9, 1.0 },
+	.eff_nvlink = 0.75,
+	.eff_nvswitch = 0.8,
+	.eff_pcie = 0.85,
+	.eff_net = 0.95,
+	.eff_tcp = 0.85,
+	.eff_tree = 0.9,
+	.eff_pat = 0.75,
+	.eff_nvls = { 0, 0, 0.62, 0.6 },
+	.pcie_cross_socket = 0.8,
+	.step_us = { 0.0, 0.1, 0.2 },
+	.nvls_lat_us = 25.0,
+	.proto_lat = { 0.2, 0.5, 1.0 },
+	.base_lat_us = { 4.4, 6.0, 5.0 },
+};
+
+static int arch_row(unsigned sm_arch)
+{
+	return sm_arch >= 100 ? 3 : sm_arch >= 90 ? 2 : sm_arch >= 80 ? 1 : 0;
+}
+
+uint64_t lagom_chunk_default_bytes(enum lagom_algo algo, enum lagom_proto proto)
+{
+	if (proto == LAGOM_PROTO_LL)
+		return 32768;
+	if (proto == LAGOM_PROTO_LL128)
+		return 576000;
+	if (algo == LAGOM_ALGO_RING)
+		return 2 * 1024 * 1024;
+	if (algo == LAGOM_ALGO_NVLS || algo == LAGOM_ALGO_NVLS_TREE)
+		return 128 * 1024;
+	return 512 * 1024;
+}
+
+uint64_t lagom_chunk_max_bytes(enum lagom_proto proto)
+{
+	if (proto == LAGOM_PROTO_LL)
+		return 262144;
+	if (proto == LAGOM_PROTO_LL128)
+		return 4608000;
+	return 4 * 1024 * 1024;
+}
+
+int lagom_comm_check(const struct lagom_hw *hw, const struct lagom_comm *comm,
+		     struct lagom_error *err)
+{
+	if (!comm)
+		return lagom_errprintf(err, EINVAL, "no communicator");
+	if (comm->ranks == 0 || comm->nodes == 0 || comm->ranks_per_node == 0)
+		return lagom_errprintf(err, EINVAL,
+				       "communicator needs ranks, nodes and "
+				       "ranks per node > 0 (got %u/%u/%u)",
+				       comm->ranks, comm->nodes,
+				       comm->ranks_per_node);
+	if ((uint64_t)comm->nodes * comm->ranks_per_node != comm->ranks)
+		return lagom_errprintf(
+			err, EINVAL, "ranks %u != nodes %u x ranks per node %u",
+			comm->ranks, comm->nodes, comm->ranks_per_node);
+	if (comm->ranks_per_node > hw->gpus_per_node)
+		return lagom_errprintf(err, EINVAL,
+				       "%u ranks per node but %u GPUs per node",
+				       comm->ranks_per_node, hw->gpus_per_node);
+	if ((int)comm->hops < 0 || comm->hops >= LAGOM_HOPS_COUNT)
+		return lagom_errprintf(err, EINVAL, "invalid hops %d",
+				       (int)comm->hops);
+	if (comm->nodes > 1 && hw->nic_count == 0)
+		return lagom_errprintf(err, EINVAL,
+				       "%u nodes but the hardware has no NIC",
+				       comm->nodes);
+	return 0;
+}
+
+static int config_check(const struct lagom_hw *hw,
+			const struct lagom_comm *comm, enum lagom_coll coll,
+			uint64_t bytes, const struct lagom_coll_config *cfg,
+			struct lagom_error *err)
+{
+	if (!cfg)
+		return lagom_errprintf(err, EINVAL, "no configuration");
+	if (bytes == 0)
+		return lagom_errprintf(err, EINVAL, "message size must be > 0");
+	if (cfg->nchannels == 0 || cfg->nchannels > LAGOM_NCHANNELS_MAX)
+		return lagom_errprintf(err, EINVAL,
+				       "channels must be 1..%d, got %u",
+				       LAGOM_NCHANNELS_MAX, cfg->nchannels);
+	if (cfg->nthreads &&
+	    (cfg->nthreads % 32 || cfg->nthreads < LAGOM_NTHREADS_MIN ||
+	     cfg->nthreads > LAGOM_NTHREADS_MAX))
+		return lagom_errprintf(err, EINVAL,
+				       "threads must be a multiple of 32 in "
+				       "[64, 640], got %u",
+				       cfg->nthreads);
+	if (cfg->chunk_bytes > bytes)
+		return lagom_errprintf(err, EINVAL,
+				       "chunk %llu bytes larger than the %llu "
+				       "byte buffer",
+				       (unsigned long long)cfg->chunk_bytes,
+				       (unsigned long long)bytes);
+	if ((int)cfg->proto < 0 || cfg->proto >= LAGOM_PROTO_COUNT ||
+	    (int)cfg->algo < 0 || cfg->algo >= LAGOM_ALGO_COUNT)
+		return lagom_errprintf(err, EINVAL,
+				       "invalid algorithm/protocol");
+	if (cfg->chunk_bytes > lagom_chunk_max_bytes(cfg->proto))
+		return lagom_errprintf(
+			err, EINVAL,
+			"chunk %llu bytes above the %s maximum "
+			"%llu",
+			(unsigned long long)cfg->chunk_bytes,
+			lagom_proto_name(cfg->proto),
+			(unsigned long long)lagom_chunk_max_bytes(cfg->proto));
+	if (!lagom_coll_supported(hw, comm, coll, cfg->algo, cfg->proto))
+		return lagom_errprintf(
+			err, EINVAL, "%s/%s not available for %s here",
+			lagom_algo_name(cfg->algo),
+			lagom_proto_name(cfg->proto), lagom_coll_name(coll));
+	return 0;
+}
+
+double lagom_intra_Bps(const struct lagom_hw *hw, unsigned ppn)
+{
+	bool raw = hw->bw_measured;
+	double nvlink = hw->intra_links * hw->intra_link_Bps;
+	double pcie = hw->pcie_Bps * (raw ? 1.0 : K.eff_pcie) *
+		      (ppn > 4 && !raw ? K.pcie_cross_socket : 1.0);
+
+	if (ppn <= 1)
+		return INFINITY;
+	if (hw->intra == LAGOM_INTRA_NVSWITCH)
+		return nvlink * (raw ? 1.0 : K.eff_nvswitch);
+	nvlink *= raw ? 1.0 : K.eff_nvlink;
+	if (hw->intra == LAGOM_INTRA_NVLINK) {
+		if (ppn - 1 <= hw->nvlink_peers)
+			return nvlink;
+		return fmin(nvlink, pcie);
+	}
+	return pcie;
+}
+
+/* Bytes one GPU moves over the intra-node fabric and one node over its
+ * NICs (per direction) for one call of S bytes. */
+struct traffic {
+	double intra_bytes;
+	double net_bytes;
+	double hops_intra;
+	double hops_net;
+	double algo_eff;
+	double steps; /* pipeline steps per loop */
+	double slice; /* chunks per loop */
+};
+
+static void ring_traffic(const struct lagom_comm *comm, enum lagom_coll coll,
+			 double S, struct traffic *t)
+{
+	double n = comm->ranks, N = comm->nodes;
+	double factor = coll == LAGOM_COLL_ALLREDUCE	   ? 2 * (n - 1) / n
+			: coll <= LAGOM_COLL_REDUCESCATTER ? (n - 1) / n
+							   : 1.0;
+	double per_node = coll == LAGOM_COLL_ALLREDUCE ? 2 : 1;
+
+	t->intra_bytes = comm->ranks_per_node > 1 ? S * factor : 0;
+	t->net_bytes = N > 1 ? S * factor : 0;
+	t->steps = coll == LAGOM_COLL_ALLREDUCE ? 2 * (n - 1) : n - 1;
+	t->hops_net = per_node * (N - 1);
+	t->hops_intra = t->steps - t->hops_net;
+	t->slice = coll <= LAGOM_COLL_REDUCESCATTER ? n : 1;
+	t->algo_eff = 1.0;
+}
+
+static void p2p_traffic(const struct lagom_comm *comm, enum lagom_coll coll,
+			double S, struct traffic *t)
+{
+	double n = comm->ranks, N = comm->nodes, ppn = comm->ranks_per_node;
+
+	if (coll == LAGOM_COLL_SENDRECV) {
+		t->intra_bytes = N > 1 ? 0 : S;
+		t->net_bytes = N > 1 ? S : 0;
+		t->hops_intra = N > 1 ? 0 : 1;
+		t->hops_net = N > 1 ? 1 : 0;
+	} else {
+		t->intra_bytes = S * (ppn - 1) / n;
+		t->net_bytes = ppn * S * (n - ppn) / n;
+		t->hops_intra = ppn > 1 ? 1 : 0;
+		t->hops_net = N > 1 ? 1 : 0;
+	}
+	t->steps = 1;
+	t->slice = 1;
+	t->algo_eff = 1.0;
+}
+
+static void traffic_of(const struct lagom_hw *hw, const struct lagom_comm *comm,
+		       enum lagom_coll coll, enum lagom_algo algo, double S,
+		       struct traffic *t)
+{
+	double n = comm->ranks, N = comm->nodes, ppn = comm->ranks_per_node;
+	double lognodes = N > 1 ? ceil(log2(N)) : 0;
+
+	if (coll == LAGOM_COLL_ALLTOALL || coll == LAGOM_COLL_SENDRECV) {
+		p2p_traffic(comm, coll, S, t);
+		return;
+	}
+	ring_traffic(comm, coll, S, t);
+	switch (algo) {
+	case LAGOM_ALGO_TREE:
+		t->intra_bytes = ppn > 1 ? 2 * S * (ppn - 1) / ppn : 0;
+		t->net_bytes = N > 1 ? (N == 2 ? S : 2 * S) : 0;
+		t->hops_intra = 2 * (ppn - 1);
+		t->hops_net = 2 * lognodes;
+		t->steps = t->hops_intra + t->hops_net;
+		t->slice = 1;
+		t->algo_eff = K.eff_tree;
+		break;
+	case LAGOM_ALGO_NVLS:
+	case LAGOM_ALGO_NVLS_TREE:
+		t->intra_bytes = S * (ppn - 1) / ppn;
+		if (N > 1)
+			t->net_bytes = algo == LAGOM_ALGO_NVLS_TREE && N > 2
+					       ? 2 * S
+					       : S;
+		t->hops_intra = 1;
+		t->hops_net = algo == LAGOM_ALGO_NVLS ? (N > 1) : 2 * lognodes;
+		t->steps = 2;
+		t->slice = 1;
+		t->algo_eff = K.eff_nvls[arch_row(hw->gpu.sm_arch)];
+		break;
+	case LAGOM_ALGO_PAT:
+		t->hops_net = lognodes;
+		t->hops_intra = 0;
+		t->algo_eff = K.eff_pat;
+		break;
+	case LAGOM_ALGO_COLLNET_DIRECT:
+	case LAGOM_ALGO_COLLNET_CHAIN:
+		t->net_bytes = S;
+		t->hops_net = 1;
+		t->steps = t->hops_intra + 1;
+		t->algo_eff = K.eff_tree;
+		break;
+	default:
+		break;
+	}
+	(void)n;
+}
+
+static double thread_factor(const struct lagom_coll_config *cfg)
+{
+	double nt_default = cfg->proto == LAGOM_PROTO_LL128 ? 640 : 544;
+	double nt = cfg->nthreads ? cfg->nthreads : nt_default;
+
+	return fmin(1.0, pow(nt / nt_default, 0.1));
+}
+
+/* Path rates: link bandwidth x efficiencies, capped by NC channels. */
+static void path_rates(const struct lagom_hw *hw, const struct lagom_comm *comm,
+		       enum lagom_coll coll,
+		       const struct lagom_coll_config *cfg,
+		       const struct traffic *t, double *intra_Bps,
+		       double *net_Bps)
+{
+	double ch = K.ch_Bps[arch_row(hw->gpu.sm_arch)] *
+		    K.proto_ch[cfg->proto] * thread_factor(cfg);
+	double ch_net = (hw->nic_gdr ? K.ch_net_Bps : K.ch_tcp_Bps) *
+			K.proto_ch[cfg->proto];
+	double link = K.proto_link[cfg->proto] * t->algo_eff;
+	double nc = cfg->nchannels;
+	double net = hw->nic_count * hw->nic_Bps *
+		     (hw->bw_measured ? 1.0
+		      : hw->nic_gdr   ? K.eff_net
+				      : K.eff_tcp);
+	double p2p_fan = coll == LAGOM_COLL_ALLTOALL ? comm->ranks_per_node : 1;
+
+	if (cfg->algo == LAGOM_ALGO_NVLS || cfg->algo == LAGOM_ALGO_NVLS_TREE)
+		ch *= 2; /* multimem: the switch does the copies */
+	*intra_Bps = fmin(lagom_intra_Bps(hw, comm->ranks_per_node) * link,
+			  nc * ch);
+	if (coll == LAGOM_COLL_SENDRECV)
+		net = fmin(net, hw->nic_Bps);
+	*net_Bps = fmin(net * link, nc * fmin(ch, ch_net) * p2p_fan);
+}
+
+static double hop_latency_s(const struct lagom_hw *hw,
+			    const struct lagom_comm *comm,
+			    const struct lagom_coll_config *cfg,
+			    const struct traffic *t)
+{
+	double pl = K.proto_lat[cfg->proto];
+	double net = hw->net_lat_us +
+		     (comm->hops == LAGOM_HOPS_SPINE ? hw->spine_lat_us : 0);
+	double us = hw->launch_us + K.base_lat_us[cfg->proto];
+
+	if (cfg->algo == LAGOM_ALGO_NVLS || cfg->algo == LAGOM_ALGO_NVLS_TREE)
+		us += K.nvls_lat_us;
+	else
+		us += t->hops_intra * hw->intra_lat_us * pl;
+	us += t->hops_net * net * fmax(pl, 0.5);
+	if (cfg->algo == LAGOM_ALGO_PAT)
+		us += 0.5 * comm->ranks;
+	return us * 1e-6;
+}
+
+/* Pipeline: each loop moves `slice` chunks per channel in `steps` steps;
+ * every step costs a fixed synchronisation overhead. */
+static double step_overhead_s(const struct lagom_coll_config *cfg,
+			      const struct traffic *t, double S)
+{
+	double chunk = cfg->chunk_bytes ? (double)cfg->chunk_bytes
+					: (double)lagom_chunk_default_bytes(
+						  cfg->algo, cfg->proto);
+	double per_channel = S / cfg->nchannels;
+	double loops = ceil(per_channel / (t->slice * chunk));
+
+	return loops * t->steps * K.step_us[cfg->proto] * 1e-6;
+}
+
+static double bus_factor(enum lagom_coll coll, double n)
+{
+	if (coll == LAGOM_COLL_ALLREDUCE)
+		return 2 * (n - 1) / n;
+	if (coll == LAGOM_COLL_ALLGATHER || coll == LAGOM_COLL_REDUCESCATTER ||
+	    coll == LAGOM_COLL_ALLTOALL)
+		return (n - 1) / n;
+	return 1.0;
+}
+
+int lagom_coll_predict(const struct lagom_hw *hw, const struct lagom_comm *comm,
+		       enum lagom_coll coll, uint64_t bytes,
+		       const struct lagom_coll_config *config,
+		       struct lagom_coll_time *out, struct lagom_error *err)
+{
+	struct traffic t = { 0 };
+	double S = (double)bytes, intra_Bps, net_Bps, lat, bw_s, time;
+	int rc;
+
+	rc = lagom_hw_check(hw, err);
+	if (rc == 0)
+		rc = lagom_comm_check(hw, comm, err);
+	if (rc)
+		return rc;
+	if ((int)coll < 0 || coll >= LAGOM_COLL_COUNT)
+		return lagom_errprintf(err, EINVAL, "invalid collective %d",
+				       (int)coll);
+	rc = config_check(hw, comm, coll, bytes, config, err);
+	if (rc)
+		return rc;
+	if (!out)
+		return lagom_errprintf(err, EINVAL, "no output");
+	traffic_of(hw, comm, coll, config->algo, S, &t);
+	path_rates(hw, comm, coll, config, &t, &intra_Bps, &net_Bps);
+	lat = hop_latency_s(hw, comm, config, &t);
+	bw_s = fmax(t.intra_bytes > 0 ? t.intra_bytes / intra_Bps : 0,
+		    t.net_bytes > 0 ? t.net_bytes / net_Bps : 0);
+	time = lat + bw_s + step_overhead_s(config, &t, S);
+	*out = (struct lagom_coll_time){
+		.time_s = time,
+		.algbw_Bps = S / time,
+		.busbw_Bps = S / time * bus_factor(coll, comm->ranks),
+		.lat_s = lat,
+	};
+	return 0;
+}

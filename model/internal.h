@@ -1,0 +1,20 @@
+/*
+ * model/internal.h - private helpers shared by the model's files.
+ * Not part of the public API.
+ */
+#ifndef LAGOM_MODEL_INTERNAL_H
+#define LAGOM_MODEL_INTERNAL_H
+
+#include "model/model.h"
+
+#define MIB (1024.0 * 1024.0)
+#define GB 1e9
+
+int lagom_comm_check(const struct lagom_hw *hw, const struct lagom_comm *comm,
+		     struct lagom_error *err);
+int lagom_kernel_check(const struct lagom_kernel *k, struct lagom_error *err);
+
+/* Per-GPU intra-node bandwidth (B/s per direction) a ring can use. */
+double lagom_intra_Bps(const struct lagom_hw *hw, unsigned ranks_per_node);
+
+#endif /* LAGOM_MODEL_INTERNAL_H */

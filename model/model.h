@@ -1,0 +1,546 @@
+/*
+ * model/model.h - lagom's unified cost model of communication/computation
+ * overlap (method sections 1, 2 and 4; equations in doc/model.md).
+ * Names below are never renamed; new names and fields may be added.
+ */
+/* lagom-api: stable */
+#ifndef LAGOM_MODEL_MODEL_H
+#define LAGOM_MODEL_MODEL_H
+
+/*
+ * Given a node's hardware (struct lagom_hw), a communicator's placement
+ * (struct lagom_comm), a workload (regions of compute kernels overlapped with
+ * a chain of collectives) and one NCCL configuration per collective, predict
+ * how long each collective takes, how much it slows the computation beside
+ * it, and how long the region and the whole iteration take.
+ *
+ * Pure core: no I/O, environment, clock or randomness; libm and common/ only.
+ * All functions are reentrant; nothing keeps state between calls.
+ *
+ * Conventions
+ *  - Units are in the names: _s seconds, _us microseconds, _bytes bytes,
+ *    _Bps bytes per second (1 GB/s = 1e9 B/s), _tflops 1e12 FLOP/s.
+ *  - Functions return 0 or a negative errno (-EINVAL for bad input, -ENOMEM)
+ *    and, when err is not NULL, fill err with one line saying why.  Nothing
+ *    is written to an out-parameter on failure.
+ *  - Input structs are borrowed: the model never keeps or frees them.
+ *  - Plain structs are meant to be filled with designated initialisers;
+ *    a field documented "0 = default" may be left zero.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+/* ------------------------------------------------------------------ */
+/* Names: collectives, algorithms, protocols, precisions.              */
+/* ------------------------------------------------------------------ */
+
+/* Collectives (names as in doc/plan-format.md). */
+enum lagom_coll {
+	LAGOM_COLL_ALLREDUCE,
+	LAGOM_COLL_ALLGATHER,
+	LAGOM_COLL_REDUCESCATTER,
+	LAGOM_COLL_BROADCAST,
+	LAGOM_COLL_REDUCE,
+	LAGOM_COLL_ALLTOALL,
+	LAGOM_COLL_SENDRECV,
+	LAGOM_COLL_COUNT
+};
+
+/* NCCL's algorithm indices (NCCL_ALGO_TREE = 0 ... NCCL_ALGO_PAT = 6). */
+enum lagom_algo {
+	LAGOM_ALGO_TREE = 0,
+	LAGOM_ALGO_RING = 1,
+	LAGOM_ALGO_COLLNET_DIRECT = 2,
+	LAGOM_ALGO_COLLNET_CHAIN = 3,
+	LAGOM_ALGO_NVLS = 4,
+	LAGOM_ALGO_NVLS_TREE = 5,
+	LAGOM_ALGO_PAT = 6,
+	LAGOM_ALGO_COUNT
+};
+
+/* NCCL's protocol indices. */
+enum lagom_proto {
+	LAGOM_PROTO_LL = 0,
+	LAGOM_PROTO_LL128 = 1,
+	LAGOM_PROTO_SIMPLE = 2,
+	LAGOM_PROTO_COUNT
+};
+
+/* Numeric precision of a workload's compute and communicated tensors. */
+enum lagom_precision {
+	LAGOM_PREC_FP32,
+	LAGOM_PREC_TF32,
+	LAGOM_PREC_FP16,
+	LAGOM_PREC_BF16,
+	LAGOM_PREC_FP8,
+	LAGOM_PREC_COUNT
+};
+
+/*
+ * *_name() return a static lowercase string ("allreduce", "ring", "ll128",
+ * "bf16"), or NULL for a value out of range.  *_parse() accept exactly those
+ * names, case-insensitively, and return 0 or -EINVAL (out untouched).
+ * Algorithm names: tree ring collnetdirect collnetchain nvls nvlstree pat.
+ * Protocol names: ll ll128 simple.  Precision names: fp32 tf32 fp16 bf16 fp8.
+ */
+const char *lagom_coll_name(enum lagom_coll coll);
+int lagom_coll_parse(const char *name, enum lagom_coll *out);
+const char *lagom_algo_name(enum lagom_algo algo);
+int lagom_algo_parse(const char *name, enum lagom_algo *out);
+const char *lagom_proto_name(enum lagom_proto proto);
+int lagom_proto_parse(const char *name, enum lagom_proto *out);
+const char *lagom_precision_name(enum lagom_precision prec);
+int lagom_precision_parse(const char *name, enum lagom_precision *out);
+/* Bytes per element: 4, 4, 2, 2, 1; 0 for a value out of range. */
+unsigned lagom_precision_bytes(enum lagom_precision prec);
+
+/* ------------------------------------------------------------------ */
+/* Hardware.                                                            */
+/* ------------------------------------------------------------------ */
+
+#define LAGOM_GPU_NAME_MAX 32
+
+/* Intra-node fabric between the GPUs of one node. */
+enum lagom_intra {
+	LAGOM_INTRA_PCIE,     /* PCIe only (through switches / host bridge) */
+	LAGOM_INTRA_NVLINK,   /* direct NVLink: bridges (pairs) or a mesh */
+	LAGOM_INTRA_NVSWITCH, /* all GPUs on NVSwitches (full bandwidth) */
+	LAGOM_INTRA_DEFAULT,  /* lagom_hw_from_spec() only: from the GPU kind */
+	LAGOM_INTRA_COUNT
+};
+
+/* "pcie" "nvlink" "nvswitch" "default"; parse is case-insensitive. */
+const char *lagom_intra_name(enum lagom_intra intra);
+int lagom_intra_parse(const char *name, enum lagom_intra *out);
+
+/*
+ * One GPU model from its spec sheet (the built-in table).  Bandwidths are
+ * per direction.  tflops[] is dense (no sparsity) peak; 0 where the GPU has
+ * no such unit (e.g. FP8 before Hopper/Ada).
+ */
+struct lagom_gpu_spec {
+	char name[LAGOM_GPU_NAME_MAX]; /* canonical: "H100-SXM", "A40", ... */
+	unsigned sm_arch;	       /* compute capability x10: 70, 80, 90 */
+	unsigned sm_count;
+	double tflops[LAGOM_PREC_COUNT];
+	double hbm_Bps;			/* device memory bandwidth */
+	uint64_t mem_bytes;		/* device memory size */
+	uint64_t l2_bytes;		/* L2 cache size */
+	unsigned nvlink_gen;		/* 0 = no NVLink */
+	unsigned nvlink_links;		/* NVLink links per GPU */
+	double nvlink_link_Bps;		/* per link, per direction */
+	unsigned pcie_gen;		/* 3, 4, 5, 6 */
+	unsigned pcie_lanes;		/* 16 */
+	enum lagom_intra intra_default; /* usual fabric in an 8-GPU server */
+};
+
+/*
+ * The built-in spec-sheet table (static, never freed).  lagom_gpu_lookup()
+ * matches case-insensitively and tolerates vendor strings: "Tesla
+ * V100-SXM3-32GB", "NVIDIA H100 80GB HBM3", "A10G", "NVIDIA A40",
+ * "H100-PCIe", "h200".  Returns NULL when nothing matches (name NULL too).
+ */
+const struct lagom_gpu_spec *lagom_gpu_lookup(const char *name);
+const struct lagom_gpu_spec *lagom_gpu_table(size_t *count);
+
+/*
+ * A node's hardware as the model sees it: what a node profile holds, or what
+ * lagom_hw_from_spec() derives from spec sheets when nothing was measured.
+ * Fields marked "profile" are measured by the profile issue's prolog when
+ * available and may be overridden.
+ */
+struct lagom_hw {
+	struct lagom_gpu_spec gpu; /* a copy; name is part of it */
+	unsigned gpus_per_node;
+
+	/* Intra-node fabric. */
+	enum lagom_intra intra; /* never LAGOM_INTRA_DEFAULT here */
+	double intra_link_Bps;	/* per NVLink link per direction */
+	unsigned intra_links;	/* NVLink links per GPU (0 for PCIe) */
+	unsigned nvlink_peers;	/* NVLINK: GPUs one GPU reaches directly */
+	unsigned pcie_gen;	/* GPU<->switch generation */
+	unsigned pcie_lanes;	/* GPU<->switch width */
+	unsigned gpus_per_pcie_switch; /* GPUs sharing one switch uplink */
+	double pcie_Bps; /* profile: achievable GPU<->GPU over PCIe */
+
+	/* Network. */
+	unsigned nic_count;    /* NICs per node used by NCCL (0 = none) */
+	double nic_Bps;	       /* per NIC per direction (400 Gb/s = 50e9) */
+	unsigned gpus_per_nic; /* GPUs sharing one NIC (rails) */
+	bool nic_gdr;	       /* GPUDirect RDMA (IB/RoCE/EFA); false: TCP */
+	bool collnet;	       /* a CollNet (SHARP) plugin is available */
+
+	/*
+	 * Bandwidth fields above are nominal (spec sheet) by default and the
+	 * model applies its calibrated efficiencies (doc/model.md 2).  A
+	 * profile that measured achieved bandwidths (intra_link_Bps x
+	 * intra_links, pcie_Bps, nic_Bps) sets this so no efficiency factor
+	 * is applied to them a second time.
+	 */
+	bool bw_measured;
+
+	/* Latencies (profile). */
+	double launch_us;    /* kernel launch + host overhead per collective */
+	double intra_lat_us; /* one hop inside the node */
+	double net_lat_us;   /* one hop across the network */
+	double spine_lat_us; /* extra per hop that crosses the spine */
+
+	/*
+	 * Contention coefficients (profile; doc/model.md "computation under
+	 * contention").  A kernel with memory-boundness m beside NC channels
+	 * with chunk C is slowed by 1 + m * gamma,
+	 *   gamma = contention_sm * NC / SMs
+	 *         + contention_l2 * min(NC * C / L2, contention_l2_cap).
+	 */
+	double contention_sm;
+	double contention_l2;
+	double contention_l2_cap;
+	/* Fraction of an SM one NCCL channel takes from a kernel of
+	 * unknown geometry (smooth SM-share model), 0..1. */
+	double channel_sm_share;
+};
+
+/*
+ * Fill *out from the built-in table for a site without measurements.
+ * gpu: a name for lagom_gpu_lookup(); intra: LAGOM_INTRA_DEFAULT takes the
+ * GPU's usual fabric (NVSwitch for SXM parts from A100 on, NVLink for
+ * V100-SXM, PCIe otherwise); nic_count may be 0 (single node); nic_gbps is
+ * per NIC in Gb/s (e.g. 400).  Errors: -EINVAL for an unknown GPU,
+ * gpus_per_node 0 or > 64, NVLink or NVSwitch on a GPU without NVLink,
+ * nic_count > 0 with nic_gbps <= 0.  Defaults of the other fields (latencies,
+ * contention coefficients): doc/model.md section 1.
+ */
+int lagom_hw_from_spec(const char *gpu, unsigned gpus_per_node,
+		       enum lagom_intra intra, unsigned nic_count,
+		       double nic_gbps, struct lagom_hw *out,
+		       struct lagom_error *err);
+
+/* Check a hw description (profile readers call this): 0 or -EINVAL. */
+int lagom_hw_check(const struct lagom_hw *hw, struct lagom_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Communicators and collective configurations.                        */
+/* ------------------------------------------------------------------ */
+
+/* Farthest network distance between two nodes of the communicator. */
+enum lagom_hops {
+	LAGOM_HOPS_SAME_NODE, /* nodes == 1 */
+	LAGOM_HOPS_SAME_LEAF, /* all nodes under one leaf switch */
+	LAGOM_HOPS_SPINE,     /* traffic crosses the spine */
+	LAGOM_HOPS_COUNT
+};
+
+/* "node" "leaf" "spine". */
+const char *lagom_hops_name(enum lagom_hops hops);
+int lagom_hops_parse(const char *name, enum lagom_hops *out);
+
+/*
+ * A communicator: ranks = nodes * ranks_per_node (checked), ranks_per_node
+ * <= hw->gpus_per_node, one rank per GPU.
+ */
+struct lagom_comm {
+	unsigned ranks;
+	unsigned nodes;
+	unsigned ranks_per_node;
+	enum lagom_hops hops;
+};
+
+#define LAGOM_NCHANNELS_MAX 64
+#define LAGOM_NTHREADS_MIN 64
+#define LAGOM_NTHREADS_MAX 640
+
+/*
+ * One NCCL configuration for one collective call.
+ *  nchannels:   CTAs (= SMs taken while the collective runs), 1..64.
+ *  nthreads:    threads per CTA, a multiple of 32 in [64, 640]; 0 = NCCL's
+ *               default for the algorithm/protocol.
+ *  chunk_bytes: payload bytes per channel per pipeline step (NCCL's chunk
+ *               size, tuner v6 getChunkSize); 0 = NCCL's default
+ *               (lagom_chunk_default_bytes()).  Must not exceed the message
+ *               nor lagom_chunk_max_bytes(proto).
+ */
+struct lagom_coll_config {
+	enum lagom_algo algo;
+	enum lagom_proto proto;
+	unsigned nchannels;
+	unsigned nthreads;
+	uint64_t chunk_bytes;
+};
+
+/* NCCL's default chunk (4 MiB Simple buffer -> 2 MiB ring chunk, ...). */
+uint64_t lagom_chunk_default_bytes(enum lagom_algo algo,
+				   enum lagom_proto proto);
+/* Largest chunk the protocol's default buffer holds. */
+uint64_t lagom_chunk_max_bytes(enum lagom_proto proto);
+
+/*
+ * Predicted time of one collective.  algbw = bytes / time; busbw = algbw *
+ * the nccl-tests bus factor (allreduce 2(n-1)/n; allgather, reducescatter,
+ * alltoall (n-1)/n; broadcast, reduce, sendrecv 1).
+ */
+struct lagom_coll_time {
+	double time_s;
+	double algbw_Bps;
+	double busbw_Bps;
+	double lat_s; /* the size-independent part of time_s */
+};
+
+/*
+ * Collective time (method section 2, x_j(theta_j)).  bytes follow nccl-tests:
+ * allreduce/broadcast/reduce the buffer; allgather the gathered output;
+ * reducescatter the input (ranks x output); alltoall one rank's send buffer;
+ * sendrecv the message.  bytes must be > 0.
+ * Errors (-EINVAL): zero ranks or an inconsistent comm (ranks != nodes x
+ * ranks_per_node, more ranks per node than GPUs, several nodes but no NIC),
+ * chunk larger than the buffer or than lagom_chunk_max_bytes(), nchannels
+ * out of 1..64, nthreads invalid, an algorithm/protocol the hardware does
+ * not allow (lagom_coll_supported() false), an invalid hw.
+ */
+int lagom_coll_predict(const struct lagom_hw *hw, const struct lagom_comm *comm,
+		       enum lagom_coll coll, uint64_t bytes,
+		       const struct lagom_coll_config *config,
+		       struct lagom_coll_time *out, struct lagom_error *err);
+
+/*
+ * What stock NCCL (2.28) allows for this collective on this hardware:
+ * Tree only for allreduce; NVLS with NVSwitch and SM90+ (allreduce; AG/RS on
+ * one node); NVLSTree for multi-node allreduce with NVSwitch; PAT for AG/RS
+ * with one GPU per node; CollNet only with hw->collnet; LL128 where NCCL
+ * enables it (SM70+, NVLink/NVSwitch inside the node, GPUDirect RDMA
+ * across nodes); alltoall and sendrecv are point-to-point: RING + SIMPLE
+ * stands for them, as for any collective of a single rank.  False for
+ * invalid arguments.
+ */
+bool lagom_coll_supported(const struct lagom_hw *hw,
+			  const struct lagom_comm *comm, enum lagom_coll coll,
+			  enum lagom_algo algo, enum lagom_proto proto);
+
+/*
+ * What NCCL picks by itself for this call (the baseline): the algorithm and
+ * protocol of lowest NCCL-model time, the communicator's channel count
+ * (reduced for small messages as NCCL does), NCCL's default threads and
+ * chunk.  Errors as lagom_coll_predict().
+ */
+int lagom_nccl_default(const struct lagom_hw *hw, const struct lagom_comm *comm,
+		       enum lagom_coll coll, uint64_t bytes,
+		       struct lagom_coll_config *out, struct lagom_error *err);
+
+/*
+ * Channels NCCL gives this communicator at init (comm->nChannels: topology
+ * search, duplication, postset doubling; reference nccl.md 3.5), the
+ * per-call maximum before small-message reduction.  0 for invalid input.
+ */
+unsigned lagom_nccl_comm_channels(const struct lagom_hw *hw,
+				  const struct lagom_comm *comm);
+
+/* ------------------------------------------------------------------ */
+/* Computation under contention.                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * One compute kernel (or a group of kernels treated as one).
+ *  time_s:        duration alone on the whole GPU (> 0).
+ *  grid_blocks:   thread blocks of the kernel; 0 = unknown (smooth SM-share
+ *                 model instead of wave quantisation).
+ *  blocks_per_sm: resident blocks per SM; 0 = 1.
+ *  mem_bound:     0 (compute-bound) .. 1 (memory/L2-bound): how much global
+ *                 contention slows it.
+ *  after_coll:    in a region: 0, or j (1-based) = may start only once the
+ *                 region's j-th collective has finished (TP dependencies).
+ */
+struct lagom_kernel {
+	double time_s;
+	unsigned grid_blocks;
+	unsigned blocks_per_sm;
+	double mem_bound;
+	unsigned after_coll;
+};
+
+/*
+ * Kernel time while nchannels NCCL CTAs with chunk_bytes chunks are resident
+ * (method section 2, y_i = W(NC) * tau * (1 + gamma(NC, C))).  nchannels 0
+ * gives the time alone.  chunk_bytes 0 = 2 MiB.  Never less than time_s.
+ */
+int lagom_compute_time(const struct lagom_hw *hw,
+		       const struct lagom_kernel *kernel, unsigned nchannels,
+		       uint64_t chunk_bytes, double *time_s,
+		       struct lagom_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Overlap regions and the timeline.                                   */
+/* ------------------------------------------------------------------ */
+
+#define LAGOM_REGION_MAX_KERNELS 8
+#define LAGOM_REGION_MAX_COLLS 8
+#define LAGOM_NAME_MAX 64
+
+/*
+ * One collective of a region's communication stream.
+ *  ready_s:      earliest start, seconds after the region starts.
+ *  after_kernel: 0, or k (1-based) = ready only once the region's k-th
+ *                compute kernel has finished (gradients, TP outputs).
+ */
+struct lagom_region_coll {
+	enum lagom_coll coll;
+	uint64_t bytes;
+	struct lagom_comm comm;
+	double ready_s;
+	unsigned after_kernel;
+};
+
+/*
+ * An overlap region: kernels run one after another on the compute stream,
+ * collectives one after another on the communication stream.
+ *  serial_s: time of the region that overlaps nothing (added to Z).
+ *  repeat:   how many times the region occurs per iteration (0 = 1),
+ *            e.g. once per layer.
+ */
+struct lagom_region {
+	char name[LAGOM_NAME_MAX];
+	struct lagom_kernel kernels[LAGOM_REGION_MAX_KERNELS];
+	size_t nkernels;
+	struct lagom_region_coll colls[LAGOM_REGION_MAX_COLLS];
+	size_t ncolls;
+	double serial_s;
+	unsigned repeat;
+};
+
+/*
+ * Region timeline (method section 2): collective j starts at
+ * s_j = max(ready_j, s_{j-1} + x_j-1); every kernel runs slowed by the
+ * collective resident at the time (piecewise).
+ *  x_s: when the communication stream finishes; y_s: when the compute
+ *  stream finishes; z_s = max(x_s, y_s) + serial_s.
+ */
+struct lagom_region_time {
+	double x_s;
+	double y_s;
+	double z_s;
+	double comm_busy_s; /* sum of the collectives' durations */
+	double y_alone_s;   /* compute time with no collective beside it */
+	double coll_start_s[LAGOM_REGION_MAX_COLLS];
+	double coll_time_s[LAGOM_REGION_MAX_COLLS];
+};
+
+/*
+ * configs: one per collective of the region (region->ncolls entries), or
+ * NULL for NCCL's defaults.  Errors: -EINVAL for a bad region (no kernels
+ * and no collectives, counts above the maxima, a dependency index out of
+ * range or a cycle) or any error of the parts.
+ */
+int lagom_region_time(const struct lagom_hw *hw,
+		      const struct lagom_region *region,
+		      const struct lagom_coll_config *configs,
+		      struct lagom_region_time *out, struct lagom_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Workloads.                                                          */
+/* ------------------------------------------------------------------ */
+
+/* A transformer's shape (catalog entries are static). */
+struct lagom_model_shape {
+	const char *name;  /* "llama-3.1-8b" */
+	unsigned layers;   /* transformer blocks (encoder + decoder) */
+	unsigned hidden;   /* model width */
+	unsigned heads;	   /* attention heads */
+	unsigned kv_heads; /* key/value heads (GQA); = heads if MHA */
+	unsigned ffn;	   /* FFN inner size (per expert for MoE) */
+	bool gated_ffn;	   /* SwiGLU/GeGLU: three FFN matrices */
+	unsigned vocab;
+	unsigned experts;	 /* routed experts per MoE layer; 0 dense */
+	unsigned experts_active; /* routed experts per token (top-k) */
+	unsigned shared_experts; /* always-active experts */
+	unsigned dense_layers;	 /* leading layers with a dense FFN */
+	unsigned dense_ffn;	 /* FFN size of those dense layers */
+};
+
+const struct lagom_model_shape *lagom_model_catalog(size_t *count);
+/* Case-insensitive; NULL when unknown. */
+const struct lagom_model_shape *lagom_model_lookup(const char *name);
+
+/*
+ * Parallelism of one training job; product dp * fsdp * tp * pp must equal
+ * the number of GPUs given to lagom_workload_build() (ep divides dp*fsdp and
+ * does not multiply).  0 in any degree means 1.  micro_batch 0 = 1,
+ * seq_len 0 = 2048.
+ */
+struct lagom_parallel {
+	unsigned dp;   /* plain data parallel (gradient allreduce) */
+	unsigned fsdp; /* FSDP / ZeRO-3 sharding degree */
+	unsigned tp;   /* tensor parallel (Megatron) */
+	unsigned pp;   /* pipeline stages */
+	unsigned ep;   /* expert parallel (MoE all-to-all) */
+	unsigned micro_batch;
+	unsigned seq_len;
+	enum lagom_precision precision;
+};
+
+/*
+ * A workload: one training iteration as overlap regions plus the part that
+ * overlaps nothing.  Owned by the caller; free with lagom_workload_destroy().
+ */
+struct lagom_workload {
+	char name[LAGOM_NAME_MAX];
+	struct lagom_region *regions; /* owned, nregions entries */
+	size_t nregions;
+	double serial_s; /* per iteration, outside all regions */
+};
+
+/* An empty workload with nregions zeroed regions (for readers such as
+ * workload/); NULL on allocation failure or nregions > 4096. */
+struct lagom_workload *lagom_workload_create(const char *name, size_t nregions);
+/* Frees w and its regions; NULL does nothing. */
+void lagom_workload_destroy(struct lagom_workload *w);
+
+/*
+ * Turn a model shape and a parallelism into regions, with compute times from
+ * the hardware's peak rate and an achieved-efficiency factor (doc/model.md).
+ * nodes x hw->gpus_per_node GPUs.  -EINVAL when the degrees do not multiply
+ * to the GPU count, tp does not divide the GPUs of a node, ep does not divide
+ * the experts and the data-parallel ranks, or pp does not divide the layers;
+ * -ENOMEM.  Regions: "layer-forward", "layer-backward" (dense layers),
+ * "moe-layer-forward", "moe-layer-backward" (MoE layers), "pipeline-p2p"
+ * (pp > 1); each repeated once per layer of its kind on one stage.
+ */
+int lagom_workload_build(const struct lagom_model_shape *shape,
+			 const struct lagom_parallel *par,
+			 const struct lagom_hw *hw, unsigned nodes,
+			 struct lagom_workload **out, struct lagom_error *err);
+
+/*
+ * Build a catalog workload by name.  Grammar (case-insensitive):
+ *   NAME     := MODEL [":" OPTION ("," OPTION)*]
+ *   OPTION   := "dp" [N] | "fsdp" [N] | "tp" N | "pp" N | "ep" N
+ *             | "mb" N | "seq" N | "fp32" | "tf32" | "fp16" | "bf16" | "fp8"
+ * The GPUs left after tp and pp go to fsdp when "fsdp" is named, else to dp.
+ * Defaults: no option = "dp"; mb 1; seq 2048; bf16.
+ * Examples: "phi-2:fsdp", "llama-3.1-8b:tp8,mb4", "olmoe-1b-7b:ep8".
+ * gpus_per_node overrides hw->gpus_per_node when not 0.
+ */
+int lagom_workload_from_name(const char *name, const struct lagom_hw *hw,
+			     unsigned nodes, unsigned gpus_per_node,
+			     struct lagom_workload **out,
+			     struct lagom_error *err);
+
+/* Example names for `lagom workloads` (static array of count strings). */
+const char *const *lagom_workload_examples(size_t *count);
+
+/* Number of collectives over all regions (the length of a configs array
+ * for lagom_iteration_time()). */
+size_t lagom_workload_coll_count(const struct lagom_workload *w);
+
+/*
+ * One iteration: sum over regions of repeat * Z plus w->serial_s.
+ * configs: lagom_workload_coll_count(w) entries, region by region in order,
+ * or NULL for NCCL's defaults.
+ */
+int lagom_iteration_time(const struct lagom_hw *hw,
+			 const struct lagom_workload *w,
+			 const struct lagom_coll_config *configs,
+			 double *time_s, struct lagom_error *err);
+
+#endif /* LAGOM_MODEL_MODEL_H */

@@ -1,0 +1,161 @@
+/*
+ * planner/explain.c - the human explanation of a plan (--lagom=explain,
+ * `lagom plan`): the step, the hardware planned for, predicted iteration
+ * times against NCCL's defaults and the communication-only tuner, the
+ * choice per collective class, the environment and the search trajectory.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/report.h"
+#include "search/search.h"
+
+static const char *const step_names[] = { "min", "max", "greedy", "refine" };
+
+static const char *human_bytes(char *buf, size_t len, uint64_t b)
+{
+	if (b >= (1ULL << 30) && b % (1ULL << 30) == 0)
+		snprintf(buf, len, "%lluGiB", (unsigned long long)(b >> 30));
+	else if (b >= (1ULL << 20))
+		snprintf(buf, len, "%.1fMiB", b / 1048576.0);
+	else if (b >= 1024)
+		snprintf(buf, len, "%.1fKiB", b / 1024.0);
+	else
+		snprintf(buf, len, "%lluB", (unsigned long long)b);
+	return buf;
+}
+
+static void explain_step(FILE *f, const struct lagom_planner_input *in,
+			 const struct lagom_hw *hw,
+			 const struct lagom_planner_result *res)
+{
+	const struct lagom_plan *p = res->plan;
+
+	fprintf(f, "lagom %s plan %s (job %llu)\n", PACKAGE_VERSION,
+		res->plan_id, (unsigned long long)in->job_id);
+	fprintf(f,
+		"step: %u node%s x %u GPUs = %u ranks; planned for %s "
+		"(%u SMs), %s",
+		res->nodes, res->nodes == 1 ? "" : "s", res->gpus_per_node,
+		p->ranks, hw->gpu.name, hw->gpu.sm_count,
+		lagom_intra_name(hw->intra));
+	if (hw->nic_count)
+		fprintf(f, ", %u NIC%s x %.0f Gb/s", hw->nic_count,
+			hw->nic_count == 1 ? "" : "s", hw->nic_Bps * 8 / 1e9);
+	fprintf(f, "%s\n",
+		res->nodes > 1 ? " (weakest of the step's nodes)" : "");
+	fprintf(f, "workload: %s%s\n", res->workload_name,
+		p->no_workload ? " (no workload given: the setting whose worst "
+				 "case over the catalog is best)"
+			       : "");
+	fprintf(f,
+		"predicted iteration: %.3f ms; NCCL defaults %.3f ms "
+		"(speedup %.2fx); communication-only tuner %.3f ms "
+		"(speedup %.2fx)\n",
+		res->predicted_time_s * 1e3, res->nccl_default_time_s * 1e3,
+		res->predicted_speedup, res->comm_only_time_s * 1e3,
+		res->predicted_time_s > 0
+			? res->comm_only_time_s / res->predicted_time_s
+			: 1.0);
+}
+
+static void explain_colls(FILE *f, const struct lagom_plan *p)
+{
+	char b1[24], b2[24];
+	size_t i;
+
+	if (!p->ncolls)
+		return;
+	fprintf(f, "per collective class:\n");
+	fprintf(f, "  %-14s %10s %6s %-13s %-7s %3s %9s %11s %11s\n", "op",
+		"bytes", "calls", "algo", "proto", "nc", "chunk", "time",
+		"nccl");
+	for (i = 0; i < p->ncolls; i++) {
+		const struct lagom_plan_coll *c = &p->colls[i];
+
+		fprintf(f,
+			"  %-14s %10s %6u %-13s %-7s %3u %9s %8.1f us "
+			"%8.1f us\n",
+			lagom_coll_name(c->coll),
+			human_bytes(b1, sizeof(b1), c->bytes), c->calls,
+			lagom_algo_name(c->config.algo),
+			lagom_proto_name(c->config.proto), c->config.nchannels,
+			c->config.chunk_bytes
+				? human_bytes(b2, sizeof(b2),
+					      c->config.chunk_bytes)
+				: "(buffsize)",
+			c->time_s * 1e6, c->nccl_time_s * 1e6);
+	}
+}
+
+static void explain_env(FILE *f, const struct lagom_planner_result *res)
+{
+	size_t i;
+
+	fprintf(f, "environment:%s\n", res->env_count ? "" : " (none)");
+	for (i = 0; i < res->env_count; i++) {
+		const struct lagom_planner_env *e = &res->env[i];
+
+		if (strcmp(e->name, "LAGOM_PLAN") == 0)
+			fprintf(f, "  LAGOM_PLAN=(the plan text, %zu bytes)\n",
+				strlen(e->value));
+		else
+			fprintf(f, "  %s=%s\n", e->name, e->value);
+	}
+}
+
+static void explain_search(FILE *f, const struct lagom_plan *p)
+{
+	size_t i;
+
+	fprintf(f,
+		"search: %lu model evaluations over %lu candidates, %u "
+		"steps%s\n",
+		p->evals, p->cand_total, p->steps_total,
+		p->nsteps < p->steps_total ? " (first ones shown)" : "");
+	for (i = 0; i < p->nsteps; i++) {
+		const struct lagom_plan_step *s = &p->steps[i];
+		const char *kind = (unsigned)s->kind < 4 ? step_names[s->kind]
+							 : "?";
+
+		fprintf(f, "  %-6s ", kind);
+		if (s->kind == LAGOM_STEP_GREEDY ||
+		    s->kind == LAGOM_STEP_REFINE)
+			fprintf(f, "%s nc %u->%u ",
+				s->coll < p->ncolls
+					? lagom_coll_name(
+						  p->colls[s->coll].coll)
+					: "class",
+				s->from_nc, s->to_nc);
+		if (s->kind == LAGOM_STEP_GREEDY)
+			fprintf(f, "H=%.3g ", s->h);
+		fprintf(f, "X=%.3fms Y=%.3fms Z=%.3fms\n", s->x_s * 1e3,
+			s->y_s * 1e3, s->z_s * 1e3);
+	}
+}
+
+int planner_explain(const struct lagom_planner_input *in,
+		    const struct lagom_hw *hw,
+		    const struct lagom_planner_result *res, char **out)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return -ENOMEM;
+	explain_step(f, in, hw, res);
+	explain_colls(f, res->plan);
+	explain_env(f, res);
+	explain_search(f, res->plan);
+	if (fclose(f) != 0) {
+		free(buf);
+		return -ENOMEM;
+	}
+	*out = buf;
+	return 0;
+}

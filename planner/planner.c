@@ -1,0 +1,253 @@
+/*
+ * planner/planner.c - lagom_planner_run(): profiles -> hardware -> workload
+ * -> search -> plan text, environment and report.  See planner.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/planner.h"
+#include "planner/planner_int.h"
+#include "planner/report.h"
+#include "search/search.h"
+
+#define PLANNER_ENV_MAX 32
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int check_input(const struct lagom_planner_input *in,
+		       struct lagom_error *err)
+{
+	size_t i;
+
+	if (!in->node_names || in->node_count == 0)
+		return lagom_errprintf(err, EINVAL, "the step has no nodes");
+	if (in->node_count > LAGOM_PLANNER_MAX_NODES)
+		return lagom_errprintf(err, EINVAL,
+				       "%zu nodes: more than lagom plans for "
+				       "(%d)",
+				       in->node_count, LAGOM_PLANNER_MAX_NODES);
+	if (in->ranks_per_node == 0 ||
+	    in->ranks_per_node > LAGOM_PLANNER_MAX_RANKS_PER_NODE)
+		return lagom_errprintf(
+			err, EINVAL, "ranks per node must be 1..%d, got %u",
+			LAGOM_PLANNER_MAX_RANKS_PER_NODE, in->ranks_per_node);
+	for (i = 0; i < in->node_count; i++)
+		if (!in->node_names[i] || !in->node_names[i][0])
+			return lagom_errprintf(err, EINVAL,
+					       "node name %zu is empty", i);
+	return 0;
+}
+
+/* A sorted copy of the node names, so their order cannot change the plan. */
+static int sorted_nodes(const struct lagom_planner_input *in, const char ***out,
+			struct lagom_error *err)
+{
+	const char **names = malloc(in->node_count * sizeof(*names));
+	size_t i;
+
+	if (!names)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	memcpy(names, in->node_names, in->node_count * sizeof(*names));
+	qsort(names, in->node_count, sizeof(*names), cmp_names);
+	for (i = 1; i < in->node_count; i++)
+		if (strcmp(names[i - 1], names[i]) == 0) {
+			int rc = lagom_errprintf(err, EINVAL,
+						 "node %s is listed twice",
+						 names[i]);
+
+			free(names);
+			return rc;
+		}
+	*out = names;
+	return 0;
+}
+
+/* The weakest hardware of the step's nodes (planner/hw.c). */
+static int step_hardware(const struct lagom_planner_input *in,
+			 struct lagom_hw *hw, enum lagom_hops *hops,
+			 struct lagom_error *err)
+{
+	const char **names = NULL;
+	struct lagom_hw *hws;
+	int rc;
+
+	if ((rc = sorted_nodes(in, &names, err)))
+		return rc;
+	hws = calloc(in->node_count, sizeof(*hws));
+	if (!hws) {
+		rc = lagom_errprintf(err, ENOMEM, "out of memory");
+		goto free_names;
+	}
+	rc = planner_load_hw(in->profile_dir, in->profile_path,
+			     in->enforce_trust, in->trusted_uid, names,
+			     in->node_count, hws, err);
+	if (rc == 0)
+		rc = planner_weakest_hw(hws, in->node_count, hw, err);
+	if (rc == 0)
+		rc = planner_step_hops(in->topology_conf, names, in->node_count,
+				       hops, err);
+	free(hws);
+free_names:
+	free(names);
+	return rc;
+}
+
+/* GPUs per node to plan for: the step's, at most the profile's. */
+static int step_gpus(const struct lagom_planner_input *in,
+		     const struct lagom_hw *hw, unsigned *gpus,
+		     struct lagom_error *err)
+{
+	unsigned g = in->gpus_per_node ? in->gpus_per_node : hw->gpus_per_node;
+
+	if (g > hw->gpus_per_node)
+		return lagom_errprintf(err, EINVAL,
+				       "the step uses %u GPUs per node but "
+				       "the profiles list %u",
+				       g, hw->gpus_per_node);
+	if (in->ranks_per_node > g && g > 0)
+		return lagom_errprintf(err, EINVAL,
+				       "%u tasks per node share %u GPUs: lagom "
+				       "plans for one rank per GPU",
+				       in->ranks_per_node, g);
+	*gpus = g;
+	return 0;
+}
+
+/* A copy of w the planner may change (the caller's stays borrowed). */
+static struct lagom_workload *copy_workload(const struct lagom_workload *w)
+{
+	struct lagom_workload *c = lagom_workload_create(w->name, w->nregions);
+
+	if (!c)
+		return NULL;
+	if (w->nregions)
+		memcpy(c->regions, w->regions,
+		       w->nregions * sizeof(*w->regions));
+	c->serial_s = w->serial_s;
+	return c;
+}
+
+/* Inter-node hops from topology.conf: every multi-node collective crosses
+ * the step's farthest distance. */
+static void set_hops(struct lagom_workload *w, enum lagom_hops hops)
+{
+	size_t r, c;
+
+	for (r = 0; r < w->nregions; r++)
+		for (c = 0; c < w->regions[r].ncolls; c++)
+			if (w->regions[r].colls[c].comm.nodes > 1)
+				w->regions[r].colls[c].comm.hops = hops;
+}
+
+static int make_plan(const struct lagom_planner_input *in,
+		     const struct lagom_hw *hw, enum lagom_hops hops,
+		     unsigned gpus, struct lagom_plan **plan,
+		     struct lagom_error *err)
+{
+	struct lagom_workload *w = NULL;
+	unsigned nodes = (unsigned)in->node_count;
+	int rc;
+
+	if (in->workload) {
+		w = copy_workload(in->workload);
+		if (!w)
+			return lagom_errprintf(err, ENOMEM, "out of memory");
+	} else if (in->workload_name) {
+		rc = lagom_workload_from_name(in->workload_name, hw, nodes,
+					      gpus, &w, err);
+		if (rc)
+			return lagom_error_prefix(err, "workload '%s'",
+						  in->workload_name);
+	}
+	if (w && in->topology_conf)
+		set_hops(w, hops);
+	if (w)
+		rc = lagom_search_plan(hw, w, nodes, gpus, NULL, plan, err);
+	else
+		rc = lagom_plan_no_workload(hw, nodes, gpus, NULL, plan, err);
+	lagom_workload_destroy(w);
+	return rc;
+}
+
+int lagom_planner_run(const struct lagom_planner_input *in,
+		      struct lagom_planner_result **out,
+		      struct lagom_error *err)
+{
+	struct lagom_planner_result *res;
+	struct lagom_hw hw;
+	enum lagom_hops hops = LAGOM_HOPS_SAME_LEAF;
+	unsigned gpus = 0;
+	int rc;
+
+	if (!in || !out)
+		return lagom_errprintf(err, EINVAL, "no input");
+	if ((rc = check_input(in, err)) ||
+	    (rc = step_hardware(in, &hw, &hops, err)) ||
+	    (rc = step_gpus(in, &hw, &gpus, err)))
+		return rc;
+	res = calloc(1, sizeof(*res));
+	if (!res)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	res->hw = malloc(sizeof(*res->hw));
+	if (!res->hw) {
+		free(res);
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	}
+	*res->hw = hw;
+	res->nodes = (unsigned)in->node_count;
+	res->gpus_per_node = gpus;
+	res->ranks_per_node = gpus;
+	if (res->nodes * gpus == 1)
+		rc = planner_fallback(in, res,
+				      "a single GPU: no collective "
+				      "to tune",
+				      err);
+	else if ((rc = make_plan(in, &hw, hops, gpus, &res->plan, err)) == 0)
+		rc = planner_finish(in, &hw, res, err);
+	if (rc) {
+		lagom_planner_result_destroy(res);
+		return rc;
+	}
+	*out = res;
+	return 0;
+}
+
+void lagom_planner_result_destroy(struct lagom_planner_result *res)
+{
+	size_t i;
+
+	if (!res)
+		return;
+	lagom_plan_destroy(res->plan);
+	free(res->hw);
+	free(res->plan_text);
+	for (i = 0; i < res->env_count; i++) {
+		free(res->env[i].name);
+		free(res->env[i].value);
+	}
+	free(res->env);
+	free(res->summary);
+	free(res->explanation);
+	free(res->workload_name);
+	free(res->fallback_reason);
+	free(res);
+}
+
+int lagom_planner_profile_hw(const char *path, bool enforce_trust,
+			     uid_t trusted_uid, struct lagom_hw *out,
+			     struct lagom_error *err)
+{
+	static const char *const one[] = { "profile" };
+
+	if (!path || !out)
+		return lagom_errprintf(err, EINVAL, "no profile path");
+	return planner_load_hw(NULL, path, enforce_trust, trusted_uid, one, 1,
+			       out, err);
+}

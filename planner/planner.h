@@ -1,0 +1,176 @@
+/*
+ * planner/planner.h - one call from a step's layout to its NCCL plan.
+ *
+ * The SPANK plugin (spank/) and the command-line tool (cli/) both call
+ * lagom_planner_run(), so a plan shown by `lagom plan` is the plan a job
+ * step gets.  The planner:
+ *
+ *   1. loads the profile of every node of the step (profile_dir/<node>.json,
+ *      through profile/'s reader and its trust rules) and turns them into one
+ *      struct lagom_hw: when the nodes differ it takes, field by field, the
+ *      weakest value, so every node computes the same hardware view;
+ *   2. adds inter-node hops from topology.conf (when given; else one switch);
+ *   3. takes the workload (the caller's struct, else the catalog name, else
+ *      none: the search then plans for the catalog's worst case);
+ *   4. runs the priority search (search/), encodes the plan
+ *      (doc/plan-format.md) and builds the environment, a one-line summary for
+ *      the job comment and a multi-line explanation.
+ *
+ * Determinism: the result is a pure function of the input struct and the
+ * contents of the profile files (and topology.conf).  The order of
+ * node_names does not matter (the planner sorts a copy); nothing node-local
+ * (hwloc, clock, environment, this node's name) enters the plan.  node_name
+ * is used only in error messages.  Every node of a step therefore produces
+ * byte-identical plan text, plan id and environment.
+ *
+ * Errors: lagom_planner_run() returns 0, or a negative errno with one line in
+ * err (no "lagom:" prefix):
+ *   -EINVAL  bad input (no nodes, a node twice, ranks_per_node 0, more
+ *            GPUs than the profiles list, an unknown workload name), a
+ *            profile that does not validate or names an unknown GPU;
+ *   -ENOENT  a node's profile is missing; topology.conf is given but
+ *            missing, or does not name one of the step's nodes;
+ *   -EPERM   a profile failed the trust checks;
+ *   other negative errnos from profile/'s reader and search/;
+ *   -ENOMEM  out of memory.
+ * On error *out is left untouched.  The plugin fails open on any error.
+ *
+ * Thread safety: no globals; concurrent calls with distinct results are safe.
+ *
+ * Linking: libplanner.la libsearch.la libprofile.la libplacement.la
+ * libmodel.la libcommon.la $(JANSSON_LIBS) -lm.  libplacement calls Slurm's
+ * hostlist functions (for topology.conf): the SPANK host provides them,
+ * programs and tests add -lslurm.
+ */
+#ifndef LAGOM_PLANNER_PLANNER_H
+#define LAGOM_PLANNER_PLANNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+
+struct lagom_workload; /* model/model.h */
+struct lagom_hw;       /* model/model.h */
+struct lagom_plan;     /* search/search.h */
+
+/* Upper bounds the planner accepts (the CLI reports larger values as usage
+ * errors). */
+#define LAGOM_PLANNER_MAX_NODES 65536
+#define LAGOM_PLANNER_MAX_RANKS_PER_NODE 1024
+
+struct lagom_planner_input {
+	/* Directory holding <node>.json profiles (borrowed). */
+	const char *profile_dir;
+	/*
+	 * Instead of profile_dir: one profile file used for every node (the CLI's
+	 * `lagom plan --profile FILE`).  NULL in the plugin.  Borrowed.
+	 */
+	const char *profile_path;
+	/* Trust: when enforce_trust, the profile directory and files must be
+	 * owned by root or trusted_uid and not writable by group or others. */
+	bool enforce_trust;
+	uid_t trusted_uid;
+	/* This node's name, for messages only (borrowed, may be NULL). */
+	const char *node_name;
+	/* The step's nodes, already expanded from the hostlist (borrowed). */
+	const char *const *node_names;
+	size_t node_count;
+	/*
+	 * Tasks and GPUs per node of the step; gpus_per_node 0 = all the
+	 * profiles list.  lagom plans one NCCL rank per GPU: fewer tasks than
+	 * GPUs (a launcher such as torchrun starts the ranks) is fine, more
+	 * tasks than GPUs is -EINVAL.
+	 */
+	unsigned ranks_per_node;
+	unsigned gpus_per_node;
+	/* Slurm topology.conf for inter-node hops, or NULL (one switch). */
+	const char *topology_conf;
+	/* Catalog workload name, or NULL.  Ignored when workload is set. */
+	const char *workload_name;
+	/* Workload already read by the caller (borrowed, never changed), or
+	 * NULL. */
+	const struct lagom_workload *workload;
+	/* Absolute path of libnccl-tuner-lagom.so, or NULL: then no
+	 * NCCL_TUNER_PLUGIN and no LAGOM_PLAN in the environment. */
+	const char *tuner_path;
+	/* Slurm job id (0 outside Slurm). */
+	uint64_t job_id;
+};
+
+/* One environment variable (both strings owned by the result). */
+struct lagom_planner_env {
+	char *name;
+	char *value;
+};
+
+struct lagom_planner_result {
+	/* The plan as search/ returned it (owned). */
+	struct lagom_plan *plan;
+	/* The hardware planned for: the weakest of the step's nodes (owned). */
+	struct lagom_hw *hw;
+	/* Plan text per doc/plan-format.md, NUL-terminated (owned). */
+	char *plan_text;
+	/* 16 lowercase hex digits, the LAGOM_PLAN_ID value. */
+	char plan_id[17];
+	/* Variables to set, in a fixed order (owned).  Includes the NCCL knobs,
+	 * LAGOM_PLAN_ID, LAGOM_PREDICTED_SPEEDUP, and NCCL_TUNER_PLUGIN and
+	 * LAGOM_PLAN when a tuner_path was given.  The caller decides which
+	 * ones to skip (the user wins). */
+	struct lagom_planner_env *env;
+	size_t env_count;
+	/* One line, no newline, for the job comment: lagom version, plan id,
+	 * workload, chosen channels/chunk/algo, predicted speedup (owned). */
+	char *summary;
+	/* Several lines, each ending in '\n': why this plan (owned). */
+	char *explanation;
+	/* Workload name the plan was made for ("catalog-worst-case" when
+	 * none was given) (owned). */
+	char *workload_name;
+	/* Predicted time of one iteration, seconds: with the plan, with NCCL's
+	 * defaults, with the communication-only tuner. */
+	double predicted_time_s;
+	double nccl_default_time_s;
+	double comm_only_time_s;
+	/* nccl_default_time_s / predicted_time_s (1.0 when unknown). */
+	double predicted_speedup;
+	/* The step's shape as planned. */
+	unsigned nodes;
+	unsigned ranks_per_node;
+	unsigned gpus_per_node;
+	/*
+	 * true when the planner applied the documented safe default instead of
+	 * a searched plan (e.g. a single rank: no collective to tune), with the
+	 * reason in fallback_reason (owned; NULL when false).  The safe default
+	 * is a plan with no coll records (NCCL left alone) and sets only
+	 * LAGOM_PLAN_ID and LAGOM_PREDICTED_SPEEDUP=1.00.
+	 */
+	bool fell_back;
+	char *fallback_reason;
+};
+
+/*
+ * Plan a step.  On success *out is a new result the caller frees with
+ * lagom_planner_result_destroy().  See the top of this file for errors.
+ */
+int lagom_planner_run(const struct lagom_planner_input *in,
+		      struct lagom_planner_result **out,
+		      struct lagom_error *err);
+
+/* Free a result and everything it owns.  NULL does nothing. */
+void lagom_planner_result_destroy(struct lagom_planner_result *res);
+
+/*
+ * The hardware the planner derives from one profile file: the built-in GPU
+ * table for the profile's GPU model, overridden by what the profile
+ * measured.  `lagom predict --profile` uses it, so predictions and plans
+ * see the same hardware.  enforce_trust/trusted_uid as in the input struct.
+ * Errors as lagom_planner_run(); *out untouched on error.
+ */
+int lagom_planner_profile_hw(const char *path, bool enforce_trust,
+			     uid_t trusted_uid, struct lagom_hw *out,
+			     struct lagom_error *err);
+
+#endif /* LAGOM_PLANNER_PLANNER_H */

@@ -1,0 +1,41 @@
+/*
+ * planner/planner_int.h - private to planner/.
+ */
+#ifndef LAGOM_PLANNER_PLANNER_INT_H
+#define LAGOM_PLANNER_PLANNER_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "model/model.h"
+
+/*
+ * Load the profile of every node in names (n entries) from dir (or, when
+ * path is set, the one file at path for all of them) through profile/'s
+ * reader (trust rules when enforce_trust) and turn each into the model's
+ * hardware (lagom_profile_to_hw) in hws[0..n).  Errors from profile/ pass
+ * through, with the node named.
+ */
+int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
+		    uid_t trusted_uid, const char *const *names, size_t n,
+		    struct lagom_hw *hws, struct lagom_error *err);
+
+/*
+ * The hardware every node plans for: hws combined field by field, taking the
+ * weakest value (lowest rate and count, highest latency and contention).
+ * The result does not depend on the order of hws.
+ */
+int planner_weakest_hw(const struct lagom_hw *hws, size_t n,
+		       struct lagom_hw *out, struct lagom_error *err);
+
+/*
+ * The farthest network distance between the step's nodes (names sorted)
+ * from Slurm's topology.conf at path: SAME_NODE for one node, SAME_LEAF or
+ * SPINE.  path NULL: one switch (SAME_LEAF for several nodes).
+ */
+int planner_step_hops(const char *path, const char *const *names, size_t n,
+		      enum lagom_hops *out, struct lagom_error *err);
+
+#endif /* LAGOM_PLANNER_PLANNER_INT_H */

@@ -1,0 +1,257 @@
+/*
+ * planner/report.c - what the planner hands back besides the plan: the
+ * LAGOM_PLAN text, the environment, the job-comment summary and the
+ * explanation shown by --lagom=explain and `lagom plan`.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/report.h"
+#include "search/search.h"
+
+#define ENV_MAX 32
+
+static int add_env(struct lagom_planner_result *res, const char *name,
+		   const char *value)
+{
+	struct lagom_planner_env *e;
+
+	e = realloc(res->env, (res->env_count + 1) * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	res->env = e;
+	e = &res->env[res->env_count];
+	e->name = strdup(name);
+	e->value = strdup(value);
+	if (!e->name || !e->value) {
+		free(e->name);
+		free(e->value);
+		return -ENOMEM;
+	}
+	res->env_count++;
+	return 0;
+}
+
+/* LAGOM_PLAN text, trimmed to its length, and the id from its header. */
+static int encode_plan(const struct lagom_plan *plan, uint64_t job_id,
+		       struct lagom_planner_result *res,
+		       struct lagom_error *err)
+{
+	char *buf = malloc(LAGOM_PLAN_TEXT_MAX + 1), *small;
+	int rc;
+
+	if (!buf)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	rc = lagom_plan_encode(plan, (unsigned long)job_id, buf,
+			       LAGOM_PLAN_TEXT_MAX + 1, err);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	if (sscanf(buf, "lagom-plan %*u %*s %16[0-9a-f]", res->plan_id) != 1 ||
+	    strlen(res->plan_id) != 16) {
+		free(buf);
+		return lagom_errprintf(err, EINVAL,
+				       "encoded plan has no plan id");
+	}
+	small = realloc(buf, strlen(buf) + 1);
+	res->plan_text = small ? small : buf;
+	return 0;
+}
+
+static int plan_environment(const struct lagom_planner_input *in,
+			    struct lagom_planner_result *res,
+			    struct lagom_error *err)
+{
+	struct lagom_env_var vars[ENV_MAX];
+	struct lagom_plan_env_opts opts = {
+		.tuner_path = in->tuner_path,
+		.plan_text = res->plan_text,
+		.flags = (res->plan->tensor_parallel ? LAGOM_ENV_TP_OVERLAP
+						     : 0) |
+			 (in->tuner_path ? 0 : LAGOM_ENV_PIN_IMPL),
+	};
+	size_t n = 0, i;
+	int rc = lagom_plan_env(res->plan, &opts, vars, ENV_MAX, &n, err);
+
+	for (i = 0; rc == 0 && i < n; i++)
+		if (add_env(res, vars[i].name, lagom_env_var_value(&vars[i])))
+			rc = lagom_errprintf(err, ENOMEM, "out of memory");
+	return rc;
+}
+
+static void plan_times(const struct lagom_planner_input *in,
+		       struct lagom_planner_result *res)
+{
+	const struct lagom_plan *p = res->plan;
+
+	res->predicted_time_s = in->tuner_path ? p->lagom_s
+					       : p->lagom_env_only_s;
+	res->nccl_default_time_s = p->nccl_s;
+	res->comm_only_time_s = p->comm_only_s;
+	res->predicted_speedup = res->predicted_time_s > 0
+					 ? p->nccl_s / res->predicted_time_s
+					 : 1.0;
+}
+
+/* "2-8" over the coll records, or the environment's cap. */
+static void channel_range(const struct lagom_plan *p, char *buf, size_t len)
+{
+	unsigned lo = 0, hi = 0;
+	size_t i;
+
+	for (i = 0; i < p->ncolls; i++) {
+		unsigned nc = p->colls[i].config.nchannels;
+
+		if (!lo || nc < lo)
+			lo = nc;
+		if (nc > hi)
+			hi = nc;
+	}
+	if (!p->ncolls && p->env.env_max_ctas)
+		snprintf(buf, len, "<=%u", p->env.env_max_ctas);
+	else if (!p->ncolls)
+		snprintf(buf, len, "default");
+	else if (lo == hi)
+		snprintf(buf, len, "%u", lo);
+	else
+		snprintf(buf, len, "%u-%u", lo, hi);
+}
+
+/* Distinct algorithm names of the coll records, "ring,tree". */
+static void algo_list(const struct lagom_plan *p, char *buf, size_t len)
+{
+	bool seen[LAGOM_ALGO_COUNT] = { 0 };
+	size_t i, used = 0;
+	int a;
+
+	for (i = 0; i < p->ncolls; i++)
+		if ((unsigned)p->colls[i].config.algo < LAGOM_ALGO_COUNT)
+			seen[p->colls[i].config.algo] = true;
+	buf[0] = '\0';
+	for (a = 0; a < LAGOM_ALGO_COUNT && used < len; a++)
+		if (seen[a])
+			used += snprintf(buf + used, len - used, "%s%s",
+					 used ? "," : "", lagom_algo_name(a));
+	if (!buf[0])
+		snprintf(buf, len, "default");
+}
+
+/* The workload name as one word (the job comment is key=value words). */
+static void one_word(const char *in, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; in[i] && i + 1 < len; i++)
+		out[i] = (in[i] == ' ' || in[i] == '\t' || in[i] == '\n')
+				 ? '_'
+				 : in[i];
+	out[i] = '\0';
+}
+
+static int make_summary(struct lagom_planner_result *res)
+{
+	const struct lagom_plan *p = res->plan;
+	char nc[32], algos[96], chunk[32] = "default", wl[LAGOM_NAME_MAX];
+	int rc;
+
+	channel_range(p, nc, sizeof(nc));
+	algo_list(p, algos, sizeof(algos));
+	one_word(res->workload_name, wl, sizeof(wl));
+	if (p->env.buffsize_bytes)
+		snprintf(chunk, sizeof(chunk), "%lluKiB",
+			 (unsigned long long)(p->env.buffsize_bytes / 2048));
+	rc = asprintf(&res->summary,
+		      "lagom %s plan=%s workload=%s channels=%s chunk=%s "
+		      "algo=%s speedup=%.2fx%s%s",
+		      PACKAGE_VERSION, res->plan_id, wl, nc, chunk, algos,
+		      res->predicted_speedup,
+		      res->fell_back ? " fallback=" : "",
+		      res->fell_back ? res->fallback_reason : "");
+	if (rc < 0) {
+		res->summary = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int planner_finish(const struct lagom_planner_input *in,
+		   const struct lagom_hw *hw, struct lagom_planner_result *res,
+		   struct lagom_error *err)
+{
+	int rc;
+
+	res->workload_name = strdup(res->plan->no_workload
+					    ? "catalog-worst-case"
+					    : res->plan->workload);
+	if (!res->workload_name)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	if ((rc = encode_plan(res->plan, in->job_id, res, err)) ||
+	    (rc = plan_environment(in, res, err)))
+		return rc;
+	plan_times(in, res);
+	if (make_summary(res) ||
+	    planner_explain(in, hw, res, &res->explanation))
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The id of a plan the planner built itself: FNV-1a of the encoded records
+ * after the header, `end` included (doc/plan-format.md). */
+static int set_plan_id(struct lagom_plan *plan, struct lagom_error *err)
+{
+	char *buf = malloc(LAGOM_PLAN_TEXT_MAX + 1);
+	const char *records;
+	int rc;
+
+	if (!buf)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	rc = lagom_plan_encode(plan, 0, buf, LAGOM_PLAN_TEXT_MAX + 1, err);
+	records = rc ? NULL : strchr(buf, ';');
+	if (records)
+		plan->id = lagom_fnv1a64(records + 1, strlen(records + 1));
+	else if (!rc)
+		rc = lagom_errprintf(err, EINVAL,
+				     "encoded plan has no records");
+	free(buf);
+	return rc;
+}
+
+int planner_fallback(const struct lagom_planner_input *in,
+		     struct lagom_planner_result *res, const char *reason,
+		     struct lagom_error *err)
+{
+	char speedup[] = "1.00";
+	int rc;
+
+	res->plan = calloc(1, sizeof(*res->plan));
+	res->fell_back = true;
+	res->fallback_reason = strdup(reason);
+	res->workload_name = strdup(in->workload_name ? in->workload_name
+				    : in->workload    ? "(file)"
+						      : "catalog-worst-case");
+	if (!res->plan || !res->fallback_reason || !res->workload_name)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	res->plan->ranks = res->nodes * res->gpus_per_node;
+	res->plan->nodes = res->nodes;
+	res->plan->no_workload = true;
+	res->predicted_speedup = 1.0;
+	if ((rc = set_plan_id(res->plan, err)) ||
+	    (rc = encode_plan(res->plan, in->job_id, res, err)))
+		return rc;
+	if (add_env(res, "LAGOM_PLAN_ID", res->plan_id) ||
+	    add_env(res, "LAGOM_PREDICTED_SPEEDUP", speedup) ||
+	    make_summary(res))
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	if (asprintf(&res->explanation,
+		     "lagom %s: safe default (%s): NCCL is left alone.\n",
+		     PACKAGE_VERSION, reason) < 0) {
+		res->explanation = NULL;
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	}
+	return 0;
+}

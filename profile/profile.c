@@ -1,0 +1,114 @@
+/* profile/profile.c - the profile struct: names, fingerprint. See profile.h. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/profile.h"
+
+static const char *const source_names[] = {
+	[LAGOM_SOURCE_ABSENT] = "absent",
+	[LAGOM_SOURCE_TABLE] = "table",
+	[LAGOM_SOURCE_MEASURED] = "measured",
+};
+
+static const char *const intra_names[LAGOM_PROFILE_INTRA_COUNT] = {
+	[LAGOM_PROFILE_INTRA_NONE] = "none",
+	[LAGOM_PROFILE_INTRA_PCIE] = "pcie",
+	[LAGOM_PROFILE_INTRA_NVLINK] = "nvlink",
+	[LAGOM_PROFILE_INTRA_NVSWITCH] = "nvswitch",
+};
+
+const char *lagom_source_name(enum lagom_source source)
+{
+	if ((unsigned)source > LAGOM_SOURCE_MEASURED)
+		return NULL;
+	return source_names[source];
+}
+
+const char *lagom_profile_intra_name(enum lagom_profile_intra intra)
+{
+	if ((unsigned)intra >= LAGOM_PROFILE_INTRA_COUNT)
+		return NULL;
+	return intra_names[intra];
+}
+
+int lagom_profile_node_name_ok(const char *name)
+{
+	size_t len;
+
+	if (name == NULL)
+		return 0;
+	len = strlen(name);
+	if (len == 0 || len > LAGOM_PROFILE_NAME_MAX || name[0] == '.')
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+		      c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+struct lagom_profile *lagom_profile_create(const char *node)
+{
+	struct lagom_profile *p;
+
+	if (!lagom_profile_node_name_ok(node))
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	p->version_major = LAGOM_PROFILE_VERSION_MAJOR;
+	p->version_minor = LAGOM_PROFILE_VERSION_MINOR;
+	snprintf(p->node, sizeof(p->node), "%s", node);
+	snprintf(p->prov.lagom_version, sizeof(p->prov.lagom_version), "%s",
+		 PACKAGE_VERSION);
+	return p;
+}
+
+void lagom_profile_destroy(struct lagom_profile *profile)
+{
+	free(profile);
+}
+
+static uint64_t fnv1a64(uint64_t h, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/*
+ * The fingerprint hashes a canonical text of the hardware section (one
+ * "key=value;" per field, numbers printed exactly), so it does not depend on
+ * JSON formatting or on the order of keys in the file.
+ */
+void lagom_profile_fingerprint(const struct lagom_profile_hw *hw, char *out,
+			       size_t len)
+{
+	char text[4 * LAGOM_PROFILE_TEXT_MAX + 512];
+	const char *intra = lagom_profile_intra_name(hw->intra);
+
+	snprintf(text, sizeof(text),
+		 "cpu_model=%s;cpu_cores=%d;numa_nodes=%d;gpu_model=%s;"
+		 "gpu_count=%d;gpu_sm_count=%d;gpu_memory_bytes=%" PRIu64 ";"
+		 "intra=%s;nvlinks_per_gpu=%d;nvlink_peers=%d;pcie_gen=%d;"
+		 "pcie_lanes=%d;gpus_per_pcie_switch=%d;nic_count=%d;"
+		 "nic_rdma=%d;gpus_per_nic=%d;nic_link_bw_Bps=%.17g;",
+		 hw->cpu_model, hw->cpu_cores, hw->numa_nodes, hw->gpu_model,
+		 hw->gpu_count, hw->gpu_sm_count, hw->gpu_memory_bytes,
+		 intra ? intra : "?", hw->nvlinks_per_gpu, hw->nvlink_peers,
+		 hw->pcie_gen, hw->pcie_lanes, hw->gpus_per_pcie_switch,
+		 hw->nic_count, hw->nic_rdma != 0, hw->gpus_per_nic,
+		 hw->nic_link_bw_Bps);
+	snprintf(out, len, "fnv1a64:%016" PRIx64,
+		 fnv1a64(0xcbf29ce484222325ULL, text));
+}

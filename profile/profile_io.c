@@ -1,0 +1,215 @@
+/*
+ * profile/profile_io.c - reading profiles under the trust policy, and the
+ * atomic writer.  See profile.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "profile/profile.h"
+
+#define OPEN_DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+
+/* Trust: owned by root or the configured uid, not writable by group/others. */
+static int check_owner_mode(const struct stat *st, const struct lagom_trust *t,
+			    const char *what, const char *name,
+			    struct lagom_error *err)
+{
+	if (st->st_uid != 0 && st->st_uid != t->owner_uid)
+		return lagom_errprintf(
+			err, EPERM, "%s %s is owned by uid %u, not root%s",
+			what, name, (unsigned)st->st_uid,
+			t->owner_uid ? " or the trusted uid" : "");
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return lagom_errprintf(
+			err, EPERM,
+			"%s %s is writable by group or others (mode %04o)",
+			what, name, (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
+/* Open base relative to the trusted directory dir, never through a symlink,
+ * and check both with fstat on the opened descriptors. */
+static int open_trusted(const char *dir, const char *base,
+			const struct lagom_trust *t, struct lagom_error *err)
+{
+	struct stat st;
+	int dfd, fd, rc;
+
+	dfd = open(dir, OPEN_DIR_FLAGS);
+	if (dfd < 0)
+		return lagom_errprintf(err, errno, "directory %s: %s", dir,
+				       strerror(errno));
+	if (fstat(dfd, &st) < 0) {
+		rc = lagom_errprintf(err, errno, "directory %s: %s", dir,
+				     strerror(errno));
+		goto close_dir;
+	}
+	if ((rc = check_owner_mode(&st, t, "directory", dir, err)) < 0)
+		goto close_dir;
+	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		rc = errno == ELOOP ? lagom_errprintf(err, EPERM,
+						      "%s is a symlink", base)
+				    : lagom_errprintf(err, errno, "%s",
+						      strerror(errno));
+		goto close_dir;
+	}
+	if (fstat(fd, &st) < 0) {
+		rc = lagom_errprintf(err, errno, "%s", strerror(errno));
+		goto close_file;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = lagom_errprintf(err, EPERM, "not a regular file");
+		goto close_file;
+	}
+	if ((rc = check_owner_mode(&st, t, "file", base, err)) < 0)
+		goto close_file;
+	close(dfd);
+	return fd;
+close_file:
+	close(fd);
+close_dir:
+	close(dfd);
+	return rc;
+}
+
+static int open_relaxed(const char *path, struct lagom_error *err)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return lagom_errprintf(err, errno, "%s", strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return lagom_errprintf(err, EINVAL, "not a regular file");
+	}
+	return fd;
+}
+
+/* Read at most LAGOM_PROFILE_MAX_BYTES; one byte more is -EFBIG. */
+static int read_limited(int fd, char **buf, size_t *len,
+			struct lagom_error *err)
+{
+	const size_t cap = LAGOM_PROFILE_MAX_BYTES + 1;
+	struct stat st;
+	size_t got = 0;
+	char *b;
+
+	if (fstat(fd, &st) == 0 && st.st_size > LAGOM_PROFILE_MAX_BYTES)
+		return lagom_errprintf(
+			err, EFBIG, "%lld bytes, over the %d byte limit",
+			(long long)st.st_size, LAGOM_PROFILE_MAX_BYTES);
+	b = malloc(cap);
+	if (b == NULL)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	while (got < cap) {
+		ssize_t n = read(fd, b + got, cap - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			free(b);
+			return lagom_errprintf(err, e, "read: %s", strerror(e));
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got > LAGOM_PROFILE_MAX_BYTES) {
+		free(b);
+		return lagom_errprintf(err, EFBIG, "over the %d byte limit",
+				       LAGOM_PROFILE_MAX_BYTES);
+	}
+	*buf = b;
+	*len = got;
+	return 0;
+}
+
+/* Split path into its directory ("." when none) and last component. */
+static int split_path(const char *path, char *dir, size_t size,
+		      const char **base)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL) {
+		snprintf(dir, size, ".");
+		*base = path;
+	} else if ((size_t)(slash - path) + 2 > size) {
+		return -1;
+	} else {
+		size_t n = slash == path ? 1 : (size_t)(slash - path);
+
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+		*base = slash + 1;
+	}
+	return (*base)[0] == '\0' ? -1 : 0;
+}
+
+int lagom_profile_read_file(const char *path, const struct lagom_trust *trust,
+			    struct lagom_profile **out, struct lagom_error *err)
+{
+	char dir[PATH_MAX];
+	const char *base;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, rc;
+
+	if (split_path(path, dir, sizeof(dir), &base) < 0)
+		return lagom_errprintf(err, EINVAL,
+				       "profile %s: not a file path", path);
+	fd = trust ? open_trusted(dir, base, trust, err)
+		   : open_relaxed(path, err);
+	if (fd < 0)
+		return lagom_error_prefix(err, "profile %s", path);
+	rc = read_limited(fd, &buf, &len, err);
+	close(fd);
+	if (rc == 0) {
+		rc = lagom_profile_from_buffer(buf, len, out, err);
+		free(buf);
+	}
+	if (rc < 0)
+		return lagom_error_prefix(err, "profile %s", path);
+	return 0;
+}
+
+int lagom_profile_load_node(const char *dir, const char *node,
+			    const struct lagom_trust *trust,
+			    struct lagom_profile **out, struct lagom_error *err)
+{
+	char path[PATH_MAX];
+	struct lagom_profile *p;
+	int rc;
+
+	if (!lagom_profile_node_name_ok(node))
+		return lagom_errprintf(err, EINVAL,
+				       "\"%s\" is not a valid node name", node);
+	if (snprintf(path, sizeof(path), "%s/%s.json", dir, node) >=
+	    (int)sizeof(path))
+		return lagom_errprintf(err, ENAMETOOLONG,
+				       "profile directory name too long");
+	rc = lagom_profile_read_file(path, trust, &p, err);
+	if (rc < 0)
+		return rc;
+	if (strcmp(p->node, node) != 0) {
+		rc = lagom_errprintf(err, EINVAL,
+				     "profile %s: written for node \"%s\"",
+				     path, p->node);
+		lagom_profile_destroy(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}

@@ -1,0 +1,327 @@
+/*
+ * search/encode.c - the LAGOM_PLAN text (doc/plan-format.md), its hash and
+ * the environment derived from a plan.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "search/internal.h"
+
+uint64_t lagom_fnv1a64(const void *data, size_t len)
+{
+	const unsigned char *b = data;
+	uint64_t h = 14695981039346656037ull;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= b[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+struct out {
+	char *buf;
+	size_t len, pos;
+	int overflow;
+};
+
+/* Own formatting: the pure core links no printf family function. */
+static void put_s(struct out *o, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (o->overflow || n >= o->len - o->pos) {
+		o->overflow = 1;
+		return;
+	}
+	memcpy(o->buf + o->pos, s, n + 1);
+	o->pos += n;
+}
+
+static void put_u(struct out *o, uint64_t v)
+{
+	char tmp[24];
+	size_t i = sizeof(tmp) - 1;
+
+	tmp[i] = '\0';
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put_s(o, tmp + i);
+}
+
+static void put_x16(struct out *o, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[17];
+
+	for (int i = 15; i >= 0; i--, v >>= 4)
+		tmp[i] = hex[v & 15];
+	tmp[16] = '\0';
+	put_s(o, tmp);
+}
+
+/* The records after the header: "coll ...;...;end". */
+static void put_records(struct out *o, const struct lagom_plan *plan)
+{
+	for (size_t j = 0; j < plan->ncolls; j++) {
+		const struct lagom_plan_coll *c = &plan->colls[j];
+		const char *algo = lagom_algo_name(c->config.algo);
+		const char *proto = lagom_proto_name(c->config.proto);
+		unsigned nc = c->config.nchannels;
+		uint64_t chunk = c->config.chunk_bytes;
+
+		if (c->keep || !algo || !proto) {
+			algo = proto = "any";
+			nc = 0;
+			chunk = 0;
+		}
+		put_s(o, "coll ");
+		put_s(o, lagom_coll_name(c->coll));
+		put_s(o, " ");
+		put_u(o, c->min_bytes);
+		put_s(o, " ");
+		put_u(o, c->max_bytes);
+		put_s(o, " ranks=");
+		put_u(o, c->comm.ranks);
+		put_s(o, " nodes=");
+		put_u(o, c->comm.nodes);
+		put_s(o, " algo=");
+		put_s(o, algo);
+		put_s(o, " proto=");
+		put_s(o, proto);
+		put_s(o, " nc=");
+		put_u(o, nc);
+		put_s(o, " chunk=");
+		put_u(o, chunk);
+		put_s(o, ";");
+	}
+	put_s(o, "end");
+}
+
+static int check_plan(const struct lagom_plan *plan, struct lagom_error *err)
+{
+	if (!plan)
+		return lagom_errprintf(err, EINVAL, "no plan");
+	if (plan->ncolls > LAGOM_PLAN_MAX_COLLS)
+		return lagom_errprintf(err, EINVAL, "%zu records, at most %d",
+				       plan->ncolls, LAGOM_PLAN_MAX_COLLS);
+	for (size_t j = 0; j < plan->ncolls; j++)
+		if (!lagom_coll_name(plan->colls[j].coll) ||
+		    plan->colls[j].config.nchannels > LAGOM_NCHANNELS_MAX)
+			return lagom_errprintf(err, EINVAL,
+					       "record %zu is invalid", j);
+	return 0;
+}
+
+int search_plan_id(struct lagom_plan *plan, struct lagom_error *err)
+{
+	struct out o = { .len = LAGOM_PLAN_TEXT_MAX };
+	int rc = check_plan(plan, err);
+
+	if (rc < 0)
+		return rc;
+	if (!(o.buf = malloc(o.len)))
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	put_records(&o, plan);
+	if (o.overflow)
+		rc = lagom_errprintf(err, ENOSPC, "plan text over %d bytes",
+				     LAGOM_PLAN_TEXT_MAX);
+	else
+		plan->id = lagom_fnv1a64(o.buf, o.pos);
+	free(o.buf);
+	return rc;
+}
+
+int lagom_plan_encode(const struct lagom_plan *plan, unsigned long job_id,
+		      char *buf, size_t len, struct lagom_error *err)
+{
+	struct out o = { .buf = buf, .len = len };
+	int rc = check_plan(plan, err);
+
+	if (rc < 0)
+		return rc;
+	if (!buf || len == 0)
+		return lagom_errprintf(err, EINVAL, "no buffer");
+	put_s(&o, "lagom-plan 1 " PACKAGE_VERSION " ");
+	put_x16(&o, plan->id);
+	put_s(&o, " job=");
+	put_u(&o, job_id);
+	put_s(&o, " ranks=");
+	put_u(&o, plan->ranks);
+	put_s(&o, " nodes=");
+	put_u(&o, plan->nodes);
+	put_s(&o, ";");
+	put_records(&o, plan);
+	if (o.overflow || o.pos >= LAGOM_PLAN_TEXT_MAX) {
+		buf[0] = '\0';
+		return lagom_errprintf(err, ENOSPC,
+				       "plan text does not fit %zu bytes", len);
+	}
+	return 0;
+}
+
+const char *lagom_env_var_value(const struct lagom_env_var *v)
+{
+	return v->borrowed ? v->borrowed : v->buf;
+}
+
+struct envlist {
+	struct lagom_env_var *vars;
+	size_t max, n;
+	int overflow;
+};
+
+static struct lagom_env_var *env_add(struct envlist *l, const char *name)
+{
+	struct lagom_env_var *v;
+
+	if (l->n >= l->max) {
+		l->overflow = 1;
+		return NULL;
+	}
+	v = &l->vars[l->n++];
+	memset(v, 0, sizeof(*v));
+	memcpy(v->name, name, strlen(name) + 1);
+	return v;
+}
+
+static void env_u(struct envlist *l, const char *name, uint64_t value)
+{
+	struct lagom_env_var *v = env_add(l, name);
+	struct out o = { .len = LAGOM_ENV_VALUE_MAX };
+
+	if (!v)
+		return;
+	o.buf = v->buf;
+	put_u(&o, value);
+}
+
+static void env_s(struct envlist *l, const char *name, const char *value)
+{
+	struct lagom_env_var *v = env_add(l, name);
+
+	if (v)
+		v->borrowed = value;
+}
+
+/* "1.21": the speedup to two decimals, without the printf family. */
+static void env_speedup(struct envlist *l, double speedup)
+{
+	struct lagom_env_var *v = env_add(l, "LAGOM_PREDICTED_SPEEDUP");
+	struct out o = { .len = LAGOM_ENV_VALUE_MAX };
+	uint64_t hundredths;
+
+	if (!v)
+		return;
+	if (!(speedup > 0) || speedup > 1e6)
+		speedup = 1;
+	hundredths = (uint64_t)(speedup * 100 + 0.5);
+	o.buf = v->buf;
+	put_u(&o, hundredths / 100);
+	put_s(&o, hundredths % 100 < 10 ? ".0" : ".");
+	put_u(&o, hundredths % 100);
+}
+
+/* One algorithm and one protocol over every tuned class, or -1. */
+static void common_impl(const struct lagom_plan *plan, int *algo, int *proto)
+{
+	*algo = *proto = -1;
+	for (size_t j = 0; j < plan->ncolls; j++) {
+		const struct lagom_coll_config *c = &plan->colls[j].config;
+
+		if (plan->colls[j].keep) {
+			*algo = *proto = -2;
+			return;
+		}
+		*algo = *algo == -1 || *algo == (int)c->algo ? (int)c->algo
+							     : -2;
+		*proto = *proto == -1 || *proto == (int)c->proto ? (int)c->proto
+								 : -2;
+	}
+}
+
+static void env_tuned(struct envlist *l, const struct lagom_plan *plan,
+		      const struct lagom_plan_env_opts *opts)
+{
+	int algo, proto;
+
+	if (plan->env.max_ctas) {
+		env_u(l, "NCCL_MIN_CTAS", plan->env.min_ctas);
+		env_u(l, "NCCL_MAX_CTAS", plan->env.max_ctas);
+	}
+	if (plan->env.buffsize_bytes)
+		env_u(l, "NCCL_BUFFSIZE", plan->env.buffsize_bytes);
+	if (plan->env.nthreads)
+		env_u(l, "NCCL_NTHREADS", plan->env.nthreads);
+	common_impl(plan, &algo, &proto);
+	if ((opts->flags & LAGOM_ENV_PIN_IMPL) && algo >= 0)
+		env_s(l, "NCCL_ALGO", lagom_algo_name((enum lagom_algo)algo));
+	if ((opts->flags & LAGOM_ENV_PIN_IMPL) && proto >= 0)
+		env_s(l, "NCCL_PROTO",
+		      lagom_proto_name((enum lagom_proto)proto));
+	env_s(l, "NCCL_TUNER_PLUGIN", opts->tuner_path);
+	env_s(l, "LAGOM_PLAN", opts->plan_text);
+}
+
+static bool plan_tuned(const struct lagom_plan *plan)
+{
+	for (size_t j = 0; j < plan->ncolls; j++)
+		if (!plan->colls[j].keep)
+			return true;
+	return false;
+}
+
+int lagom_plan_env(const struct lagom_plan *plan,
+		   const struct lagom_plan_env_opts *opts,
+		   struct lagom_env_var *vars, size_t max, size_t *count,
+		   struct lagom_error *err)
+{
+	static const struct lagom_plan_env_opts none = { 0 };
+	struct envlist l = { .vars = vars, .max = max };
+	bool tuner;
+	double speedup;
+	int rc = check_plan(plan, err);
+
+	if (rc < 0)
+		return rc;
+	if (!opts)
+		opts = &none;
+	if (!vars || !count)
+		return lagom_errprintf(err, EINVAL, "no output array");
+	if (opts->tuner_path && !opts->plan_text)
+		return lagom_errprintf(err, EINVAL, "tuner without plan text");
+	tuner = opts->tuner_path && plan_tuned(plan);
+	if (tuner) {
+		env_tuned(&l, plan, opts);
+		speedup = plan->speedup_nccl;
+	} else {
+		if (plan->env.env_max_ctas) {
+			env_u(&l, "NCCL_MIN_CTAS", 1);
+			env_u(&l, "NCCL_MAX_CTAS", plan->env.env_max_ctas);
+		}
+		if (plan->env.env_buffsize_bytes)
+			env_u(&l, "NCCL_BUFFSIZE",
+			      plan->env.env_buffsize_bytes);
+		speedup = plan->lagom_env_only_s > 0
+				  ? plan->nccl_s / plan->lagom_env_only_s
+				  : 1;
+	}
+	env_s(&l, "TORCH_NCCL_HIGH_PRIORITY", "1");
+	if (plan->tensor_parallel || (opts->flags & LAGOM_ENV_TP_OVERLAP))
+		env_s(&l, "CUDA_DEVICE_MAX_CONNECTIONS", "1");
+	if (env_add(&l, "LAGOM_PLAN_ID")) {
+		struct out o = { .buf = l.vars[l.n - 1].buf,
+				 .len = LAGOM_ENV_VALUE_MAX };
+		put_x16(&o, plan->id);
+	}
+	env_speedup(&l, speedup);
+	if (l.overflow)
+		return lagom_errprintf(err, ENOSPC, "more than %zu variables",
+				       max);
+	*count = l.n;
+	return 0;
+}

@@ -1,0 +1,98 @@
+/*
+ * search/internal.h - shared by the files of search/ (private).
+ *
+ * A workload seen by the search: its collectives grouped into classes
+ * (coll, bytes, ranks, nodes) — one plan record each, so one configuration
+ * each — and its regions grouped into components (regions linked by a
+ * shared class), which are searched independently.
+ */
+#ifndef LAGOM_SEARCH_INTERNAL_H
+#define LAGOM_SEARCH_INTERNAL_H
+
+#include "search/engine.h"
+#include "search/search.h"
+
+#define SEARCH_NC_GRID_MAX 16
+#define SEARCH_DEFAULT_REFINE 32
+#define SEARCH_DEFAULT_MIN_GAIN 0.005
+#define SEARCH_IMPLS (LAGOM_ALGO_COUNT * LAGOM_PROTO_COUNT)
+
+struct sclass {
+	enum lagom_coll coll;
+	uint64_t bytes;
+	struct lagom_comm comm; /* of its first occurrence */
+	unsigned calls;		/* occurrences x region repeats */
+	unsigned comp;		/* component */
+	uint32_t impl_mask;	/* bit a * LAGOM_PROTO_COUNT + q: allowed */
+};
+
+struct sproblem {
+	const struct lagom_hw *hw;
+	const struct lagom_workload *w;
+	struct lagom_error *err;
+	unsigned refine_budget;
+	double min_gain; /* see lagom_search_opts */
+	unsigned nc_grid[SEARCH_NC_GRID_MAX];
+	unsigned n_nc;
+
+	size_t nclass;
+	struct sclass *cls;
+	size_t nocc;		/* collectives over all regions */
+	unsigned *occ_class;	/* per occurrence */
+	size_t *region_first;	/* per region: first occurrence */
+	unsigned *region_order; /* regions in canonical order */
+	unsigned *region_comp;
+	unsigned ncomp;
+
+	/* Global values of the current search. */
+	uint64_t buffsize_bytes; /* 0 = 4 MiB */
+	unsigned nthreads;
+
+	/* Per class, per nc index: the fastest implementation there. */
+	struct lagom_coll_config *table_cfg; /* nclass * n_nc */
+	double *table_x;		     /* nclass * n_nc */
+	double *table_cost;		     /* nclass * n_nc */
+	struct lagom_coll_config *cfg;	     /* nocc: configuration to eval */
+	/* Collective times that no global value changes (LL, LL128), per
+	 * class, nc index and implementation; < 0 = not yet predicted. */
+	double *xcache;
+
+	/* Result of the last search: nc index per class. */
+	unsigned *choice;
+};
+
+int sproblem_init(struct sproblem *p, const struct lagom_hw *hw,
+		  const struct lagom_workload *w,
+		  const struct lagom_search_opts *opts,
+		  struct lagom_error *err);
+void sproblem_fini(struct sproblem *p);
+
+/* The chunk that NCCL_BUFFSIZE gives this implementation, clamped to the
+ * message (0 = NCCL's default buffer). */
+uint64_t search_chunk_bytes(uint64_t buffsize_bytes, enum lagom_algo algo,
+			    enum lagom_proto proto, uint64_t bytes);
+
+/*
+ * Search every component with p->buffsize_bytes and p->nthreads; leaves
+ * the choice in p->choice and p->cfg, the iteration time in *time_s.
+ * exhaustive: every combination (-ERANGE above max_evals per component).
+ * trace (may be NULL) receives the steps, mapped to class indices.
+ */
+int sproblem_search(struct sproblem *p, bool exhaustive,
+		    unsigned long max_evals, double *time_s,
+		    struct lagom_search_stats *stats, struct lagom_plan *trace);
+
+/* Iteration time with p->cfg (all occurrences). */
+int sproblem_iteration(struct sproblem *p, double *time_s);
+
+/* Fill p->cfg from per-class configurations (nclass entries). */
+void sproblem_apply(struct sproblem *p, const struct lagom_coll_config *cls);
+
+int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
+		    unsigned *cap_out, uint64_t *buff_out, double *t_out);
+/* Turn the plan into NCCL's defaults (never slower by its own prediction). */
+void search_keep_nccl(struct lagom_plan *plan);
+/* Set plan->id from the encoded records. */
+int search_plan_id(struct lagom_plan *plan, struct lagom_error *err);
+
+#endif /* LAGOM_SEARCH_INTERNAL_H */

@@ -1,0 +1,481 @@
+/*
+ * search/plan.c - the plan of a step: global values under NCCL's
+ * one-value-per-process constraint, baselines, the plan records.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "search/internal.h"
+
+/* NCCL_BUFFSIZE candidates; the first is NCCL's default (4 MiB). */
+static const uint64_t buffsize_grid[] = { 4u << 20, 2u << 20, 1u << 20,
+					  512u << 10, 256u << 10 };
+#define N_BUFF (sizeof(buffsize_grid) / sizeof(*buffsize_grid))
+/* NCCL_NTHREADS candidates; 0 is NCCL's default. */
+static const unsigned nthreads_grid[] = { 0, 256, 128 };
+#define N_NT (sizeof(nthreads_grid) / sizeof(*nthreads_grid))
+
+/* A candidate wins only when clearly better: ties keep the earlier one. */
+static int better(double t, double best)
+{
+	return lse_less(t, best);
+}
+
+/* NCCL's default configuration per class. */
+static int nccl_defaults(struct sproblem *p, struct lagom_coll_config *def)
+{
+	for (size_t j = 0; j < p->nclass; j++) {
+		int rc = lagom_nccl_default(p->hw, &p->cls[j].comm,
+					    p->cls[j].coll, p->cls[j].bytes,
+					    &def[j], p->err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int class_time(struct sproblem *p, size_t j,
+		      const struct lagom_coll_config *c, double *t_s)
+{
+	struct lagom_coll_time t;
+	int rc = lagom_coll_predict(p->hw, &p->cls[j].comm, p->cls[j].coll,
+				    p->cls[j].bytes, c, &t, p->err);
+
+	if (rc == 0)
+		*t_s = t.time_s;
+	return rc;
+}
+
+/*
+ * Baseline: a communication-only tuner (AutoCCL-style coordinate descent):
+ * from NCCL's default, alternately the best implementation, channel count
+ * and chunk for the collective alone, until nothing changes.
+ */
+static int comm_only_class(struct sproblem *p, size_t j,
+			   struct lagom_coll_config *c)
+{
+	static const uint64_t chunks[] = { 128u << 10, 256u << 10, 512u << 10,
+					   1u << 20, 2u << 20 };
+	double best = 0;
+	int rc, changed = 1;
+
+	if ((rc = class_time(p, j, c, &best)) < 0)
+		return rc;
+	while (changed) {
+		changed = 0;
+		for (int dim = 0; dim < 3; dim++) {
+			unsigned n = dim == 0 ? LAGOM_ALGO_COUNT *
+							LAGOM_PROTO_COUNT
+				     : dim == 1 ? p->n_nc
+						: 5;
+			for (unsigned i = 0; i < n; i++) {
+				struct lagom_coll_config t = *c;
+				double x = 0;
+
+				if (dim == 0) {
+					t.algo = (enum lagom_algo)(
+						i / LAGOM_PROTO_COUNT);
+					t.proto = (enum lagom_proto)(
+						i % LAGOM_PROTO_COUNT);
+				} else if (dim == 1) {
+					t.nchannels = p->nc_grid[i];
+				} else {
+					t.chunk_bytes = chunks[i];
+				}
+				if (!lagom_coll_supported(
+					    p->hw, &p->cls[j].comm,
+					    p->cls[j].coll, t.algo, t.proto))
+					continue;
+				if (t.chunk_bytes >
+					    lagom_chunk_max_bytes(t.proto) ||
+				    t.chunk_bytes > p->cls[j].bytes)
+					t.chunk_bytes = search_chunk_bytes(
+						0, t.algo, t.proto,
+						p->cls[j].bytes);
+				if (class_time(p, j, &t, &x) < 0)
+					continue;
+				if (better(x, best)) {
+					best = x;
+					*c = t;
+					changed = 1;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+static int comm_only_time(struct sproblem *p,
+			  const struct lagom_coll_config *def, double *t_s)
+{
+	struct lagom_coll_config *c = calloc(p->nclass + 1, sizeof(*c));
+	int rc = 0;
+
+	if (!c)
+		return lagom_errprintf(p->err, ENOMEM, "out of memory");
+	memcpy(c, def, p->nclass * sizeof(*c));
+	for (size_t j = 0; j < p->nclass && rc == 0; j++)
+		rc = comm_only_class(p, j, &c[j]);
+	if (rc == 0) {
+		sproblem_apply(p, c);
+		rc = sproblem_iteration(p, t_s);
+	}
+	free(c);
+	return rc;
+}
+
+/*
+ * Environment only (no tuner plugin): one channel cap and one buffer size
+ * for every collective, on top of NCCL's own choices.  Candidate (0, 4 MiB)
+ * is NCCL's default, so this is never predicted slower than the default.
+ */
+int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
+		    unsigned *cap_out, uint64_t *buff_out, double *t_out)
+{
+	struct lagom_coll_config *c = calloc(p->nclass + 1, sizeof(*c));
+	double best = 0, def_s = 0;
+	int rc = 0, have = 0;
+
+	unsigned def_max = 0;
+
+	if (!c)
+		return lagom_errprintf(p->err, ENOMEM, "out of memory");
+	for (size_t j = 0; j < p->nclass; j++)
+		if (def[j].nchannels > def_max)
+			def_max = def[j].nchannels;
+	for (unsigned b = 0; b < N_BUFF && rc == 0; b++)
+		for (unsigned i = 0; i <= p->n_nc && rc == 0; i++) {
+			unsigned cap = i == 0 ? 0 : p->nc_grid[i - 1];
+			double t;
+
+			if (cap >= def_max) /* the same as no cap */
+				break;
+
+			for (size_t j = 0; j < p->nclass; j++) {
+				c[j] = def[j];
+				if (cap && c[j].nchannels > cap)
+					c[j].nchannels = cap;
+				if (b > 0)
+					c[j].chunk_bytes = search_chunk_bytes(
+						buffsize_grid[b], c[j].algo,
+						c[j].proto, p->cls[j].bytes);
+			}
+			sproblem_apply(p, c);
+			if ((rc = sproblem_iteration(p, &t)) < 0)
+				break;
+			if (!have)
+				def_s = t;
+			if (!have || better(t, best)) {
+				best = t;
+				*cap_out = cap;
+				*buff_out = b ? buffsize_grid[b] : 0;
+				have = 1;
+			}
+		}
+	free(c);
+	if (rc == 0 && !(best < def_s * (1 - p->min_gain))) {
+		*cap_out = 0; /* not worth leaving NCCL's defaults */
+		*buff_out = 0;
+		best = def_s;
+	}
+	if (rc == 0)
+		*t_out = best;
+	return rc;
+}
+
+static int run_search(struct sproblem *p, struct lagom_plan *plan,
+		      struct lagom_plan *trace, double *t_s)
+{
+	struct lagom_search_stats s;
+	int rc = sproblem_search(p, false, 0, t_s, &s, trace);
+
+	if (rc == 0) {
+		plan->evals += s.evals;
+		plan->cand_total += s.cand_total;
+	}
+	return rc;
+}
+
+/*
+ * NCCL_NTHREADS matters little (method section 1): the channel choices stay,
+ * each thread count is evaluated with them, the default kept unless another
+ * is predicted faster.
+ */
+static int choose_nthreads(struct sproblem *p, struct lagom_plan *plan)
+{
+	struct lagom_coll_config *c = calloc(p->nclass + 1, sizeof(*c));
+	int rc = 0;
+
+	if (!c)
+		return lagom_errprintf(p->err, ENOMEM, "out of memory");
+	for (unsigned nt = 1; nt < N_NT && rc == 0; nt++) {
+		double t;
+
+		for (size_t j = 0; j < p->nclass; j++) {
+			c[j] = p->table_cfg[j * p->n_nc + p->choice[j]];
+			if (c[j].proto != LAGOM_PROTO_LL128)
+				c[j].nthreads = nthreads_grid[nt];
+		}
+		sproblem_apply(p, c);
+		if ((rc = sproblem_iteration(p, &t)) == 0 &&
+		    better(t, plan->lagom_s)) {
+			plan->lagom_s = t;
+			plan->env.nthreads = nthreads_grid[nt];
+		}
+	}
+	free(c);
+	return rc;
+}
+
+/* What choose_globals keeps of the best buffer size's search. */
+struct best_search {
+	struct lagom_coll_config *table_cfg; /* nclass * n_nc */
+	unsigned *choice;		     /* nclass */
+	struct lagom_plan_step steps[LAGOM_PLAN_MAX_STEPS];
+	size_t nsteps;
+	unsigned steps_total;
+};
+
+static void keep_search(struct best_search *k, const struct sproblem *p,
+			const struct lagom_plan *plan)
+{
+	memcpy(k->table_cfg, p->table_cfg,
+	       p->nclass * p->n_nc * sizeof(*k->table_cfg));
+	memcpy(k->choice, p->choice, p->nclass * sizeof(*k->choice));
+	memcpy(k->steps, plan->steps, plan->nsteps * sizeof(*k->steps));
+	k->nsteps = plan->nsteps;
+	k->steps_total = plan->steps_total;
+}
+
+static void restore_search(const struct best_search *k, struct sproblem *p,
+			   struct lagom_plan *plan)
+{
+	memcpy(p->table_cfg, k->table_cfg,
+	       p->nclass * p->n_nc * sizeof(*k->table_cfg));
+	memcpy(p->choice, k->choice, p->nclass * sizeof(*k->choice));
+	memcpy(plan->steps, k->steps, k->nsteps * sizeof(*k->steps));
+	plan->nsteps = k->nsteps;
+	plan->steps_total = k->steps_total;
+}
+
+/*
+ * Global values with the tuner: NCCL takes one NCCL_BUFFSIZE per process,
+ * so the whole search runs for each candidate size and the one of lowest
+ * predicted iteration time is kept (ties keep NCCL's default).
+ */
+static int choose_globals(struct sproblem *p, struct lagom_plan *plan)
+{
+	struct best_search *k = calloc(1, sizeof(*k));
+	double t;
+	unsigned b;
+	int rc = 0;
+
+	if (k) {
+		k->table_cfg = calloc(p->nclass * p->n_nc + 1,
+				      sizeof(*k->table_cfg));
+		k->choice = calloc(p->nclass + 1, sizeof(*k->choice));
+	}
+	if (!k || !k->table_cfg || !k->choice) {
+		rc = lagom_errprintf(p->err, ENOMEM, "out of memory");
+		goto out;
+	}
+	for (b = 0; b < N_BUFF; b++) {
+		p->buffsize_bytes = b ? buffsize_grid[b] : 0;
+		plan->nsteps = 0;
+		plan->steps_total = 0;
+		if ((rc = run_search(p, plan, plan, &t)) < 0)
+			goto out;
+		if (b == 0 || better(t, plan->lagom_s)) {
+			plan->lagom_s = t;
+			plan->env.buffsize_bytes = p->buffsize_bytes;
+			keep_search(k, p, plan);
+		}
+	}
+	p->buffsize_bytes = plan->env.buffsize_bytes;
+	restore_search(k, p, plan);
+	rc = choose_nthreads(p, plan);
+out:
+	if (k) {
+		free(k->table_cfg);
+		free(k->choice);
+	}
+	free(k);
+	return rc;
+}
+
+/* Byte ranges: classes of one (coll, ranks, nodes) split the size axis at
+ * the midpoints between their sizes, so every call finds its class. */
+static void set_ranges(struct lagom_plan *plan)
+{
+	for (size_t j = 0; j < plan->ncolls; j++) {
+		struct lagom_plan_coll *c = &plan->colls[j];
+		const struct lagom_plan_coll *prev = j ? c - 1 : NULL;
+		const struct lagom_plan_coll *next = j + 1 < plan->ncolls
+							     ? c + 1
+							     : NULL;
+
+		if (prev && (prev->coll != c->coll ||
+			     prev->comm.ranks != c->comm.ranks ||
+			     prev->comm.nodes != c->comm.nodes))
+			prev = NULL;
+		if (next && (next->coll != c->coll ||
+			     next->comm.ranks != c->comm.ranks ||
+			     next->comm.nodes != c->comm.nodes))
+			next = NULL;
+		c->min_bytes = prev ? prev->max_bytes + 1 : 0;
+		c->max_bytes = next ? c->bytes + (next->bytes - c->bytes) / 2
+				    : UINT64_MAX;
+	}
+}
+
+static int fill_colls(struct sproblem *p, struct lagom_plan *plan,
+		      const struct lagom_coll_config *def)
+{
+	int rc;
+
+	plan->ncolls = p->nclass;
+	for (size_t j = 0; j < p->nclass; j++) {
+		struct lagom_plan_coll *c = &plan->colls[j];
+		const struct sclass *k = &p->cls[j];
+
+		*c = (struct lagom_plan_coll){
+			.coll = k->coll,
+			.bytes = k->bytes,
+			.comm = k->comm,
+			.config = p->table_cfg[j * p->n_nc + p->choice[j]],
+			.calls = k->calls,
+		};
+		if ((rc = class_time(p, j, &c->config, &c->time_s)) < 0 ||
+		    (rc = class_time(p, j, &def[j], &c->nccl_time_s)) < 0)
+			return rc;
+		/* chunk and threads come from the global values */
+		c->config.chunk_bytes = 0;
+		c->config.nthreads = 0;
+	}
+	set_ranges(plan);
+	return 0;
+}
+
+static void set_ctas(struct lagom_plan *plan)
+{
+	unsigned max = 0;
+
+	for (size_t j = 0; j < plan->ncolls; j++)
+		if (plan->colls[j].config.nchannels > max)
+			max = plan->colls[j].config.nchannels;
+	plan->env.min_ctas = max;
+	plan->env.max_ctas = max;
+}
+
+static bool has_tp(const struct lagom_workload *w)
+{
+	for (size_t r = 0; r < w->nregions; r++)
+		for (size_t k = 0; k < w->regions[r].nkernels; k++)
+			if (w->regions[r].kernels[k].after_coll)
+				return true;
+	return false;
+}
+
+static int plan_workload(struct sproblem *p, struct lagom_plan *plan)
+{
+	struct lagom_coll_config *def = calloc(p->nclass + 1, sizeof(*def));
+	int rc;
+
+	if (!def)
+		return lagom_errprintf(p->err, ENOMEM, "out of memory");
+	if ((rc = nccl_defaults(p, def)) < 0)
+		goto out;
+	sproblem_apply(p, def);
+	if ((rc = sproblem_iteration(p, &plan->nccl_s)) < 0 ||
+	    (rc = comm_only_time(p, def, &plan->comm_only_s)) < 0 ||
+	    (rc = search_env_only(p, def, &plan->env.env_max_ctas,
+				  &plan->env.env_buffsize_bytes,
+				  &plan->lagom_env_only_s)) < 0 ||
+	    (rc = choose_globals(p, plan)) < 0 ||
+	    (rc = fill_colls(p, plan, def)) < 0)
+		goto out;
+	set_ctas(plan);
+	if (!(plan->lagom_s < plan->nccl_s * (1 - p->min_gain)))
+		search_keep_nccl(plan);
+out:
+	free(def);
+	return rc;
+}
+
+void search_keep_nccl(struct lagom_plan *plan)
+{
+	for (size_t j = 0; j < plan->ncolls; j++) {
+		plan->colls[j].keep = true;
+		plan->colls[j].time_s = plan->colls[j].nccl_time_s;
+	}
+	plan->env.min_ctas = plan->env.max_ctas = 0;
+	plan->env.buffsize_bytes = 0;
+	plan->env.nthreads = 0;
+	plan->lagom_s = plan->nccl_s;
+	if (plan->lagom_env_only_s > plan->nccl_s)
+		plan->lagom_env_only_s = plan->nccl_s;
+}
+
+static void finish_plan(struct lagom_plan *plan)
+{
+	plan->speedup_nccl = plan->lagom_s > 0 ? plan->nccl_s / plan->lagom_s
+					       : 1;
+	plan->speedup_comm_only = plan->lagom_s > 0
+					  ? plan->comm_only_s / plan->lagom_s
+					  : 1;
+}
+
+static int check_args(const struct lagom_hw *hw, unsigned nodes, unsigned *gpn,
+		      struct lagom_plan **out, struct lagom_error *err)
+{
+	if (!hw || !out)
+		return lagom_errprintf(err, EINVAL, "no hardware or plan");
+	if (*gpn == 0)
+		*gpn = hw->gpus_per_node;
+	if (nodes == 0 || *gpn == 0 || nodes > 1u << 20 || *gpn > 64)
+		return lagom_errprintf(err, EINVAL,
+				       "bad step shape: %u nodes x %u GPUs",
+				       nodes, *gpn);
+	return 0;
+}
+
+int lagom_search_plan(const struct lagom_hw *hw, const struct lagom_workload *w,
+		      unsigned nodes, unsigned gpus_per_node,
+		      const struct lagom_search_opts *opts,
+		      struct lagom_plan **out, struct lagom_error *err)
+{
+	struct lagom_plan *plan;
+	struct sproblem p;
+	int rc;
+
+	if (!w)
+		return lagom_plan_no_workload(hw, nodes, gpus_per_node, opts,
+					      out, err);
+	if ((rc = check_args(hw, nodes, &gpus_per_node, out, err)) < 0)
+		return rc;
+	if (!(plan = calloc(1, sizeof(*plan))))
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	plan->nodes = nodes;
+	plan->ranks = nodes * gpus_per_node;
+	plan->tensor_parallel = has_tp(w);
+	for (size_t i = 0; i + 1 < LAGOM_NAME_MAX && w->name[i]; i++)
+		plan->workload[i] = w->name[i];
+	if ((rc = sproblem_init(&p, hw, w, opts, err)) < 0)
+		goto fail;
+	rc = plan_workload(&p, plan);
+	sproblem_fini(&p);
+	if (rc < 0 || (rc = search_plan_id(plan, err)) < 0)
+		goto fail;
+	finish_plan(plan);
+	*out = plan;
+	return 0;
+fail:
+	free(plan);
+	return rc;
+}
+
+void lagom_plan_destroy(struct lagom_plan *plan)
+{
+	free(plan);
+}

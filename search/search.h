@@ -1,0 +1,207 @@
+/*
+ * search/search.h - lagom's plan: the priority-based search over the cost
+ * model (lagom-method.md section 3), its baselines, the LAGOM_PLAN text
+ * (doc/plan-format.md) and the environment derived from it.  doc/search.md
+ * describes the search as implemented.
+ *
+ * Pure core: no I/O, environment, clock or randomness.  The plan is a pure
+ * function of its inputs: every node computes byte-identical text.
+ *
+ * Errors: functions return 0 or a negative errno (-EINVAL bad input,
+ * -ENOMEM, -ENOSPC buffer too small, or the model's error) and fill err
+ * (may be NULL) with one line.  Nothing is written to out-parameters on
+ * failure.
+ */
+#ifndef LAGOM_SEARCH_SEARCH_H
+#define LAGOM_SEARCH_SEARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "model/model.h"
+
+#define LAGOM_PLAN_MAX_COLLS 256 /* doc/plan-format.md */
+#define LAGOM_PLAN_MAX_STEPS 64	 /* trajectory kept for explaining */
+#define LAGOM_PLAN_TEXT_MAX 65536
+
+/* One collective class: calls of coll with min_bytes <= size <= max_bytes
+ * on a communicator of exactly ranks ranks over nodes nodes. */
+struct lagom_plan_coll {
+	enum lagom_coll coll;
+	uint64_t min_bytes, max_bytes;
+	uint64_t bytes; /* the size the workload names (inside the range) */
+	struct lagom_comm comm;
+	struct lagom_coll_config config; /* chunk_bytes, nthreads: 0 =
+					  * from the global env values */
+	bool keep;			 /* leave NCCL's choice (any/any/0/0) */
+	unsigned calls;			 /* calls per iteration */
+	double time_s;			 /* predicted per call, chosen config */
+	double nccl_time_s; /* predicted per call, NCCL's defaults */
+};
+
+/* Global values: NCCL accepts one of each per process. */
+struct lagom_plan_env_values {
+	unsigned min_ctas, max_ctas; /* with the tuner plugin (per-call nc) */
+	unsigned env_max_ctas; /* without it: cap for every collective, 0 =
+				 * leave NCCL alone */
+	uint64_t env_buffsize_bytes; /* without it: NCCL_BUFFSIZE, 0 = 4 MiB */
+	uint64_t buffsize_bytes;     /* NCCL_BUFFSIZE; 0 = NCCL's 4 MiB */
+	unsigned nthreads;	     /* NCCL_NTHREADS; 0 = NCCL's default */
+};
+
+enum lagom_plan_step_kind {
+	LAGOM_STEP_MIN,	   /* all at minimum resources */
+	LAGOM_STEP_MAX,	   /* all at maximum resources */
+	LAGOM_STEP_GREEDY, /* a priority step (smallest H) */
+	LAGOM_STEP_REFINE, /* an accepted local-refinement move */
+};
+
+/* One step of the search for the chosen global values. */
+struct lagom_plan_step {
+	enum lagom_plan_step_kind kind;
+	unsigned coll;		 /* index into plan->colls */
+	unsigned from_nc, to_nc; /* channels before and after */
+	double h;		 /* H = compute added / comm saved (GREEDY) */
+	double x_s, y_s, z_s;	 /* the component's X, Y, Z after the step */
+};
+
+/*
+ * A plan.  Owned by the caller of lagom_search_plan(); free with
+ * lagom_plan_destroy().  Plain data: may be copied with memcpy.
+ */
+struct lagom_plan {
+	unsigned ranks, nodes; /* the step's world */
+	bool no_workload;      /* chosen across the catalog */
+	bool tensor_parallel;  /* workload has TP dependencies */
+	char workload[LAGOM_NAME_MAX];
+	size_t ncolls;
+	struct lagom_plan_coll colls[LAGOM_PLAN_MAX_COLLS];
+	struct lagom_plan_env_values env;
+
+	/* Predicted iteration times (no workload: the worst ratio over the
+	 * catalog, times are of the worst workload). */
+	double lagom_s;		  /* with the tuner plugin */
+	double lagom_env_only_s;  /* environment only, no tuner */
+	double nccl_s;		  /* NCCL's defaults */
+	double comm_only_s;	  /* communication-only tuner */
+	double speedup_nccl;	  /* nccl_s / lagom_s */
+	double speedup_comm_only; /* comm_only_s / lagom_s */
+
+	/* Search statistics and trajectory. */
+	unsigned long evals;	  /* region evaluations, all searches */
+	unsigned long cand_total; /* sum |R_j| over the searches */
+	size_t nsteps;
+	unsigned steps_total;
+	struct lagom_plan_step steps[LAGOM_PLAN_MAX_STEPS];
+
+	uint64_t id; /* LAGOM_PLAN_ID: FNV-1a of the encoded records */
+};
+
+struct lagom_search_opts {
+	unsigned refine_budget; /* extra evaluations per search; 0 = 32 */
+	unsigned max_nchannels; /* top of the channel grid; 0 = 64 */
+	double min_gain; /* a plan leaves NCCL's defaults only when predicted
+			  * this much faster (fraction); 0 = 0.005 */
+};
+
+/*
+ * Plan a step: nodes x gpus_per_node ranks (gpus_per_node 0 =
+ * hw->gpus_per_node).  w NULL: lagom_plan_no_workload().  opts NULL:
+ * defaults.  *out is new; free with lagom_plan_destroy().
+ */
+int lagom_search_plan(const struct lagom_hw *hw, const struct lagom_workload *w,
+		      unsigned nodes, unsigned gpus_per_node,
+		      const struct lagom_search_opts *opts,
+		      struct lagom_plan **out, struct lagom_error *err);
+
+/*
+ * No workload: the global values (channel cap, buffer size) whose worst
+ * predicted slowdown against NCCL's defaults over every example workload
+ * of the catalog (lagom_workload_examples()) is smallest; NCCL's defaults
+ * when nothing is faster everywhere.  The plan has no coll records.
+ */
+int lagom_plan_no_workload(const struct lagom_hw *hw, unsigned nodes,
+			   unsigned gpus_per_node,
+			   const struct lagom_search_opts *opts,
+			   struct lagom_plan **out, struct lagom_error *err);
+
+/* NULL does nothing. */
+void lagom_plan_destroy(struct lagom_plan *plan);
+
+/*
+ * Write the LAGOM_PLAN text (doc/plan-format.md, NUL-terminated) into buf.
+ * -ENOSPC when len is too small, -EINVAL for a plan with more than
+ * LAGOM_PLAN_MAX_COLLS records.
+ */
+int lagom_plan_encode(const struct lagom_plan *plan, unsigned long job_id,
+		      char *buf, size_t len, struct lagom_error *err);
+
+/* 64-bit FNV-1a of len bytes. */
+uint64_t lagom_fnv1a64(const void *data, size_t len);
+
+#define LAGOM_ENV_TP_OVERLAP 0x1u /* set CUDA_DEVICE_MAX_CONNECTIONS=1 */
+#define LAGOM_ENV_PIN_IMPL 0x2u	  /* NCCL_ALGO/PROTO when all classes agree */
+
+struct lagom_plan_env_opts {
+	const char *tuner_path; /* NULL: no tuner plugin, environment only */
+	const char *plan_text;	/* LAGOM_PLAN value (text or "@path");
+				 * needed when tuner_path is set */
+	unsigned flags;
+};
+
+#define LAGOM_ENV_NAME_MAX 32
+#define LAGOM_ENV_VALUE_MAX 32
+
+/* One variable.  value is borrowed (opts' strings) or points into buf. */
+struct lagom_env_var {
+	char name[LAGOM_ENV_NAME_MAX];
+	char buf[LAGOM_ENV_VALUE_MAX];
+	const char *borrowed; /* NULL: the value is buf */
+};
+
+/* The value of v (borrowed from v or from the opts it was made with). */
+const char *lagom_env_var_value(const struct lagom_env_var *v);
+
+/*
+ * The variables to inject, in a fixed order (design.md "What lagom sets"):
+ * NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_BUFFSIZE, NCCL_NTHREADS (when not
+ * NCCL's default), NCCL_ALGO/NCCL_PROTO (LAGOM_ENV_PIN_IMPL and one value
+ * across classes), NCCL_TUNER_PLUGIN + LAGOM_PLAN (tuner_path set),
+ * TORCH_NCCL_HIGH_PRIORITY=1, CUDA_DEVICE_MAX_CONNECTIONS=1 (tensor
+ * parallel), LAGOM_PLAN_ID, LAGOM_PREDICTED_SPEEDUP.  A plan equal to NCCL's
+ * defaults sets no NCCL_* variable.  -ENOSPC when max is too small.
+ */
+int lagom_plan_env(const struct lagom_plan *plan,
+		   const struct lagom_plan_env_opts *opts,
+		   struct lagom_env_var *vars, size_t max, size_t *count,
+		   struct lagom_error *err);
+
+/* ---- Pieces exposed for tests, benchmarks and the CLI. ---- */
+
+/* Outcome of one search over one small workload. */
+struct lagom_search_stats {
+	double time_s;		  /* predicted iteration time found */
+	unsigned long evals;	  /* region evaluations */
+	unsigned long cand_total; /* sum |R_j| */
+	double cand_product;	  /* prod |R_j| */
+	unsigned cases[3]; /* searches per endpoint case: minimum hides the
+			    * communication, communication bound, balance */
+};
+
+/*
+ * Search the per-class channel counts of w with the global values fixed
+ * (buffsize_bytes 0 = 4 MiB): greedy (exhaustive false) or every
+ * combination (exhaustive true; -ERANGE above max_evals).  For checking the
+ * search against the optimum.
+ */
+int lagom_search_compare(const struct lagom_hw *hw,
+			 const struct lagom_workload *w,
+			 const struct lagom_search_opts *opts,
+			 uint64_t buffsize_bytes, bool exhaustive,
+			 unsigned long max_evals,
+			 struct lagom_search_stats *stats,
+			 struct lagom_error *err);
+
+#endif /* LAGOM_SEARCH_SEARCH_H */

@@ -1,0 +1,132 @@
+/*
+ * spank/lagom.h - private header of the SPANK plugin lagom.so.
+ *
+ * Layout (after pyxis): lagom.c holds SPANK_PLUGIN() and the dispatchers;
+ * options.c the --lagom and --lagom-workload options; local.c the srun and
+ * sbatch/salloc side; remote.c the slurmstepd side (plan once per node in
+ * user_init, environment per task in task_init, comment from node 0);
+ * envset.c decides what to set (the user wins); comment.c merges the job
+ * comment; step.c reads the step's placement; plan.c is the only caller of
+ * the planner.
+ *
+ * All mutable state lives in one struct lagom_state, the plugin's only
+ * global, owned by lagom.c.  Each Slurm process (srun, sbatch, slurmstepd)
+ * loads its own copy of the plugin, so the struct is per process.
+ */
+#ifndef LAGOM_SPANK_LAGOM_H
+#define LAGOM_SPANK_LAGOM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <slurm/spank.h>
+
+#include "common/error.h"
+#include "config/config.h"
+#include "spank/plan.h"
+
+/* Longest --lagom-workload value (a catalog name or a file path). */
+#define LAGOM_WORKLOAD_ARG_MAX 1024
+/* The job comment field's limit in slurmctld (bytes, without the NUL). */
+#define LAGOM_COMMENT_MAX 1024
+
+/* What happens to one variable of the plan (decided once per node). */
+enum lagom_env_action {
+	LAGOM_ENV_SET,	     /* absent: set it */
+	LAGOM_ENV_OVERRIDE,  /* the user set it, the admin's override= wins */
+	LAGOM_ENV_SKIP_USER, /* the user set it: keep theirs */
+	LAGOM_ENV_SKIP_FORBIDDEN, /* the admin's forbid= names it */
+};
+
+struct lagom_env_item {
+	const char *name;  /* borrowed from the plan result */
+	const char *value; /* borrowed from the plan result */
+	enum lagom_env_action action;
+};
+
+struct lagom_state {
+	/* plugstack.conf arguments, parsed in slurm_spank_init. */
+	struct lagom_config cfg;
+	bool cfg_ok;
+	/* Option values as the user gave them (callbacks may run twice). */
+	bool mode_given;
+	enum lagom_mode mode_opt;
+	bool workload_given;
+	char workload[LAGOM_WORKLOAD_ARG_MAX];
+	/* Remote context, filled in user_init. */
+	enum lagom_mode mode; /* the option, else cfg.default_mode */
+	bool planned;	      /* plan computed and items decided */
+	struct lagom_step step;
+	struct lagom_planner_result *plan;
+	struct lagom_env_item *items;
+	size_t n_items;
+	bool comment_done;
+	bool user_verbose; /* srun -v: tell the job's stderr too */
+};
+
+/* The plugin's one state struct (lagom.c). */
+extern struct lagom_state lagom_g;
+
+/* options.c */
+int lagom_options_register(spank_t sp);
+int lagom_option_mode_cb(int val, const char *optarg, int remote);
+int lagom_option_workload_cb(int val, const char *optarg, int remote);
+/* Check a --lagom-workload value: non-empty, printable, not too long. */
+int lagom_workload_arg_check(const char *value, struct lagom_error *err);
+/* Mode in effect: the option if given, else the admin's default. */
+enum lagom_mode lagom_effective_mode(const struct lagom_state *st);
+
+/* local.c: srun (local) and sbatch/salloc (allocator) contexts. */
+int lagom_local_init_post_opt(spank_t sp, struct lagom_state *st);
+
+/* remote.c: slurmstepd. */
+int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st);
+int lagom_remote_user_init(spank_t sp, struct lagom_state *st);
+int lagom_remote_task_init(spank_t sp, struct lagom_state *st);
+int lagom_remote_task_post_fork(spank_t sp, struct lagom_state *st);
+void lagom_remote_exit(spank_t sp, struct lagom_state *st);
+
+/*
+ * envset.c: decide, for each variable of the plan, whether to set it.
+ * is_set(ctx, name) says whether the user's environment already has name.
+ * Writes n items (allocated, caller frees) to *out.  Returns 0 or -ENOMEM.
+ */
+int lagom_env_decide(const struct lagom_planner_env *env, size_t n,
+		     const struct lagom_config *cfg,
+		     bool (*is_set)(void *ctx, const char *name), void *ctx,
+		     struct lagom_env_item **out);
+/*
+ * Comma-separated names of the skipped items into buf ("" when none).
+ * Returns the number skipped.  Truncates with "..." when buf is short.
+ */
+size_t lagom_env_skipped(const struct lagom_env_item *items, size_t n,
+			 char *buf, size_t len);
+
+/*
+ * comment.c: the lagom segment of the job comment is "{lagom: TEXT}".
+ * lagom_comment_merge() removes any earlier lagom segment from existing
+ * (NULL allowed), keeps the rest byte for byte, and appends the new
+ * segment, shortening TEXT (never the user's part) so that the result fits
+ * LAGOM_COMMENT_MAX bytes.  Braces, '|' and control characters in text
+ * become '(' ')' '/' ' '.  out must hold LAGOM_COMMENT_MAX + 1 bytes.
+ * Returns 0, or -ENOSPC when the user's part leaves no room for a segment
+ * (then the comment must be left alone).
+ */
+int lagom_comment_merge(const char *existing, const char *text, char *out,
+			size_t out_len, struct lagom_error *err);
+/*
+ * Read the job's comment, merge text into it and write it back (Comment, or
+ * AdminComment when admin).  Uses slurm_load_job/slurm_update_job of the
+ * loading process.  Returns 0 or a negative errno with err filled.
+ */
+int lagom_comment_update(uint32_t job_id, const char *text, bool admin,
+			 struct lagom_error *err);
+
+/* lagom.c: logging with the "lagom: " prefix. */
+void lagom_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lagom_log_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+#endif /* LAGOM_SPANK_LAGOM_H */

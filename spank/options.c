@@ -1,0 +1,113 @@
+/*
+ * spank/options.c - --lagom=auto|off|explain and --lagom-workload=NAME|FILE.
+ *
+ * Registered with spank_option_register() from slurm_spank_init, the only
+ * way the options reach sbatch and salloc.  The callbacks validate and store
+ * the value in the state struct; on Slurm 22.05 they run twice in the remote
+ * context (launch message, then environment), so storing is idempotent and
+ * the last value wins (srun applies environment values before the command
+ * line's).  A bad value fails with -1 and one line; srun adds "Invalid
+ * --lagom argument".
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <slurm/spank.h>
+
+#include "spank/lagom.h"
+
+enum {
+	OPT_MODE = 1,
+	OPT_WORKLOAD = 2
+};
+
+static struct spank_option lagom_opts[] = {
+	{ "lagom", "MODE",
+	  "[lagom] tune NCCL for this step: auto (set the plan's environment), "
+	  "explain (report the plan, set nothing) or off",
+	  1, OPT_MODE, lagom_option_mode_cb },
+	{ "lagom-workload", "NAME|FILE",
+	  "[lagom] the workload to tune for: a catalog name such as "
+	  "phi-2:fsdp, or a JSON file (read as you)",
+	  1, OPT_WORKLOAD, lagom_option_workload_cb },
+};
+
+int lagom_options_register(spank_t sp)
+{
+	for (size_t i = 0; i < sizeof(lagom_opts) / sizeof(lagom_opts[0]);
+	     i++) {
+		spank_err_t rc = spank_option_register(sp, &lagom_opts[i]);
+
+		if (rc != ESPANK_SUCCESS) {
+			lagom_log_error("cannot register --%s: %s",
+					lagom_opts[i].name, spank_strerror(rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int lagom_option_mode_cb(int val, const char *optarg, int remote)
+{
+	enum lagom_mode mode;
+
+	if (lagom_mode_parse(optarg, &mode) < 0) {
+		lagom_log_error("--lagom=%s: expected auto, off or explain",
+				optarg ? optarg : "");
+		return -1;
+	}
+	lagom_g.mode_given = true;
+	lagom_g.mode_opt = mode;
+	return 0;
+}
+
+int lagom_workload_arg_check(const char *value, struct lagom_error *err)
+{
+	size_t n;
+
+	if (!value || !*value)
+		return lagom_errprintf(err, EINVAL,
+				       "--lagom-workload needs a NAME or FILE");
+	n = strlen(value);
+	if (n >= LAGOM_WORKLOAD_ARG_MAX)
+		return lagom_errprintf(
+			err, ENAMETOOLONG,
+			"--lagom-workload: value too long (%zu bytes, max %d)",
+			n, LAGOM_WORKLOAD_ARG_MAX - 1);
+	for (const unsigned char *p = (const unsigned char *)value; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return lagom_errprintf(
+				err, EINVAL,
+				"--lagom-workload: control character in value");
+	return 0;
+}
+
+int lagom_option_workload_cb(int val, const char *optarg, int remote)
+{
+	struct lagom_error err = { 0 };
+
+	if (lagom_workload_arg_check(optarg, &err) < 0) {
+		lagom_log_error("%s", err.text);
+		return -1;
+	}
+	strcpy(lagom_g.workload, optarg);
+	lagom_g.workload_given = true;
+	return 0;
+}
+
+/* A value with a '/' or ending in ".json" names a file; else the catalog. */
+bool lagom_workload_is_file(const char *workload)
+{
+	size_t n;
+
+	if (!workload)
+		return false;
+	n = strlen(workload);
+	return strchr(workload, '/') ||
+	       (n > 5 && strcmp(workload + n - 5, ".json") == 0);
+}
+
+enum lagom_mode lagom_effective_mode(const struct lagom_state *st)
+{
+	return st->mode_given ? st->mode_opt : st->cfg.default_mode;
+}

@@ -1,0 +1,158 @@
+/*
+ * spank/plan.c - the plugin's one call into the planner (planner/planner.h).
+ *
+ * Runs in slurm_spank_user_init, where slurmstepd has dropped its effective
+ * uid to the job's owner: a workload file named by the user is opened with
+ * the user's privileges, never as root.  Profiles are read from the admin's
+ * directory under the planner's trust rules (owned by root or slurm_user,
+ * not writable by group or others).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spank/plan.h"
+#include "workload/workload.h"
+
+#define WORKLOAD_FILE_MAX (1024 * 1024)
+
+/* Root plus the admin's slurm_user= (a name is looked up here). */
+static int trusted_uid(const struct lagom_config *cfg, uid_t *uid,
+		       struct lagom_error *err)
+{
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+
+	*uid = 0;
+	if (!cfg->slurm_user[0])
+		return 0;
+	if (cfg->slurm_uid_valid) {
+		*uid = (uid_t)cfg->slurm_uid;
+		return 0;
+	}
+	if (getpwnam_r(cfg->slurm_user, &pw, buf, sizeof(buf), &found) != 0 ||
+	    !found)
+		return lagom_errprintf(
+			err, ENOENT,
+			"plugstack.conf: slurm_user=%s: no such user",
+			cfg->slurm_user);
+	*uid = found->pw_uid;
+	return 0;
+}
+
+/* topology.conf: the admin's path, else next to slurm.conf if present. */
+static const char *topology_path(const struct lagom_config *cfg, char *buf,
+				 size_t len)
+{
+	const char *conf = getenv("SLURM_CONF");
+	const char *slash;
+
+	if (cfg->topology_conf[0])
+		return cfg->topology_conf;
+	if (conf && (slash = strrchr(conf, '/')))
+		snprintf(buf, len, "%.*s/topology.conf", (int)(slash - conf),
+			 conf);
+	else
+		snprintf(buf, len, "/etc/slurm/topology.conf");
+	return access(buf, R_OK) == 0 ? buf : NULL;
+}
+
+/*
+ * Read a workload file as the calling user (slurmstepd's euid is the user
+ * in user_init).  O_NOFOLLOW is not used: the user may point at a link they
+ * can read.  Returns a NUL-terminated buffer to free, or NULL with err.
+ */
+static char *read_workload_file(const char *workload, const char *cwd,
+				struct lagom_error *err)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	char *text = NULL;
+	ssize_t got = 0;
+	int fd;
+
+	if (workload[0] != '/' && cwd && cwd[0])
+		snprintf(path, sizeof(path), "%s/%s", cwd, workload);
+	else
+		snprintf(path, sizeof(path), "%s", workload);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		lagom_errprintf(err, errno, "workload file %s: %s", path,
+				strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > WORKLOAD_FILE_MAX) {
+		lagom_errprintf(
+			err, EINVAL,
+			"workload file %s: not a regular file of at most %d bytes",
+			path, WORKLOAD_FILE_MAX);
+		goto close_fd;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		lagom_errprintf(err, ENOMEM, "out of memory");
+		goto close_fd;
+	}
+	while (got < st.st_size) {
+		ssize_t n = read(fd, text + got, (size_t)(st.st_size - got));
+
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	text[got] = '\0';
+close_fd:
+	close(fd);
+	return text;
+}
+
+int lagom_plan_compute(const struct lagom_config *cfg,
+		       const struct lagom_step *step, const char *workload,
+		       struct lagom_planner_result **out,
+		       struct lagom_error *err)
+{
+	struct lagom_planner_input in = { 0 };
+	char topo[1024];
+	struct lagom_workload *owned = NULL;
+	char *text = NULL;
+	int rc;
+
+	rc = trusted_uid(cfg, &in.trusted_uid, err);
+	if (rc < 0)
+		return rc;
+	in.profile_dir = cfg->profile_dir;
+	in.enforce_trust = true;
+	in.node_name = step->node_name;
+	in.node_names = (const char *const *)step->node_names;
+	in.node_count = step->node_count;
+	in.ranks_per_node = step->ranks_per_node;
+	in.gpus_per_node = step->gpus_per_node;
+	in.topology_conf = topology_path(cfg, topo, sizeof(topo));
+	in.tuner_path = cfg->tuner[0] && access(cfg->tuner, R_OK) == 0
+				? cfg->tuner
+				: NULL;
+	in.job_id = step->job_id;
+	if (lagom_workload_is_file(workload)) {
+		text = read_workload_file(workload, step->cwd, err);
+		if (!text)
+			return -(err && err->errnum ? err->errnum : EIO);
+		rc = lagom_workload_read_string(text, &owned, err);
+		free(text);
+		if (rc < 0)
+			return lagom_error_prefix(err, "workload file %s",
+						  workload);
+		in.workload = owned;
+		rc = lagom_planner_run(&in, out, err);
+		lagom_workload_destroy(owned);
+		return rc;
+	}
+	in.workload_name = workload;
+	return lagom_planner_run(&in, out, err);
+}

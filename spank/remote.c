@@ -1,0 +1,223 @@
+/*
+ * spank/remote.c - slurmstepd: plan once per node, environment per task,
+ * the job comment from node 0.
+ *
+ *   init_post_opt  the options are known: settle the mode
+ *   user_init      (euid = the user) read the placement, compute the plan,
+ *                  decide per variable against the user's environment
+ *   task_init      (each task, as the user) set the decided variables
+ *   task_post_fork (root, once on node 0) merge the summary into the
+ *                  job's comment
+ *   exit           free everything
+ *
+ * Fail open: every problem is one "lagom:" line (slurmd log; the job's
+ * stderr at srun -v) and an untouched environment.  Every callback here
+ * returns 0.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/spank.h>
+
+#include "spank/lagom.h"
+#include "spank/step.h"
+
+/* Step ids at or above this are Slurm's batch, extern and interactive
+ * steps: user options do not reach them, and the real steps inside them
+ * are planned on their own. */
+#define LAGOM_FIRST_SPECIAL_STEP 0xfffffff0u
+
+/*
+ * One "lagom:" line: always in the slurmd log; also on the job's stderr
+ * from node 0 when the user ran srun -v (SRUN_DEBUG > 3) or the admin set
+ * verbose.  Every node computes the same thing, so node 0 speaks for all.
+ */
+static void tell(const struct lagom_state *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void tell(const struct lagom_state *st, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	lagom_log_info("%s", line);
+	if (st->step.node_id == 0 && (st->user_verbose || st->cfg.verbose))
+		slurm_spank_log("lagom: %s", line);
+}
+
+static void fail_open(const struct lagom_state *st, const char *why)
+{
+	tell(st, "job %u.%u on %s: %s; environment left unchanged",
+	     st->step.job_id, st->step.step_id,
+	     st->step.node_name[0] ? st->step.node_name : "?", why);
+}
+
+/* srun -v exports SRUN_DEBUG=4 (3 by default). */
+static bool user_asked_verbose(spank_t sp)
+{
+	char buf[16];
+
+	return spank_getenv(sp, "SRUN_DEBUG", buf, sizeof(buf)) ==
+		       ESPANK_SUCCESS &&
+	       atoi(buf) > 3;
+}
+
+int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st)
+{
+	st->mode = lagom_effective_mode(st);
+	return 0;
+}
+
+static bool user_has(void *ctx, const char *name)
+{
+	char probe[2];
+	spank_err_t rc = spank_getenv((spank_t)ctx, name, probe, sizeof(probe));
+
+	return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
+}
+
+/* Explain mode: node 0 prints the plan's reasoning to the job's stderr. */
+static void explain(const struct lagom_state *st)
+{
+	const char *p = st->plan->explanation ? st->plan->explanation : "";
+
+	slurm_spank_log("lagom: explain (nothing set): %s", st->plan->summary);
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+
+		slurm_spank_log("lagom:   %.*s", n, p);
+		p += n + (nl ? 1 : 0);
+	}
+	for (size_t i = 0; i < st->n_items; i++)
+		slurm_spank_log("lagom:   would set %s=%s%s", st->items[i].name,
+				st->items[i].value,
+				st->items[i].action == LAGOM_ENV_SKIP_USER
+					? " (yours kept)"
+				: st->items[i].action ==
+						LAGOM_ENV_SKIP_FORBIDDEN
+					? " (forbidden by the admin)"
+					: "");
+}
+
+static void report_plan(const struct lagom_state *st)
+{
+	char skipped[256];
+	size_t n_set = 0;
+
+	for (size_t i = 0; i < st->n_items; i++)
+		n_set += st->items[i].action == LAGOM_ENV_SET ||
+			 st->items[i].action == LAGOM_ENV_OVERRIDE;
+	lagom_env_skipped(st->items, st->n_items, skipped, sizeof(skipped));
+	tell(st, "job %u.%u on %s: %s plan %s: %zu variables set%s%s",
+	     st->step.job_id, st->step.step_id, st->step.node_name,
+	     lagom_mode_name(st->mode), st->plan->plan_id,
+	     st->mode == LAGOM_MODE_AUTO ? n_set : 0,
+	     skipped[0] ? ", kept the user's " : "", skipped);
+}
+
+int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
+{
+	struct lagom_error err = { 0 };
+
+	if (st->mode == LAGOM_MODE_OFF)
+		return 0;
+	st->user_verbose = user_asked_verbose(sp);
+	if (lagom_step_read(sp, &st->step, &err) < 0) {
+		fail_open(st, err.text);
+		lagom_step_clear(&st->step);
+		return 0;
+	}
+	if (st->step.step_id >= LAGOM_FIRST_SPECIAL_STEP)
+		return 0;
+	if (st->step.gpus_per_node == 0) {
+		fail_open(st, "no GPUs in this step (request them with "
+			      "--gres=gpu:N or --gpus-per-node)");
+		return 0;
+	}
+	if (lagom_plan_compute(&st->cfg, &st->step,
+			       st->workload_given ? st->workload : NULL,
+			       &st->plan, &err) < 0) {
+		fail_open(st, err.text);
+		return 0;
+	}
+	if (lagom_env_decide(st->plan->env, st->plan->env_count, &st->cfg,
+			     user_has, sp, &st->items) < 0) {
+		fail_open(st, "out of memory");
+		lagom_planner_result_destroy(st->plan);
+		st->plan = NULL;
+		return 0;
+	}
+	st->n_items = st->plan->env_count;
+	st->planned = true;
+	report_plan(st);
+	if (st->mode == LAGOM_MODE_EXPLAIN && st->step.node_id == 0)
+		explain(st);
+	return 0;
+}
+
+int lagom_remote_task_init(spank_t sp, struct lagom_state *st)
+{
+	if (!st->planned || st->mode != LAGOM_MODE_AUTO)
+		return 0;
+	for (size_t i = 0; i < st->n_items; i++) {
+		const struct lagom_env_item *it = &st->items[i];
+		spank_err_t rc;
+
+		if (it->action != LAGOM_ENV_SET &&
+		    it->action != LAGOM_ENV_OVERRIDE)
+			continue;
+		rc = spank_setenv(sp, it->name, it->value,
+				  it->action == LAGOM_ENV_OVERRIDE);
+		if (rc != ESPANK_SUCCESS && rc != ESPANK_ENV_EXISTS &&
+		    st->cfg.verbose)
+			lagom_log_info("cannot set %s: %s", it->name,
+				       spank_strerror(rc));
+	}
+	return 0;
+}
+
+/* The comment text: the planner's summary plus what lagom did not set. */
+static void comment_text(const struct lagom_state *st, char *buf, size_t len)
+{
+	char skipped[512];
+
+	lagom_env_skipped(st->items, st->n_items, skipped, sizeof(skipped));
+	snprintf(buf, len, "%s%s%s%s", st->plan->summary,
+		 st->mode == LAGOM_MODE_EXPLAIN ? " mode=explain (not applied)"
+						: "",
+		 skipped[0] ? " skipped=" : "", skipped);
+}
+
+int lagom_remote_task_post_fork(spank_t sp, struct lagom_state *st)
+{
+	struct lagom_error err = { 0 };
+	char text[LAGOM_COMMENT_MAX + 1];
+
+	if (!st->planned || st->comment_done || st->step.node_id != 0 ||
+	    st->cfg.comment == LAGOM_COMMENT_NO)
+		return 0;
+	st->comment_done = true;
+	comment_text(st, text, sizeof(text));
+	if (lagom_comment_update(st->step.job_id, text,
+				 st->cfg.comment == LAGOM_COMMENT_ADMIN,
+				 &err) < 0)
+		lagom_log_info("job %u.%u: comment not written: %s",
+			       st->step.job_id, st->step.step_id, err.text);
+	return 0;
+}
+
+void lagom_remote_exit(spank_t sp, struct lagom_state *st)
+{
+	lagom_planner_result_destroy(st->plan);
+	st->plan = NULL;
+	free(st->items);
+	st->items = NULL;
+	st->n_items = 0;
+	st->planned = false;
+	lagom_step_clear(&st->step);
+}

@@ -1,0 +1,91 @@
+# tests/lib/cluster.sh - start and stop the local Slurm cluster of
+# contrib/demo-cluster.sh from a TAP test.  Source after tests/lib/tap.sh.
+#
+#   reason=$(cluster_skip_reason) && plan_skip_all "$reason"
+#   LAGOM_PLUGIN=...; cluster_start  # sets CLUSTER_DIR, exports SLURM_CONF
+#                              # (keep LAGOM_PLUGIN unexported: srun would
+#                              # pass it into every task's environment)
+#   trap cluster_stop EXIT
+#   cluster_plugstack ARGS...  # rewrite lagom's plugstack.conf line
+#   cluster_profiles FIXTURE   # one trusted profile per node from FIXTURE
+#
+# One cluster at a time on a machine: cluster_start takes a lock
+# (/run/lock or /tmp) that cluster_stop releases.
+
+cluster_script=${top_srcdir:-.}/contrib/demo-cluster.sh
+
+# Print why this machine cannot run the cluster (and fail), or nothing.
+cluster_skip_reason() {
+	local p
+	if [ -n "${LAGOM_SANITIZED:-}" ]; then
+		echo "sanitizer build: lagom.so cannot load into slurmstepd with ASan"
+		return 0
+	fi
+	if [ -n "${LAGOM_NO_INTEGRATION:-}" ]; then
+		echo "integration tests disabled: $LAGOM_NO_INTEGRATION"
+		return 0
+	fi
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "not root: the local cluster starts munged, slurmctld and slurmd"
+		return 0
+	fi
+	for p in munged mungekey slurmctld slurmd slurmdbd mariadbd \
+		mariadb-install-db sacctmgr srun sbatch sacct unshare flock; do
+		if ! PATH=$PATH:/usr/sbin:/sbin command -v "$p" >/dev/null 2>&1; then
+			echo "$p not installed (run contrib/install-deps.sh)"
+			return 0
+		fi
+	done
+	if ! unshare --uts true 2>/dev/null; then
+		echo "cannot create UTS namespaces here (unshare --uts)"
+		return 0
+	fi
+	return 1
+}
+
+cluster_start() {
+	local lockdir=/run/lock
+	[ -d "$lockdir" ] || lockdir=/tmp
+	exec 8>"$lockdir/lagom-cluster.lock"
+	if ! flock -w 600 8; then
+		echo "# another lagom cluster held the lock for 10 minutes" >&2
+		return 1
+	fi
+	CLUSTER_DIR=$(mktemp -d /tmp/lagom-cluster.XXXXXX)
+	export PATH=$PATH:/usr/sbin:/sbin
+	if ! LAGOM_PLUGIN=${LAGOM_PLUGIN:-} bash "$cluster_script" start "$CLUSTER_DIR" >"$CLUSTER_DIR.start.log" 2>&1; then
+		sed 's/^/# /' "$CLUSTER_DIR.start.log" >&2
+		return 1
+	fi
+	export SLURM_CONF=$CLUSTER_DIR/etc/slurm.conf
+}
+
+cluster_stop() {
+	[ -n "${CLUSTER_DIR:-}" ] || return 0
+	bash "$cluster_script" stop "$CLUSTER_DIR" >/dev/null 2>&1 || true
+	if [ -z "${LAGOM_KEEP_CLUSTER:-}" ]; then
+		rm -rf "$CLUSTER_DIR" "$CLUSTER_DIR.start.log"
+	else
+		echo "# cluster state kept in $CLUSTER_DIR" >&2
+	fi
+	CLUSTER_DIR=
+	flock -u 8 2>/dev/null || true
+}
+
+# cluster_plugstack ARGS...: lagom's line with these arguments (srun, sbatch
+# and slurmstepd reread plugstack.conf at every launch).
+cluster_plugstack() {
+	echo "required ${LAGOM_PLUGIN:?} $*" >"$CLUSTER_DIR/etc/plugstack.conf"
+}
+
+# cluster_profiles FIXTURE: copy FIXTURE as the profile of n1..nN, owned by
+# root, mode 0644, in a 0755 directory (what the trust rules accept).
+cluster_profiles() {
+	local i dir=$CLUSTER_DIR/profiles name
+	name=$(sed -n 's/.*"name": *"\([^"]*\)".*/\1/p' "$1" | head -1)
+	install -d -m 0755 "$dir"
+	for i in $(seq 1 "${LAGOM_CLUSTER_NODES:-3}"); do
+		sed "s/\"name\": *\"$name\"/\"name\": \"n$i\"/" "$1" >"$dir/n$i.json"
+		chmod 0644 "$dir/n$i.json"
+	done
+}

@@ -1,0 +1,402 @@
+/*
+ * tests/planner/test_planner.c - the planner the plugin and the CLI share:
+ * determinism (same inputs, any node order -> byte-identical plan text, id
+ * and environment), the weakest-node rule, errors (missing profile, trust,
+ * unknown workload, bad input) and the safe default.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/lib/lagom_test.h"
+#include "planner/planner.h"
+#include "profile/profile.h"
+#include "search/search.h"
+
+struct fx {
+	char dir[64];
+};
+
+/* A table-only profile, as `lagom profile synth` would write it. */
+static void write_profile(const char *dir, const char *node, const char *gpu,
+			  int sms, double bf16_flops, double hbm_Bps)
+{
+	struct lagom_profile *p = lagom_profile_create(node);
+	struct lagom_error err = { 0 };
+
+	assert_non_null(p);
+	snprintf(p->hostname, sizeof(p->hostname), "%s", node);
+	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "%s", gpu);
+	p->hw.gpu_count = 8;
+	p->hw.gpu_sm_count = sms;
+	p->hw.intra = LAGOM_PROFILE_INTRA_NVSWITCH;
+	p->hw.nvlinks_per_gpu = 12;
+	p->hw.nic_count = 4;
+	p->hw.nic_link_bw_Bps = 50e9;
+	p->meas.gemm_flops[LAGOM_PREC_BF16].value = bf16_flops;
+	p->meas.gemm_flops[LAGOM_PREC_BF16].source = LAGOM_SOURCE_TABLE;
+	p->meas.hbm_bw_Bps.value = hbm_Bps;
+	p->meas.hbm_bw_Bps.source = LAGOM_SOURCE_TABLE;
+	snprintf(p->prov.lagom_version, sizeof(p->prov.lagom_version), "0.1.0");
+	p->prov.created_unix_s = 1700000000;
+	if (lagom_profile_write_atomic(dir, p, &err) != 0)
+		fail_msg("writing %s: %s", node, err.text);
+	lagom_profile_destroy(p);
+}
+
+static int setup(void **state)
+{
+	static struct fx f;
+
+	snprintf(f.dir, sizeof(f.dir), "/tmp/lagom-planner-XXXXXX");
+	if (!mkdtemp(f.dir))
+		return -1;
+	write_profile(f.dir, "gpu001", "H100-SXM", 132, 989.4e12, 3350e9);
+	write_profile(f.dir, "gpu002", "H100-SXM", 132, 989.4e12, 3350e9);
+	write_profile(f.dir, "gpu003", "H100-SXM", 132, 989.4e12, 3350e9);
+	write_profile(f.dir, "slow001", "A100-SXM", 108, 312e12, 2039e9);
+	write_profile(f.dir, "slow002", "A100-SXM", 108, 312e12, 2039e9);
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	static const char *const nodes[] = { "gpu001", "gpu002", "gpu003",
+					     "slow001", "slow002" };
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s.json", f->dir, nodes[i]);
+		unlink(path);
+	}
+	rmdir(f->dir);
+	return 0;
+}
+
+static struct lagom_planner_input input(const struct fx *f,
+					const char *const *names, size_t n)
+{
+	struct lagom_planner_input in = {
+		.profile_dir = f->dir,
+		.node_names = names,
+		.node_count = n,
+		.ranks_per_node = 8,
+		.gpus_per_node = 8,
+		.workload_name = "llama-3.1-8b:fsdp",
+		.tuner_path = "/usr/lib/libnccl-tuner-lagom.so",
+		.job_id = 4242,
+	};
+	return in;
+}
+
+static struct lagom_planner_result *run_ok(const struct lagom_planner_input *in)
+{
+	struct lagom_planner_result *r = NULL;
+	struct lagom_error err = { 0 };
+	int rc = lagom_planner_run(in, &r, &err);
+
+	if (rc != 0)
+		fail_msg("planner: %d %s", rc, err.text);
+	assert_non_null(r);
+	return r;
+}
+
+static void assert_same_result(const struct lagom_planner_result *a,
+			       const struct lagom_planner_result *b)
+{
+	size_t i;
+
+	assert_string_equal(a->plan_text, b->plan_text);
+	assert_string_equal(a->plan_id, b->plan_id);
+	assert_string_equal(a->summary, b->summary);
+	assert_int_equal(a->env_count, b->env_count);
+	for (i = 0; i < a->env_count; i++) {
+		assert_string_equal(a->env[i].name, b->env[i].name);
+		assert_string_equal(a->env[i].value, b->env[i].value);
+	}
+}
+
+static const char *env_get(const struct lagom_planner_result *r,
+			   const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->env_count; i++)
+		if (strcmp(r->env[i].name, name) == 0)
+			return r->env[i].value;
+	return NULL;
+}
+
+static void same_inputs_same_plan(void **state)
+{
+	static const char *const names[] = { "gpu001", "gpu002" };
+	struct lagom_planner_input in = input(*state, names, 2);
+	struct lagom_planner_result *a = run_ok(&in), *b = run_ok(&in);
+
+	assert_same_result(a, b);
+	assert_int_equal(strlen(a->plan_id), 16);
+	assert_false(a->fell_back);
+	lagom_planner_result_destroy(a);
+	lagom_planner_result_destroy(b);
+}
+
+static void node_order_does_not_matter(void **state)
+{
+	static const char *const fwd[] = { "gpu001", "gpu002", "gpu003" };
+	static const char *const rev[] = { "gpu003", "gpu001", "gpu002" };
+	struct lagom_planner_input in1 = input(*state, fwd, 3);
+	struct lagom_planner_input in2 = input(*state, rev, 3);
+	struct lagom_planner_result *a, *b;
+
+	in2.node_name = "gpu003"; /* another node computing the same plan */
+	a = run_ok(&in1);
+	b = run_ok(&in2);
+	assert_same_result(a, b);
+	assert_string_equal(a->explanation, b->explanation);
+	lagom_planner_result_destroy(a);
+	lagom_planner_result_destroy(b);
+}
+
+/* A step mixing H100 and A100 nodes plans for the A100s, on every node. */
+static void mixed_step_plans_for_weakest(void **state)
+{
+	static const char *const mixed[] = { "gpu001", "slow001" };
+	static const char *const slow[] = { "slow002", "slow001" };
+	static const char *const fast[] = { "gpu001", "gpu002" };
+	struct lagom_planner_input in;
+	struct lagom_planner_result *m, *s, *f;
+
+	in = input(*state, mixed, 2);
+	m = run_ok(&in);
+	in = input(*state, slow, 2);
+	s = run_ok(&in);
+	in = input(*state, fast, 2);
+	f = run_ok(&in);
+	assert_string_equal(m->plan_text, s->plan_text);
+	assert_double_rel(m->predicted_time_s, s->predicted_time_s, 1e-12);
+	assert_true(f->nccl_default_time_s < s->nccl_default_time_s);
+	lagom_planner_result_destroy(m);
+	lagom_planner_result_destroy(s);
+	lagom_planner_result_destroy(f);
+}
+
+static void env_carries_plan(void **state)
+{
+	static const char *const names[] = { "gpu001", "gpu002" };
+	struct lagom_planner_input in = input(*state, names, 2);
+	struct lagom_planner_result *r = run_ok(&in);
+	const char *v;
+	char id[17];
+
+	assert_non_null(strstr(r->plan_text, "job=4242"));
+	assert_int_equal(strncmp(r->plan_text, "lagom-plan 1 ", 13), 0);
+	assert_non_null(strstr(r->plan_text, r->plan_id));
+	v = strchr(r->plan_text, ';');
+	assert_non_null(v);
+	snprintf(id, sizeof(id), "%016llx",
+		 (unsigned long long)lagom_fnv1a64(v + 1, strlen(v + 1)));
+	assert_string_equal(r->plan_id, id); /* doc/plan-format.md */
+	v = env_get(r, "LAGOM_PLAN_ID");
+	assert_non_null(v);
+	assert_string_equal(v, r->plan_id);
+	v = env_get(r, "NCCL_TUNER_PLUGIN");
+	assert_non_null(v);
+	assert_string_equal(v, in.tuner_path);
+	v = env_get(r, "LAGOM_PLAN");
+	assert_non_null(v);
+	assert_string_equal(v, r->plan_text);
+	assert_non_null(strstr(r->summary, r->plan_id));
+	assert_non_null(strstr(r->summary, "lagom " PACKAGE_VERSION));
+	assert_null(strchr(r->summary, '\n'));
+	assert_non_null(strstr(r->explanation, r->plan_id));
+	assert_true(r->predicted_time_s > 0);
+	assert_true(r->nccl_default_time_s > 0);
+	assert_double_rel(r->predicted_speedup,
+			  r->nccl_default_time_s / r->predicted_time_s, 1e-9);
+	lagom_planner_result_destroy(r);
+}
+
+static void no_tuner_no_plan_variable(void **state)
+{
+	static const char *const names[] = { "gpu001", "gpu002" };
+	struct lagom_planner_input in = input(*state, names, 2);
+	struct lagom_planner_result *r;
+
+	in.tuner_path = NULL;
+	r = run_ok(&in);
+	assert_null(env_get(r, "NCCL_TUNER_PLUGIN"));
+	assert_null(env_get(r, "LAGOM_PLAN"));
+	assert_non_null(env_get(r, "LAGOM_PLAN_ID"));
+	lagom_planner_result_destroy(r);
+}
+
+static void missing_profile_is_an_error(void **state)
+{
+	static const char *const names[] = { "gpu001", "gpu999" };
+	struct lagom_planner_input in = input(*state, names, 2);
+	struct lagom_planner_result *r = NULL;
+	struct lagom_error err = { 0 };
+
+	assert_int_equal(lagom_planner_run(&in, &r, &err), -ENOENT);
+	assert_null(r);
+	assert_non_null(strstr(err.text, "gpu999"));
+}
+
+static void unknown_workload_is_an_error(void **state)
+{
+	static const char *const names[] = { "gpu001" };
+	struct lagom_planner_input in = input(*state, names, 1);
+	struct lagom_planner_result *r = NULL;
+	struct lagom_error err = { 0 };
+
+	in.workload_name = "no-such-model";
+	assert_int_equal(lagom_planner_run(&in, &r, &err), -EINVAL);
+	assert_null(r);
+	assert_non_null(strstr(err.text, "no-such-model"));
+}
+
+static void bad_input_is_refused(void **state)
+{
+	static const char *const dup[] = { "gpu001", "gpu001" };
+	struct lagom_planner_input in = input(*state, dup, 2);
+	struct lagom_planner_result *r = NULL;
+	struct lagom_error err = { 0 };
+
+	assert_int_equal(lagom_planner_run(&in, &r, &err), -EINVAL);
+	in.node_count = 0;
+	assert_int_equal(lagom_planner_run(&in, &r, &err), -EINVAL);
+	in = input(*state, dup, 1);
+	in.gpus_per_node = 16; /* the profile has 8 */
+	assert_int_equal(lagom_planner_run(&in, &r, &err), -EINVAL);
+	in.gpus_per_node = 8;
+	in.ranks_per_node = 0;
+	assert_int_equal(lagom_planner_run(&in, &r, &err), -EINVAL);
+	assert_null(r);
+}
+
+static void untrusted_directory_is_refused(void **state)
+{
+	struct fx *f = *state;
+	static const char *const names[] = { "gpu001" };
+	struct lagom_planner_input in = input(f, names, 1);
+	struct lagom_planner_result *r = NULL;
+	struct lagom_error err = { 0 };
+
+	assert_int_equal(chmod(f->dir, 0777), 0);
+	in.enforce_trust = true;
+	in.trusted_uid = getuid();
+	assert_int_equal(lagom_planner_run(&in, &r, &err), -EPERM);
+	assert_null(r);
+	assert_int_equal(chmod(f->dir, 0755), 0);
+	assert_int_equal(lagom_planner_run(&in, &r, &err), 0);
+	lagom_planner_result_destroy(r);
+}
+
+static void single_gpu_falls_back(void **state)
+{
+	static const char *const names[] = { "gpu001" };
+	struct lagom_planner_input in = input(*state, names, 1);
+	struct lagom_planner_result *r;
+	char id[17];
+
+	in.gpus_per_node = 1;
+	in.ranks_per_node = 1;
+	r = run_ok(&in);
+	assert_true(r->fell_back);
+	assert_non_null(r->fallback_reason);
+	assert_int_equal(strncmp(r->plan_text, "lagom-plan 1 ", 13), 0);
+	assert_non_null(strstr(r->plan_text, ";end"));
+	assert_string_equal(env_get(r, "LAGOM_PLAN_ID"), r->plan_id);
+	assert_null(env_get(r, "NCCL_MAX_CTAS"));
+	/* The id is the hash of the records, as for a searched plan. */
+	snprintf(id, sizeof(id), "%016llx",
+		 (unsigned long long)lagom_fnv1a64("end", 3));
+	assert_string_equal(r->plan_id, id);
+	lagom_planner_result_destroy(r);
+}
+
+static void no_workload_plans_for_catalog(void **state)
+{
+	static const char *const names[] = { "gpu001", "gpu002" };
+	struct lagom_planner_input in = input(*state, names, 2);
+	struct lagom_planner_result *a, *b;
+
+	in.workload_name = NULL;
+	a = run_ok(&in);
+	b = run_ok(&in);
+	assert_same_result(a, b);
+	assert_string_equal(a->workload_name, "catalog-worst-case");
+	lagom_planner_result_destroy(a);
+	lagom_planner_result_destroy(b);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Inter-node hops from topology.conf: across the spine costs more. */
+static void topology_conf_hops(void **state)
+{
+	struct fx *f = *state;
+	static const char *const same[] = { "gpu001", "gpu002" };
+	static const char *const across[] = { "gpu001", "gpu003" };
+	static const char *const unknown[] = { "gpu001", "slow001" };
+	struct lagom_planner_input in;
+	struct lagom_planner_result *leaf, *spine, *r = NULL;
+	struct lagom_error err = { 0 };
+	char conf[128];
+
+	snprintf(conf, sizeof(conf), "%s/topology.conf", f->dir);
+	write_text(conf, "SwitchName=leaf1 Nodes=gpu[001-002]\n"
+			 "SwitchName=leaf2 Nodes=gpu003\n"
+			 "SwitchName=spine Switches=leaf[1-2]\n");
+	in = input(f, same, 2);
+	in.topology_conf = conf;
+	leaf = run_ok(&in);
+	in = input(f, across, 2);
+	in.topology_conf = conf;
+	spine = run_ok(&in);
+	assert_true(spine->nccl_default_time_s > leaf->nccl_default_time_s);
+	in = input(f, unknown, 2);
+	in.topology_conf = conf;
+	assert_int_equal(lagom_planner_run(&in, &r, &err), -ENOENT);
+	assert_non_null(strstr(err.text, "slow001"));
+	unlink(conf);
+	in.topology_conf = conf;
+	assert_int_equal(lagom_planner_run(&in, &r, &err), -ENOENT);
+	assert_null(r);
+	lagom_planner_result_destroy(leaf);
+	lagom_planner_result_destroy(spine);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(same_inputs_same_plan),
+		cmocka_unit_test(node_order_does_not_matter),
+		cmocka_unit_test(mixed_step_plans_for_weakest),
+		cmocka_unit_test(env_carries_plan),
+		cmocka_unit_test(no_tuner_no_plan_variable),
+		cmocka_unit_test(missing_profile_is_an_error),
+		cmocka_unit_test(unknown_workload_is_an_error),
+		cmocka_unit_test(bad_input_is_refused),
+		cmocka_unit_test(untrusted_directory_is_refused),
+		cmocka_unit_test(single_gpu_falls_back),
+		cmocka_unit_test(no_workload_plans_for_catalog),
+		cmocka_unit_test(topology_conf_hops),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Golden profiles: every tests/profile/valid/*.json loads; every
+# tests/profile/invalid/NAME.json is rejected with exactly the message in
+# NAME.msg.  An oversized file is made on the fly (1 MiB is too big to ship).
+. "${top_srcdir:-.}/tests/lib/tap.sh"
+
+tool="$top_builddir/tests/profile/profile_tool"
+src="$top_srcdir/tests/profile"
+[ -x "$tool" ] || plan_skip_all "profile_tool not built"
+
+nvalid=$(ls "$src"/valid/*.json | wc -l)
+ninvalid=$(ls "$src"/invalid/*.json | wc -l)
+plan $((nvalid + ninvalid + 2))
+
+for f in "$src"/valid/*.json; do
+	out=$("$tool" read "$f")
+	if [ "$out" = ok ]; then ok "valid/${f##*/}"; else not_ok "valid/${f##*/}: $out"; fi
+done
+
+cd "$src/invalid" || exit 1
+for f in *.json; do
+	want=$(cat "${f%.json}.msg")
+	out=$("$tool" read "$f")
+	st=$?
+	if [ "$out" = "$want" ] && [ $st -eq 1 ]; then
+		ok "invalid/$f: $want"
+	else
+		not_ok "invalid/$f: got '$out' (exit $st), want '$want'"
+	fi
+done
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+"$tool" sample big 4 > big.json
+head -c 1048576 /dev/zero | tr '\0' ' ' >> big.json
+out=$("$tool" read big.json)
+case $out in
+"profile big.json: "*" bytes, over the 1048576 byte limit") ok "oversized: $out" ;;
+*) not_ok "oversized: got '$out'" ;;
+esac
+# Exactly at the limit is read (and here valid: JSON allows trailing spaces).
+"$tool" sample edge 4 > edge.json
+pad=$((1048576 - $(wc -c < edge.json)))
+head -c $pad /dev/zero | tr '\0' ' ' >> edge.json
+out=$("$tool" read edge.json)
+if [ "$out" = ok ]; then ok "exactly 1 MiB is accepted"; else not_ok "1 MiB: $out"; fi
+done_testing

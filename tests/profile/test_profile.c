@@ -1,0 +1,338 @@
+/* Tests of profile/: round trip, writer, validation limits, fingerprint. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <time.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "profile/profile.h"
+#include "tests/lib/lagom_test.h"
+
+static struct lagom_profile *sample(const char *node)
+{
+	struct lagom_profile *p = lagom_profile_create(node);
+
+	assert_non_null(p);
+	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "H100-SXM5-80GB");
+	p->hw.gpu_count = 8;
+	p->hw.gpu_sm_count = 132;
+	p->hw.intra = LAGOM_PROFILE_INTRA_NVSWITCH;
+	p->hw.nic_link_bw_Bps = 5e10;
+	p->meas.gemm_flops[LAGOM_PREC_BF16] = (struct lagom_quantity){
+		7.1e14, LAGOM_SOURCE_MEASURED
+	};
+	p->meas.hbm_bw_Bps = (struct lagom_quantity){ 3.0e12,
+						      LAGOM_SOURCE_TABLE };
+	p->meas.busbw_source = LAGOM_SOURCE_MEASURED;
+	p->meas.busbw_nranks = 8;
+	p->meas.n_busbw = 2;
+	p->meas.busbw[0] = (struct lagom_busbw_point){ LAGOM_COLL_ALLGATHER, 4,
+						       131072, 1 << 26,
+						       1.234567890123e11 };
+	p->meas.busbw[1] = (struct lagom_busbw_point){ LAGOM_COLL_ALLREDUCE, 16,
+						       524288, 1 << 28,
+						       3.3e11 };
+	p->meas.contention_source = LAGOM_SOURCE_MEASURED;
+	p->meas.contention_precision = LAGOM_PREC_FP16;
+	p->meas.n_contention = 1;
+	p->meas.contention[0] = (struct lagom_contention_point){ 8, 65536,
+								 1.0625 };
+	p->prov.created_unix_s = 1763700000;
+	return p;
+}
+
+static void round_trip_keeps_every_field(void **state)
+{
+	struct lagom_profile *p = sample("gpu001"), *q = NULL;
+	struct lagom_error err = { 0 };
+	char *a = NULL, *b = NULL;
+
+	assert_int_equal(lagom_profile_to_string(p, &a, &err), 0);
+	assert_int_equal(lagom_profile_from_buffer(a, strlen(a), &q, &err), 0);
+	assert_string_equal(q->node, "gpu001");
+	assert_int_equal(q->version_major, LAGOM_PROFILE_VERSION_MAJOR);
+	assert_int_equal(q->hw.gpu_sm_count, 132);
+	assert_int_equal(q->hw.intra, LAGOM_PROFILE_INTRA_NVSWITCH);
+	assert_int_equal(q->meas.gemm_flops[LAGOM_PREC_BF16].source,
+			 LAGOM_SOURCE_MEASURED);
+	assert_int_equal(q->meas.gemm_flops[LAGOM_PREC_FP8].source,
+			 LAGOM_SOURCE_ABSENT);
+	assert_int_equal(q->meas.hbm_bw_Bps.source, LAGOM_SOURCE_TABLE);
+	assert_int_equal(q->meas.n_busbw, 2);
+	assert_int_equal(q->meas.busbw[0].collective, LAGOM_COLL_ALLGATHER);
+	assert_true(q->meas.busbw[0].busbw_Bps == p->meas.busbw[0].busbw_Bps);
+	assert_int_equal(q->meas.busbw[1].chunk_bytes, 524288);
+	assert_int_equal(q->meas.contention[0].ctas, 8);
+	assert_int_equal(q->meas.contention_precision, LAGOM_PREC_FP16);
+	assert_string_equal(q->prov.lagom_version, PACKAGE_VERSION);
+	assert_int_equal(lagom_profile_to_string(q, &b, &err), 0);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	lagom_profile_destroy(p);
+	lagom_profile_destroy(q);
+}
+
+static void writer_refuses_non_finite_numbers(void **state)
+{
+	struct lagom_profile *p = sample("gpu001");
+	struct lagom_error err = { 0 };
+	char *text = (char *)"untouched";
+
+	p->meas.busbw[1].busbw_Bps = NAN;
+	assert_int_equal(lagom_profile_to_string(p, &text, &err), -EINVAL);
+	assert_string_equal(err.text,
+			    "measurements.nccl_busbw.points[1] is not finite");
+	assert_string_equal(text, "untouched");
+	p->meas.busbw[1].busbw_Bps = 1;
+	p->meas.hbm_bw_Bps.value = -3;
+	assert_int_equal(lagom_profile_to_string(p, &text, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "measurements.hbm_bw.value: -3"));
+	lagom_profile_destroy(p);
+}
+
+static void node_names_cannot_leave_the_directory(void **state)
+{
+	assert_true(lagom_profile_node_name_ok("gpu-001.rack_2"));
+	assert_false(lagom_profile_node_name_ok(""));
+	assert_false(lagom_profile_node_name_ok(".hidden"));
+	assert_false(lagom_profile_node_name_ok(".."));
+	assert_false(lagom_profile_node_name_ok("a/b"));
+	assert_false(lagom_profile_node_name_ok("a b"));
+	assert_false(lagom_profile_node_name_ok(NULL));
+	assert_null(lagom_profile_create("../x"));
+}
+
+static void fingerprint_follows_the_hardware(void **state)
+{
+	struct lagom_profile *p = sample("gpu001");
+	char a[40], b[40], c[40];
+
+	lagom_profile_fingerprint(&p->hw, a, sizeof(a));
+	lagom_profile_fingerprint(&p->hw, b, sizeof(b));
+	assert_string_equal(a, b);
+	assert_int_equal(strlen(a), strlen("fnv1a64:") + 16);
+	p->hw.gpu_count = 4;
+	lagom_profile_fingerprint(&p->hw, c, sizeof(c));
+	assert_string_not_equal(a, c);
+	p->hw.gpu_count = 8;
+	p->meas.hbm_bw_Bps.value = 1;
+	lagom_profile_fingerprint(&p->hw, c, sizeof(c));
+	assert_string_equal(a, c);
+	lagom_profile_destroy(p);
+}
+
+static void write_then_load(void **state)
+{
+	char dir[] = "/tmp/lagom-test-profile-XXXXXX";
+	char path[PATH_MAX];
+	struct lagom_profile *p = sample("gpu007"), *q = NULL;
+	struct lagom_error err = { 0 };
+	struct stat st;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(lagom_profile_write_atomic(dir, p, &err), 0);
+	p->hw.gpu_count = 4;
+	assert_int_equal(lagom_profile_write_atomic(dir, p, &err), 0);
+	snprintf(path, sizeof(path), "%s/gpu007.json", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(lagom_profile_load_node(dir, "gpu007", NULL, &q, &err),
+			 0);
+	assert_int_equal(q->hw.gpu_count, 4);
+	lagom_profile_destroy(q);
+	assert_int_equal(lagom_profile_load_node(dir, "gpu008", NULL, &q, &err),
+			 -ENOENT);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0); /* no temporary file left */
+	lagom_profile_destroy(p);
+}
+
+static void touch(const char *dir, const char *name, time_t mtime)
+{
+	char path[PATH_MAX];
+	struct timespec times[2] = { { mtime, 0 }, { mtime, 0 } };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(utimensat(AT_FDCWD, path, times, 0), 0);
+}
+
+static int exists(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+static void remove_in(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(unlink(path), 0);
+}
+
+/* A killed writer's temporary file goes once it is old; a young one (a
+ * writer at work) and other nodes' files stay. */
+static void stale_temporary_files_are_removed(void **state)
+{
+	char dir[] = "/tmp/lagom-test-stale-XXXXXX";
+	struct lagom_profile *p = sample("gpu007");
+	struct lagom_error err = { 0 };
+	time_t now = time(NULL);
+
+	assert_non_null(mkdtemp(dir));
+	touch(dir, ".gpu007.json.123.1", now - 3600);
+	touch(dir, ".gpu007.json.124.1", now);
+	touch(dir, ".gpu008.json.125.1", now - 3600);
+	assert_int_equal(lagom_profile_write_atomic(dir, p, &err), 0);
+	assert_false(exists(dir, ".gpu007.json.123.1"));
+	assert_true(exists(dir, ".gpu007.json.124.1"));
+	assert_true(exists(dir, ".gpu008.json.125.1"));
+	assert_true(exists(dir, "gpu007.json"));
+	lagom_profile_destroy(p);
+	remove_in(dir, ".gpu007.json.124.1");
+	remove_in(dir, ".gpu008.json.125.1");
+	remove_in(dir, "gpu007.json");
+	assert_int_equal(rmdir(dir), 0);
+}
+
+static void write_into_missing_dir_fails_cleanly(void **state)
+{
+	struct lagom_profile *p = sample("gpu001");
+	struct lagom_error err = { 0 };
+
+	assert_int_equal(
+		lagom_profile_write_atomic("/nonexistent/lagom", p, &err),
+		-ENOENT);
+	assert_string_equal(
+		err.text,
+		"writing /nonexistent/lagom/gpu001.json: No such file or directory");
+	lagom_profile_destroy(p);
+}
+
+/* A grid one point over LAGOM_PROFILE_MAX_POINTS is refused. */
+static void too_many_points_are_rejected(void **state)
+{
+	struct lagom_profile *p = sample("gpu001"), *q = NULL;
+	struct lagom_error err = { 0 };
+	json_t *j, *points, *first;
+
+	j = lagom_profile_to_json(p, &err);
+	assert_non_null(j);
+	points = json_object_get(
+		json_object_get(json_object_get(j, "measurements"),
+				"nccl_busbw"),
+		"points");
+	first = json_array_get(points, 0);
+	while (json_array_size(points) <= LAGOM_PROFILE_MAX_POINTS)
+		assert_int_equal(json_array_append(points, first), 0);
+	assert_int_equal(lagom_profile_from_json(j, &q, &err), -EINVAL);
+	assert_string_equal(
+		err.text,
+		"measurements.nccl_busbw.points: 513 points, expected 1 to 512");
+	assert_null(q);
+	json_decref(j);
+	lagom_profile_destroy(p);
+}
+
+static void oversized_buffer_is_efbig(void **state)
+{
+	struct lagom_profile *q = NULL;
+	struct lagom_error err = { 0 };
+	size_t len = LAGOM_PROFILE_MAX_BYTES + 1;
+	char *big = malloc(len);
+
+	assert_non_null(big);
+	memset(big, ' ', len);
+	assert_int_equal(lagom_profile_from_buffer(big, len, &q, &err), -EFBIG);
+	free(big);
+}
+
+static void unknown_major_is_eprotonosupport(void **state)
+{
+	struct lagom_profile *q = NULL;
+	const char *text =
+		"{\"format\": \"lagom-profile\", \"version\": \"3.1\"}";
+
+	assert_int_equal(
+		lagom_profile_from_buffer(text, strlen(text), &q, NULL),
+		-EPROTONOSUPPORT);
+	assert_null(q);
+}
+
+static void to_hw_prefers_measured_values(void **state)
+{
+	struct lagom_profile *p = sample("gpu001");
+	struct lagom_error err = { 0 };
+	struct lagom_hw hw, table;
+
+	assert_int_equal(lagom_hw_from_spec("H100-SXM5-80GB", 8,
+					    LAGOM_INTRA_NVSWITCH, 0, 0, &table,
+					    &err),
+			 0);
+	p->hw.gpu_sm_count = 114; /* differs from the table on purpose */
+	p->hw.nic_count = 4;
+	p->hw.nic_rdma = 1;
+	p->meas.intra_bw_Bps = (struct lagom_quantity){ 3.6e11,
+							LAGOM_SOURCE_MEASURED };
+	assert_int_equal(lagom_profile_to_hw(p, &hw, &err), 0);
+	assert_int_equal(hw.gpus_per_node, 8);
+	assert_int_equal(hw.intra, LAGOM_INTRA_NVSWITCH);
+	assert_int_equal(hw.gpu.sm_count, 114);
+	assert_double_rel(hw.gpu.tflops[LAGOM_PREC_BF16], 710.0, 1e-12);
+	assert_double_rel(hw.gpu.tflops[LAGOM_PREC_FP16],
+			  table.gpu.tflops[LAGOM_PREC_FP16], 1e-12);
+	assert_double_rel(hw.gpu.hbm_Bps, 3.0e12, 1e-12);
+	assert_double_rel(hw.intra_link_Bps * hw.intra_links, 3.6e11, 1e-12);
+	assert_int_equal(hw.nic_count, 4);
+	assert_double_rel(hw.nic_Bps, 5e10, 1e-12);
+	assert_true(hw.nic_gdr);
+	lagom_profile_destroy(p);
+}
+
+static void to_hw_needs_a_known_gpu(void **state)
+{
+	struct lagom_profile *p = sample("gpu001");
+	struct lagom_error err = { 0 };
+	struct lagom_hw hw;
+
+	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "Voodoo 5");
+	assert_int_equal(lagom_profile_to_hw(p, &hw, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "profile gpu001: "));
+	p->hw.gpu_count = 0;
+	assert_int_equal(lagom_profile_to_hw(p, &hw, &err), -ENODEV);
+	lagom_profile_destroy(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip_keeps_every_field),
+		cmocka_unit_test(writer_refuses_non_finite_numbers),
+		cmocka_unit_test(node_names_cannot_leave_the_directory),
+		cmocka_unit_test(fingerprint_follows_the_hardware),
+		cmocka_unit_test(write_then_load),
+		cmocka_unit_test(write_into_missing_dir_fails_cleanly),
+		cmocka_unit_test(stale_temporary_files_are_removed),
+		cmocka_unit_test(too_many_points_are_rejected),
+		cmocka_unit_test(oversized_buffer_is_efbig),
+		cmocka_unit_test(unknown_major_is_eprotonosupport),
+		cmocka_unit_test(to_hw_prefers_measured_values),
+		cmocka_unit_test(to_hw_needs_a_known_gpu),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

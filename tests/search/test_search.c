@@ -1,0 +1,328 @@
+/*
+ * tests/search/test_search.c - plans through the real cost model: greedy
+ * against the exhaustive optimum, the paper's workloads, determinism, the
+ * LAGOM_PLAN text and the environment of a plan.
+ */
+#include "config.h"
+
+#include "tests/lib/lagom_test.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "tests/search/paper.h"
+#include "tests/search/plan_parse.h"
+
+#define REFINE_DEFAULT 32
+
+static void test_model_vs_exhaustive(void **state)
+{
+	struct model_summary m;
+
+	(void)state;
+	assert_int_equal(model_compare(0x5eedu, 1000, &m), 0);
+	print_message("# real model, %u scenarios (%u skipped): %.2f %% "
+		      "within 1 %%, worst %.4fx; evaluations mean %.1f, "
+		      "sum|R| %.1f, prod|R| %.1f, max excess %lu; cases: min "
+		      "hidden %u, comm bound %u, balance %u\n",
+		      m.count, m.skipped, 100.0 * m.within_1pct / m.count,
+		      m.worst_ratio, m.mean_evals, m.mean_sum_r, m.mean_prod_r,
+		      m.max_excess, m.cases[0], m.cases[1], m.cases[2]);
+	assert_true(m.count >= 1000 * 95 / 100);
+	assert_true(m.within_1pct >= 0.99 * m.count);
+	assert_true(m.max_excess <= REFINE_DEFAULT + 2);
+}
+
+static struct lagom_plan *plan_named(const struct lagom_hw *hw,
+				     const char *name)
+{
+	struct lagom_workload *w = NULL;
+	struct lagom_plan *plan = NULL;
+	struct lagom_error err = { 0 };
+
+	if (lagom_workload_from_name(name, hw, 2, 8, &w, &err) < 0) {
+		print_error("%s: %s\n", name, err.text);
+		return NULL;
+	}
+	if (lagom_search_plan(hw, w, 2, 8, NULL, &plan, &err) < 0)
+		print_error("%s: %s\n", name, err.text);
+	lagom_workload_destroy(w);
+	return plan;
+}
+
+/* Paper workloads: never slower than NCCL's defaults by the model's own
+ * prediction, and FSDP gains more than EP over the paper's test bed (the
+ * paper reports its ranges by parallelism over both clusters). */
+static void test_paper_workloads(void **state)
+{
+	double fsdp = 0, ep = 0;
+	unsigned nf = 0, ne = 0;
+
+	(void)state;
+	for (int b = 0; b < 2; b++) {
+		struct lagom_hw hw;
+
+		assert_int_equal(paper_hw(b, &hw), 0);
+		for (size_t i = 0; i < PAPER_N; i++) {
+			const char *name = paper_workloads[i];
+			struct lagom_plan *p = plan_named(&hw, name);
+
+			assert_non_null(p);
+			print_message("# cluster %c %-26s %.3fx over NCCL, "
+				      "%.3fx over comm-only\n",
+				      b ? 'B' : 'A', name, p->speedup_nccl,
+				      p->speedup_comm_only);
+			assert_true(p->speedup_nccl >= 1.0);
+			assert_true(p->lagom_env_only_s <= p->nccl_s);
+			if (!strcmp(paper_par(name), "fsdp")) {
+				fsdp += p->speedup_nccl;
+				nf++;
+			} else if (!strcmp(paper_par(name), "ep")) {
+				ep += p->speedup_nccl;
+				ne++;
+			}
+			lagom_plan_destroy(p);
+		}
+	}
+	print_message("# mean speedup over NCCL: FSDP %.3fx, EP %.3fx\n",
+		      fsdp / nf, ep / ne);
+	assert_true(fsdp / nf > ep / ne);
+}
+
+/* A two-region workload built in either order. */
+static struct lagom_workload *two_regions(int reversed)
+{
+	struct lagom_workload *w = lagom_workload_create("two", 2);
+	struct lagom_region a = {
+		.name = "fwd",
+		.kernels = { { .time_s = 3e-3,
+			       .grid_blocks = 300,
+			       .mem_bound = 0.3 } },
+		.nkernels = 1,
+		.colls = { { .coll = LAGOM_COLL_ALLGATHER,
+			     .bytes = 64u << 20,
+			     .comm = { 16, 2, 8, LAGOM_HOPS_SAME_LEAF } } },
+		.ncolls = 1,
+		.repeat = 32,
+	};
+	struct lagom_region b = {
+		.name = "bwd",
+		.kernels = { { .time_s = 6e-3,
+			       .grid_blocks = 600,
+			       .mem_bound = 0.3 } },
+		.nkernels = 1,
+		.colls = { { .coll = LAGOM_COLL_ALLGATHER,
+			     .bytes = 64u << 20,
+			     .comm = { 16, 2, 8, LAGOM_HOPS_SAME_LEAF } },
+			   { .coll = LAGOM_COLL_REDUCESCATTER,
+			     .bytes = 128u << 20,
+			     .comm = { 16, 2, 8, LAGOM_HOPS_SAME_LEAF },
+			     .ready_s = 1e-3 } },
+		.ncolls = 2,
+		.repeat = 32,
+	};
+
+	if (!w)
+		return NULL;
+	w->regions[reversed ? 1 : 0] = a;
+	w->regions[reversed ? 0 : 1] = b;
+	w->serial_s = 0.01;
+	return w;
+}
+
+static void test_deterministic(void **state)
+{
+	struct lagom_hw hw;
+	struct lagom_workload *w1 = two_regions(0), *w2 = two_regions(1);
+	struct lagom_plan *p1 = NULL, *p2 = NULL;
+	static char t1[LAGOM_PLAN_TEXT_MAX], t2[LAGOM_PLAN_TEXT_MAX],
+		t3[LAGOM_PLAN_TEXT_MAX];
+
+	(void)state;
+	assert_non_null(w1);
+	assert_non_null(w2);
+	assert_int_equal(paper_hw(0, &hw), 0);
+	assert_int_equal(lagom_search_plan(&hw, w1, 2, 8, NULL, &p1, NULL), 0);
+	assert_int_equal(lagom_search_plan(&hw, w2, 2, 8, NULL, &p2, NULL), 0);
+	assert_true(p1->id == p2->id);
+	assert_int_equal(lagom_plan_encode(p1, 7, t1, sizeof(t1), NULL), 0);
+	assert_int_equal(lagom_plan_encode(p2, 7, t2, sizeof(t2), NULL), 0);
+	assert_int_equal(lagom_plan_encode(p1, 7, t3, sizeof(t3), NULL), 0);
+	assert_string_equal(t1, t2);
+	assert_string_equal(t1, t3);
+	assert_int_equal(p1->ncolls, 2);
+	lagom_plan_destroy(p1);
+	lagom_plan_destroy(p2);
+	lagom_workload_destroy(w1);
+	lagom_workload_destroy(w2);
+}
+
+/* The text follows doc/plan-format.md and says what the plan holds. */
+static void test_encode_round_trip(void **state)
+{
+	struct lagom_hw hw;
+	struct lagom_plan *p;
+	static char text[LAGOM_PLAN_TEXT_MAX];
+	static struct pp_plan pp;
+	char id[17];
+	const char *records;
+
+	(void)state;
+	assert_int_equal(paper_hw(0, &hw), 0);
+	p = plan_named(&hw, "llama-3.1-8b:fsdp,mb1");
+	assert_non_null(p);
+	assert_int_equal(lagom_plan_encode(p, 4242, text, sizeof(text), NULL),
+			 0);
+	assert_int_equal(pp_parse(text, &pp), 0);
+	assert_string_equal(pp.version, PACKAGE_VERSION);
+	assert_int_equal(pp.job, 4242);
+	assert_int_equal(pp.ranks, 16);
+	assert_int_equal(pp.nodes, 2);
+	assert_int_equal(pp.n, p->ncolls);
+	for (size_t j = 0; j < p->ncolls; j++) {
+		assert_string_equal(pp.c[j].op,
+				    lagom_coll_name(p->colls[j].coll));
+		assert_int_equal(
+			pp.c[j].nc,
+			p->colls[j].keep ? 0 : p->colls[j].config.nchannels);
+		assert_true(pp.c[j].min_bytes <= p->colls[j].bytes);
+		assert_true(p->colls[j].bytes <= pp.c[j].max_bytes);
+	}
+	/* id = FNV-1a of the records after the header, "end" included */
+	records = strchr(text, ';') + 1;
+	snprintf(id, sizeof(id), "%016llx",
+		 (unsigned long long)lagom_fnv1a64(records, strlen(records)));
+	assert_string_equal(pp.id, id);
+	/* too small a buffer */
+	assert_int_equal(lagom_plan_encode(p, 1, text, 40, NULL), -ENOSPC);
+	lagom_plan_destroy(p);
+}
+
+static const char *env_get(const struct lagom_env_var *v, size_t n,
+			   const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return lagom_env_var_value(&v[i]);
+	return NULL;
+}
+
+static void test_env(void **state)
+{
+	struct lagom_hw hw;
+	struct lagom_plan *p;
+	struct lagom_env_var v[16];
+	size_t n = 0;
+	char id[17];
+	struct lagom_plan_env_opts o = { .tuner_path = "/x/libtuner.so",
+					 .plan_text = "lagom-plan 1 ..." };
+
+	(void)state;
+	assert_int_equal(paper_hw(0, &hw), 0);
+	p = plan_named(&hw, "phi-2:tp8,mb8");
+	assert_non_null(p);
+	assert_int_equal(lagom_plan_env(p, &o, v, 16, &n, NULL), 0);
+	snprintf(id, sizeof(id), "%016llx", (unsigned long long)p->id);
+	assert_string_equal(env_get(v, n, "LAGOM_PLAN_ID"), id);
+	assert_string_equal(env_get(v, n, "TORCH_NCCL_HIGH_PRIORITY"), "1");
+	assert_string_equal(env_get(v, n, "CUDA_DEVICE_MAX_CONNECTIONS"), "1");
+	assert_non_null(env_get(v, n, "LAGOM_PREDICTED_SPEEDUP"));
+	if (env_get(v, n, "NCCL_TUNER_PLUGIN")) {
+		assert_string_equal(env_get(v, n, "LAGOM_PLAN"), o.plan_text);
+		assert_non_null(env_get(v, n, "NCCL_MAX_CTAS"));
+	}
+	assert_null(env_get(v, n, "NCCL_ALGO"));
+	assert_int_equal(lagom_plan_env(p, &o, v, 2, &n, NULL), -ENOSPC);
+	o.plan_text = NULL;
+	assert_int_equal(lagom_plan_env(p, &o, v, 16, &n, NULL), -EINVAL);
+
+	/* a plan that keeps NCCL's choices sets no NCCL_* variable */
+	for (size_t j = 0; j < p->ncolls; j++)
+		p->colls[j].keep = true;
+	p->env = (struct lagom_plan_env_values){ 0 };
+	assert_int_equal(lagom_plan_env(p, NULL, v, 16, &n, NULL), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_true(strncmp(v[i].name, "NCCL_", 5) != 0);
+	o.plan_text = "x";
+	assert_int_equal(lagom_plan_env(p, &o, v, 16, &n, NULL), 0);
+	assert_null(env_get(v, n, "NCCL_TUNER_PLUGIN"));
+	/* and its records leave every choice to NCCL */
+	{
+		static char text[LAGOM_PLAN_TEXT_MAX];
+		static struct pp_plan pp;
+
+		assert_int_equal(
+			lagom_plan_encode(p, 0, text, sizeof(text), NULL), 0);
+		assert_int_equal(pp_parse(text, &pp), 0);
+		for (unsigned j = 0; j < pp.n; j++) {
+			assert_string_equal(pp.c[j].algo, "any");
+			assert_string_equal(pp.c[j].proto, "any");
+			assert_int_equal(pp.c[j].nc, 0);
+		}
+	}
+	lagom_plan_destroy(p);
+}
+
+/* No workload: never slower than NCCL anywhere in the catalog. */
+static void test_no_workload(void **state)
+{
+	struct lagom_hw hw;
+	struct lagom_plan *p = NULL, *q = NULL;
+	static char text[LAGOM_PLAN_TEXT_MAX];
+	static struct pp_plan pp;
+	struct lagom_error err = { 0 };
+
+	(void)state;
+	assert_int_equal(paper_hw(1, &hw), 0);
+	assert_int_equal(lagom_search_plan(&hw, NULL, 2, 8, NULL, &p, &err), 0);
+	assert_int_equal(lagom_plan_no_workload(&hw, 2, 8, NULL, &q, &err), 0);
+	print_message("# no workload: worst-case speedup %.3fx, cap %u, "
+		      "buffsize %llu\n",
+		      p->speedup_nccl, p->env.env_max_ctas,
+		      (unsigned long long)p->env.env_buffsize_bytes);
+	assert_true(p->no_workload);
+	assert_int_equal(p->ncolls, 0);
+	assert_true(p->speedup_nccl >= 1.0);
+	assert_true(p->id == q->id);
+	assert_int_equal(lagom_plan_encode(p, 0, text, sizeof(text), NULL), 0);
+	assert_int_equal(pp_parse(text, &pp), 0);
+	assert_int_equal(pp.n, 0);
+	lagom_plan_destroy(p);
+	lagom_plan_destroy(q);
+}
+
+static void test_invalid(void **state)
+{
+	struct lagom_hw hw;
+	struct lagom_plan *p = NULL;
+	struct lagom_workload *w = two_regions(0);
+	struct lagom_error err = { 0 };
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(paper_hw(0, &hw), 0);
+	assert_int_equal(lagom_search_plan(NULL, w, 2, 8, NULL, &p, &err),
+			 -EINVAL);
+	assert_int_equal(lagom_search_plan(&hw, w, 0, 8, NULL, &p, &err),
+			 -EINVAL);
+	assert_null(p);
+	assert_int_equal(lagom_plan_encode(NULL, 0, buf, sizeof(buf), &err),
+			 -EINVAL);
+	lagom_plan_destroy(NULL);
+	lagom_workload_destroy(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_model_vs_exhaustive),
+		cmocka_unit_test(test_paper_workloads),
+		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_encode_round_trip),
+		cmocka_unit_test(test_env),
+		cmocka_unit_test(test_no_workload),
+		cmocka_unit_test(test_invalid),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,326 @@
+/*
+ * tests/spank/stub.c - the fake SPANK host (see stub.h).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <slurm/spank.h>
+
+#include "spank/step.h"
+#include "tests/spank/stub.h"
+
+struct stub stub;
+
+static int stub_errno;
+
+void stub_reset(spank_context_t ctx)
+{
+	for (int i = 0; i < STUB_MAX; i++) {
+		free(stub.env[i]);
+		free(stub.log[i]);
+	}
+	memset(&stub, 0, sizeof(stub));
+	stub.ctx = ctx;
+	stub.job_id = 42;
+	stub.nnodes = 3;
+	stub.uid = 1000;
+}
+
+static int env_find(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (int i = 0; i < STUB_MAX; i++)
+		if (stub.env[i] && strncmp(stub.env[i], name, n) == 0 &&
+		    stub.env[i][n] == '=')
+			return i;
+	return -1;
+}
+
+void stub_setenv(const char *name, const char *value)
+{
+	int i = env_find(name);
+	char *kv = malloc(strlen(name) + strlen(value) + 2);
+
+	sprintf(kv, "%s=%s", name, value);
+	if (i < 0)
+		for (i = 0; stub.env[i]; i++)
+			;
+	free(stub.env[i]);
+	stub.env[i] = kv;
+}
+
+const char *stub_getenv(const char *name)
+{
+	int i = env_find(name);
+
+	return i < 0 ? NULL : strchr(stub.env[i], '=') + 1;
+}
+
+int stub_log_count(const char *needle)
+{
+	int n = 0;
+
+	for (int i = 0; i < stub.n_log; i++)
+		n += strstr(stub.log[i], needle) != NULL;
+	return n;
+}
+
+static void add_log(const char *kind, const char *fmt, va_list ap)
+{
+	char line[STUB_LINE];
+	int n = snprintf(line, sizeof(line), "%s: ", kind);
+
+	vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	if (stub.n_log < STUB_MAX)
+		stub.log[stub.n_log++] = strdup(line);
+}
+
+#define LOGGER(fn, kind)                \
+	void fn(const char *fmt, ...)   \
+	{                               \
+		va_list ap;             \
+		va_start(ap, fmt);      \
+		add_log(kind, fmt, ap); \
+		va_end(ap);             \
+	}
+LOGGER(slurm_info, "info")
+LOGGER(slurm_error, "error")
+LOGGER(slurm_verbose, "verbose")
+LOGGER(slurm_debug, "debug")
+LOGGER(slurm_spank_log, "spank")
+
+spank_context_t spank_context(void)
+{
+	return stub.ctx;
+}
+
+const char *spank_strerror(spank_err_t err)
+{
+	return err == ESPANK_SUCCESS ? "Success" : "stub error";
+}
+
+spank_err_t spank_option_register(spank_t sp, struct spank_option *opt)
+{
+	if (stub.register_fails || !opt->usage || stub.n_opts == STUB_MAX)
+		return ESPANK_BAD_ARG;
+	stub.opts[stub.n_opts++] = *opt;
+	return ESPANK_SUCCESS;
+}
+
+spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
+{
+	va_list ap;
+	spank_err_t rc = ESPANK_SUCCESS;
+
+	if (stub.ctx != S_CTX_REMOTE)
+		return ESPANK_NOT_AVAIL;
+	va_start(ap, item);
+	switch (item) {
+	case S_JOB_ID:
+		*va_arg(ap, uint32_t *) = stub.job_id;
+		break;
+	case S_JOB_STEPID:
+		*va_arg(ap, uint32_t *) = stub.step_id;
+		break;
+	case S_JOB_NODEID:
+		*va_arg(ap, uint32_t *) = stub.node_id;
+		break;
+	case S_JOB_NNODES:
+		*va_arg(ap, uint32_t *) = stub.nnodes;
+		break;
+	case S_JOB_UID:
+		*va_arg(ap, uid_t *) = stub.uid;
+		break;
+	default:
+		rc = ESPANK_BAD_ARG;
+	}
+	va_end(ap);
+	return rc;
+}
+
+spank_err_t spank_getenv(spank_t sp, const char *var, char *buf, int len)
+{
+	const char *v = stub_getenv(var);
+
+	if (stub.ctx != S_CTX_REMOTE)
+		return ESPANK_NOT_REMOTE;
+	if (!v)
+		return ESPANK_ENV_NOEXIST;
+	if ((int)strlen(v) >= len)
+		return ESPANK_NOSPACE;
+	strcpy(buf, v);
+	return ESPANK_SUCCESS;
+}
+
+spank_err_t spank_setenv(spank_t sp, const char *var, const char *val,
+			 int overwrite)
+{
+	if (stub.ctx != S_CTX_REMOTE)
+		return ESPANK_NOT_REMOTE;
+	if (stub_getenv(var) && !overwrite)
+		return ESPANK_ENV_EXISTS;
+	stub_setenv(var, val);
+	stub.n_setenv++;
+	return ESPANK_SUCCESS;
+}
+
+/* Hostlists: comma-separated names only (no brackets). */
+struct hostlist {
+	char *names;
+	char *next;
+};
+
+hostlist_t slurm_hostlist_create(const char *list)
+{
+	struct hostlist *hl = calloc(1, sizeof(*hl));
+
+	hl->names = strdup(list);
+	hl->next = hl->names;
+	return hl;
+}
+
+int slurm_hostlist_count(hostlist_t hl)
+{
+	return (int)lagom_list_count(hl->names);
+}
+
+char *slurm_hostlist_shift(hostlist_t hl)
+{
+	char *comma;
+	char *name;
+
+	if (!hl->next || !*hl->next)
+		return NULL;
+	comma = strchr(hl->next, ',');
+	name = comma ? strndup(hl->next, (size_t)(comma - hl->next))
+		     : strdup(hl->next);
+	hl->next = comma ? comma + 1 : NULL;
+	return name;
+}
+
+void slurm_hostlist_destroy(hostlist_t hl)
+{
+	free(hl->names);
+	free(hl);
+}
+
+int slurm_get_errno(void)
+{
+	return stub_errno;
+}
+
+char *slurm_strerror(int errnum)
+{
+	return "stub slurm error";
+}
+
+int slurm_load_job(job_info_msg_t **resp, uint32_t job_id, uint16_t flags)
+{
+	job_info_msg_t *msg;
+
+	if (stub.load_fails || job_id != stub.job_id) {
+		stub_errno = ESLURM_INVALID_JOB_ID;
+		return -1;
+	}
+	msg = calloc(1, sizeof(*msg));
+	msg->record_count = 1;
+	msg->job_array = calloc(1, sizeof(*msg->job_array));
+	msg->job_array[0].comment = stub.comment[0] ? strdup(stub.comment)
+						    : NULL;
+	msg->job_array[0].admin_comment = stub.admin_comment[0]
+						  ? strdup(stub.admin_comment)
+						  : NULL;
+	*resp = msg;
+	return 0;
+}
+
+void slurm_free_job_info_msg(job_info_msg_t *msg)
+{
+	if (!msg)
+		return;
+	free(msg->job_array[0].comment);
+	free(msg->job_array[0].admin_comment);
+	free(msg->job_array);
+	free(msg);
+}
+
+void slurm_init_job_desc_msg(job_desc_msg_t *desc)
+{
+	memset(desc, 0, sizeof(*desc));
+	desc->job_id = 0xfffffffe;
+}
+
+int slurm_update_job(job_desc_msg_t *desc)
+{
+	if (desc->job_id != stub.job_id ||
+	    strlen(desc->comment ? desc->comment : "") > 1024 ||
+	    strlen(desc->admin_comment ? desc->admin_comment : "") > 1024) {
+		stub_errno = ESLURM_PATHNAME_TOO_LONG;
+		return -1;
+	}
+	if (desc->comment)
+		snprintf(stub.comment, sizeof(stub.comment), "%s",
+			 desc->comment);
+	if (desc->admin_comment)
+		snprintf(stub.admin_comment, sizeof(stub.admin_comment), "%s",
+			 desc->admin_comment);
+	stub.updates++;
+	return 0;
+}
+
+/* The planner adapter: a fixed three-variable plan unless plan_rc < 0. */
+int lagom_plan_compute(const struct lagom_config *cfg,
+		       const struct lagom_step *step, const char *workload,
+		       struct lagom_planner_result **out,
+		       struct lagom_error *err)
+{
+	static const char *const vars[][2] = {
+		{ "NCCL_MAX_CTAS", "8" },
+		{ "NCCL_ALGO", "Ring" },
+		{ "LAGOM_PLAN_ID", "0123456789abcdef" },
+	};
+	struct lagom_planner_result *res;
+
+	stub.plan_calls++;
+	snprintf(stub.plan_workload, sizeof(stub.plan_workload), "%s",
+		 workload ? workload : "");
+	stub.plan_ranks = step->ranks_per_node;
+	stub.plan_gpus = step->gpus_per_node;
+	stub.plan_nodes = step->node_count;
+	if (stub.plan_rc < 0)
+		return lagom_errprintf(err, -stub.plan_rc,
+				       "stub planner says no");
+	res = calloc(1, sizeof(*res));
+	res->env_count = 3;
+	res->env = calloc(3, sizeof(*res->env));
+	for (size_t i = 0; i < 3; i++) {
+		res->env[i].name = strdup(vars[i][0]);
+		res->env[i].value = strdup(vars[i][1]);
+	}
+	strcpy(res->plan_id, "0123456789abcdef");
+	res->summary = strdup(
+		"lagom 0.1.0 plan=0123456789abcdef ch=8 speedup=1.10");
+	res->explanation = strdup("line one\nline two\n");
+	*out = res;
+	return 0;
+}
+
+void lagom_planner_result_destroy(struct lagom_planner_result *res)
+{
+	if (!res)
+		return;
+	for (size_t i = 0; i < res->env_count; i++) {
+		free(res->env[i].name);
+		free(res->env[i].value);
+	}
+	free(res->env);
+	free(res->summary);
+	free(res->explanation);
+	free(res);
+}

@@ -1,0 +1,61 @@
+/*
+ * tests/spank/stub.h - a fake SPANK host for lagom's callbacks.
+ *
+ * stub.c defines the spank_*, slurm_* (logging, hostlist, job comment) and
+ * planner-adapter functions the plugin calls, backed by the struct below, so
+ * the callbacks run in a plain test program.  One environment stands for the
+ * step's (what the user exported) and the task's.
+ */
+#ifndef LAGOM_TESTS_SPANK_STUB_H
+#define LAGOM_TESTS_SPANK_STUB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <slurm/spank.h>
+
+#include "spank/plan.h"
+
+#define STUB_MAX 64
+#define STUB_LINE 1100
+
+struct stub {
+	spank_context_t ctx;
+	/* spank_option_register */
+	int n_opts;
+	struct spank_option opts[STUB_MAX];
+	bool register_fails;
+	/* spank_get_item */
+	uint32_t job_id, step_id, node_id, nnodes;
+	uid_t uid;
+	/* environment: "NAME=VALUE" strings (owned) */
+	char *env[STUB_MAX];
+	int n_setenv; /* spank_setenv calls that changed something */
+	/* log lines, "info: ...", "error: ...", "spank: ..." (owned) */
+	char *log[STUB_MAX];
+	int n_log;
+	/* the planner adapter */
+	int plan_rc; /* < 0: lagom_plan_compute fails with this */
+	int plan_calls;
+	char plan_workload[1100]; /* the workload it was given ("" = NULL) */
+	unsigned plan_ranks, plan_gpus;
+	size_t plan_nodes;
+	/* slurm_load_job / slurm_update_job: the job's comment */
+	char comment[2048];
+	char admin_comment[2048];
+	int updates;
+	bool load_fails;
+};
+
+extern struct stub stub;
+
+/* Reset everything (frees env and log). */
+void stub_reset(spank_context_t ctx);
+void stub_setenv(const char *name, const char *value);
+/* Value of name in the stub environment, or NULL. */
+const char *stub_getenv(const char *name);
+/* Number of log lines containing needle. */
+int stub_log_count(const char *needle);
+
+#endif /* LAGOM_TESTS_SPANK_STUB_H */

@@ -1,0 +1,387 @@
+/*
+ * tests/spank/test_spank.c - lagom's SPANK callbacks against a stub host:
+ * option registration and validation, plugstack arguments, the user-wins
+ * rule, forbid/override, explain, fail-open paths and the job comment.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "tests/lib/lagom_test.h"
+
+#include "spank/lagom.h"
+#include "spank/step.h"
+#include "tests/spank/stub.h"
+
+#define SP ((spank_t)0)
+#define ARGV(...) ((char *[]){ __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof(ARGV(__VA_ARGS__)) / sizeof(char *)) - 1)
+
+static int init(spank_context_t ctx, int ac, char **av)
+{
+	stub.ctx = S_CTX_REMOTE; /* free what a previous step left */
+	slurm_spank_exit(SP, 0, NULL);
+	stub_reset(ctx);
+	return slurm_spank_init(SP, ac, av);
+}
+
+/* A remote step on node node_id with 3 nodes x 2 tasks and 4 GPUs each. */
+static void remote_step(uint32_t node_id, int ac, char **av)
+{
+	assert_int_equal(init(S_CTX_REMOTE, ac, av), 0);
+	stub.node_id = node_id;
+	stub_setenv("SLURMD_NODENAME", node_id ? "n2" : "n1");
+	stub_setenv("SLURM_STEP_NODELIST", "n1,n2,n3");
+	stub_setenv("SLURM_STEP_TASKS_PER_NODE", "2(x3)");
+	stub_setenv("SLURM_GPUS_ON_NODE", "4");
+	stub_setenv("PWD", "/home/u");
+}
+
+/* Run the remote callbacks of one node, one task. */
+static void run_remote(const char *mode)
+{
+	if (mode)
+		assert_int_equal(lagom_option_mode_cb(1, mode, 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
+}
+
+static void finish(void)
+{
+	assert_int_equal(slurm_spank_exit(SP, 0, NULL), 0);
+	stub_reset(S_CTX_LOCAL);
+}
+
+static void registers_both_options(void **state)
+{
+	spank_context_t ctxs[] = { S_CTX_LOCAL, S_CTX_ALLOCATOR, S_CTX_REMOTE };
+
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(init(ctxs[i], 0, NULL), 0);
+		assert_int_equal(stub.n_opts, 2);
+		assert_string_equal(stub.opts[0].name, "lagom");
+		assert_string_equal(stub.opts[1].name, "lagom-workload");
+		assert_int_equal(stub.opts[0].has_arg, 1);
+		assert_non_null(strstr(stub.opts[0].usage, "explain"));
+	}
+	assert_int_equal(init(S_CTX_SLURMD, 0, NULL), 0);
+	assert_int_equal(stub.n_opts, 0);
+	finish();
+}
+
+static void bad_plugstack_argument(void **state)
+{
+	/* srun/sbatch refuse the job and name the argument ... */
+	assert_int_equal(init(S_CTX_LOCAL, ARGC("profile_dir=/x", "colour=red"),
+			      ARGV("profile_dir=/x", "colour=red")),
+			 -1);
+	assert_int_equal(stub_log_count("error: lagom: plugstack.conf"), 1);
+	assert_int_equal(stub_log_count("colour"), 1);
+	assert_int_equal(init(S_CTX_ALLOCATOR, 1, ARGV("default=sometimes")),
+			 -1);
+	/* ... the nodes log it and stay off (no drain). */
+	remote_step(0, 1, ARGV("colour=red"));
+	stub_setenv("SLURM_GPUS_ON_NODE", "4");
+	assert_int_equal(lagom_option_mode_cb(1, "auto", 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
+	assert_int_equal(stub.plan_calls, 0);
+	assert_int_equal(stub.n_setenv, 0);
+	finish();
+}
+
+static void mode_option_values(void **state)
+{
+	assert_int_equal(init(S_CTX_LOCAL, 0, NULL), 0);
+	assert_int_equal(lagom_option_mode_cb(1, "bogus", 0), -1);
+	assert_int_equal(stub_log_count("--lagom=bogus"), 1);
+	assert_int_equal(stub.n_log, 1);
+	assert_int_equal(lagom_option_mode_cb(1, "", 0), -1);
+	assert_int_equal(lagom_option_mode_cb(1, NULL, 0), -1);
+	assert_false(lagom_g.mode_given);
+	assert_int_equal(lagom_effective_mode(&lagom_g), LAGOM_MODE_OFF);
+	/* 22.05 runs the callback twice in remote context: idempotent. */
+	assert_int_equal(lagom_option_mode_cb(1, "explain", 1), 0);
+	assert_int_equal(lagom_option_mode_cb(1, "explain", 1), 0);
+	assert_int_equal(lagom_effective_mode(&lagom_g), LAGOM_MODE_EXPLAIN);
+	assert_int_equal(lagom_option_mode_cb(1, "off", 0), 0);
+	assert_int_equal(lagom_effective_mode(&lagom_g), LAGOM_MODE_OFF);
+	/* default=auto applies only when the user says nothing. */
+	assert_int_equal(init(S_CTX_LOCAL, 1, ARGV("default=auto")), 0);
+	assert_int_equal(lagom_effective_mode(&lagom_g), LAGOM_MODE_AUTO);
+	assert_int_equal(lagom_option_mode_cb(1, "off", 0), 0);
+	assert_int_equal(lagom_effective_mode(&lagom_g), LAGOM_MODE_OFF);
+	finish();
+}
+
+static void workload_option_values(void **state)
+{
+	char longv[LAGOM_WORKLOAD_ARG_MAX + 1];
+
+	assert_int_equal(init(S_CTX_LOCAL, 0, NULL), 0);
+	assert_int_equal(lagom_option_workload_cb(2, "phi-2:fsdp", 0), 0);
+	assert_string_equal(lagom_g.workload, "phi-2:fsdp");
+	assert_int_equal(lagom_option_workload_cb(2, "", 0), -1);
+	assert_int_equal(lagom_option_workload_cb(2, "a\nb", 0), -1);
+	memset(longv, 'w', sizeof(longv) - 1);
+	longv[sizeof(longv) - 1] = '\0';
+	assert_int_equal(lagom_option_workload_cb(2, longv, 0), -1);
+	assert_string_equal(lagom_g.workload, "phi-2:fsdp");
+	assert_int_equal(stub_log_count("error: lagom: --lagom-workload"), 3);
+	assert_true(lagom_workload_is_file("./w.json"));
+	assert_true(lagom_workload_is_file("w.json"));
+	assert_true(lagom_workload_is_file("/tmp/w"));
+	assert_false(lagom_workload_is_file("llama-3.1-8b:tp8,mb4"));
+	finish();
+}
+
+static void auto_sets_plan_user_wins(void **state)
+{
+	remote_step(0, 0, NULL);
+	stub_setenv("NCCL_ALGO", "Tree");
+	assert_int_equal(lagom_option_workload_cb(2, "phi-2:fsdp", 1), 0);
+	run_remote("auto");
+	assert_int_equal(stub.plan_calls, 1);
+	assert_string_equal(stub.plan_workload, "phi-2:fsdp");
+	assert_int_equal(stub.plan_nodes, 3);
+	assert_int_equal(stub.plan_ranks, 2);
+	assert_int_equal(stub.plan_gpus, 4);
+	assert_string_equal(stub_getenv("NCCL_MAX_CTAS"), "8");
+	assert_string_equal(stub_getenv("LAGOM_PLAN_ID"), "0123456789abcdef");
+	assert_string_equal(stub_getenv("NCCL_ALGO"), "Tree");
+	/* Node 0 wrote the comment once, naming what it kept. */
+	assert_int_equal(stub.updates, 1);
+	assert_non_null(strstr(stub.comment, "{lagom: lagom 0.1.0 plan="));
+	assert_non_null(strstr(stub.comment, "skipped=NCCL_ALGO}"));
+	assert_int_equal(
+		stub_log_count("info: lagom: job 42.0 on n1: auto plan"), 1);
+	finish();
+}
+
+static void override_and_forbid(void **state)
+{
+	remote_step(0, 2, ARGV("override=NCCL_ALGO", "forbid=NCCL_MAX_CTAS"));
+	stub_setenv("NCCL_ALGO", "Tree");
+	run_remote("auto");
+	assert_string_equal(stub_getenv("NCCL_ALGO"), "Ring");
+	assert_null(stub_getenv("NCCL_MAX_CTAS"));
+	assert_string_equal(stub_getenv("LAGOM_PLAN_ID"), "0123456789abcdef");
+	assert_non_null(strstr(stub.comment, "skipped=NCCL_MAX_CTAS}"));
+	finish();
+}
+
+static void off_does_nothing(void **state)
+{
+	remote_step(0, 0, NULL);
+	run_remote(NULL); /* default=off, no option */
+	assert_int_equal(stub.plan_calls, 0);
+	assert_int_equal(stub.n_setenv, 0);
+	assert_int_equal(stub.n_log, 0);
+	assert_int_equal(slurm_spank_exit(SP, 0, NULL), 0);
+	remote_step(0, 1, ARGV("default=auto"));
+	run_remote("off");
+	assert_int_equal(stub.plan_calls, 0);
+	assert_int_equal(stub.n_setenv, 0);
+	assert_int_equal(stub.updates, 0);
+	assert_int_equal(stub.n_log, 0);
+	finish();
+}
+
+static void default_auto_applies(void **state)
+{
+	remote_step(0, 1, ARGV("default=auto"));
+	run_remote(NULL);
+	assert_int_equal(stub.plan_calls, 1);
+	assert_string_equal(stub_getenv("NCCL_MAX_CTAS"), "8");
+	finish();
+}
+
+static void explain_reports_only(void **state)
+{
+	remote_step(0, 0, NULL);
+	run_remote("explain");
+	assert_int_equal(stub.plan_calls, 1);
+	assert_int_equal(stub.n_setenv, 0);
+	assert_null(stub_getenv("LAGOM_PLAN_ID"));
+	assert_true(stub_log_count("spank: lagom: explain") == 1);
+	assert_true(stub_log_count("spank: lagom:   line two") == 1);
+	assert_true(stub_log_count("would set NCCL_MAX_CTAS=8") == 1);
+	assert_non_null(strstr(stub.comment, "mode=explain"));
+	finish();
+}
+
+static void fail_open_no_gpus(void **state)
+{
+	remote_step(0, 0, NULL);
+	stub_setenv("SLURM_GPUS_ON_NODE", "0");
+	run_remote("auto");
+	assert_int_equal(stub.plan_calls, 0);
+	assert_int_equal(stub.n_setenv, 0);
+	assert_int_equal(stub.updates, 0);
+	assert_int_equal(stub.n_log, 1);
+	assert_int_equal(stub_log_count("info: lagom: job 42.0 on n1: no GPUs"),
+			 1);
+	/* srun -v: node 0 also tells the job's stderr */
+	remote_step(0, 0, NULL);
+	stub_setenv("SLURM_GPUS_ON_NODE", "0");
+	stub_setenv("SRUN_DEBUG", "4");
+	run_remote("auto");
+	assert_int_equal(
+		stub_log_count("spank: lagom: job 42.0 on n1: no GPUs"), 1);
+	remote_step(1, 0, NULL);
+	stub_setenv("SLURM_GPUS_ON_NODE", "0");
+	stub_setenv("SRUN_DEBUG", "4");
+	run_remote("auto");
+	assert_int_equal(stub_log_count("spank: "), 0);
+	assert_int_equal(stub_log_count("info: lagom: "), 1);
+	finish();
+}
+
+static void fail_open_planner_error(void **state)
+{
+	remote_step(1, 0, NULL);
+	stub.plan_rc = -ENOENT;
+	run_remote("auto");
+	assert_int_equal(stub.plan_calls, 1);
+	assert_int_equal(stub.n_setenv, 0);
+	assert_int_equal(stub.n_log, 1);
+	assert_int_equal(
+		stub_log_count(
+			"stub planner says no; environment left unchanged"),
+		1);
+	finish();
+}
+
+static void fail_open_missing_placement(void **state)
+{
+	assert_int_equal(init(S_CTX_REMOTE, 0, NULL), 0);
+	stub_setenv("SLURM_GPUS_ON_NODE", "4");
+	run_remote("auto");
+	assert_int_equal(stub.plan_calls, 0);
+	assert_int_equal(stub.n_setenv, 0);
+	assert_int_equal(stub.n_log, 1);
+	assert_int_equal(stub_log_count("SLURM_STEP_NODELIST not set"), 1);
+	finish();
+}
+
+static void comment_only_from_node0_and_real_steps(void **state)
+{
+	remote_step(1, 0, NULL);
+	run_remote("auto");
+	assert_string_equal(stub_getenv("NCCL_MAX_CTAS"), "8");
+	assert_int_equal(stub.updates, 0);
+	remote_step(0, 0, NULL);
+	stub.step_id = 0xfffffffb; /* the batch step */
+	run_remote("auto");
+	assert_int_equal(stub.plan_calls, 0);
+	assert_int_equal(stub.updates, 0);
+	remote_step(0, 1, ARGV("comment=no"));
+	run_remote("auto");
+	assert_int_equal(stub.updates, 0);
+	remote_step(0, 1, ARGV("comment=admin"));
+	strcpy(stub.comment, "user text");
+	run_remote("auto");
+	assert_string_equal(stub.comment, "user text");
+	assert_non_null(strstr(stub.admin_comment, "{lagom: "));
+	finish();
+}
+
+static void comment_merge_keeps_user_text(void **state)
+{
+	char out[LAGOM_COMMENT_MAX + 1];
+	char user[LAGOM_COMMENT_MAX + 1];
+
+	assert_int_equal(lagom_comment_merge(NULL, "a", out, sizeof(out), NULL),
+			 0);
+	assert_string_equal(out, "{lagom: a}");
+	assert_int_equal(lagom_comment_merge("my run", "b{c}|d\n", out,
+					     sizeof(out), NULL),
+			 0);
+	assert_string_equal(out, "my run {lagom: b(c)/d }");
+	/* lagom's earlier segment is replaced, the user's text around it kept */
+	assert_int_equal(lagom_comment_merge("x {lagom: old} y", "new", out,
+					     sizeof(out), NULL),
+			 0);
+	assert_string_equal(out, "x y {lagom: new}");
+	assert_int_equal(
+		lagom_comment_merge(out, "newer", out, sizeof(out), NULL), 0);
+	assert_string_equal(out, "x y {lagom: newer}");
+	/* a long user text is never cut: lagom's segment shrinks */
+	memset(user, 'u', 1000);
+	user[1000] = '\0';
+	memset(out, 0, sizeof(out));
+	assert_int_equal(
+		lagom_comment_merge(user,
+				    "0123456789012345678901234567890123456789",
+				    out, sizeof(out), NULL),
+		0);
+	assert_int_equal(strlen(out), LAGOM_COMMENT_MAX);
+	assert_memory_equal(out, user, 1000);
+	assert_string_equal(out + 1000, " {lagom: 01234567890...}");
+	/* no room at all: leave the comment alone */
+	memset(user, 'u', 1020);
+	user[1020] = '\0';
+	assert_int_equal(lagom_comment_merge(user, "x", out, sizeof(out), NULL),
+			 -ENOSPC);
+}
+
+static void skipped_list_truncates(void **state)
+{
+	struct lagom_env_item items[] = {
+		{ "NCCL_ALGO", "x", LAGOM_ENV_SKIP_USER },
+		{ "NCCL_MAX_CTAS", "x", LAGOM_ENV_SET },
+		{ "NCCL_PROTO", "x", LAGOM_ENV_SKIP_FORBIDDEN },
+		{ "NCCL_BUFFSIZE", "x", LAGOM_ENV_OVERRIDE },
+	};
+	char buf[64];
+	char tiny[16];
+
+	assert_int_equal(lagom_env_skipped(items, 4, buf, sizeof(buf)), 2);
+	assert_string_equal(buf, "NCCL_ALGO,NCCL_PROTO");
+	assert_int_equal(lagom_env_skipped(items, 4, tiny, sizeof(tiny)), 2);
+	assert_string_equal(tiny, "NCCL_ALGO...");
+}
+
+static void tasks_per_node(void **state)
+{
+	unsigned n = 0;
+
+	assert_int_equal(lagom_tasks_per_node_max("2(x3)", &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(lagom_tasks_per_node_max("1,4(x2),3", &n), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(lagom_tasks_per_node_max("", &n), -EINVAL);
+	assert_int_equal(lagom_tasks_per_node_max("2(x3", &n), -EINVAL);
+	assert_int_equal(lagom_tasks_per_node_max("a", &n), -EINVAL);
+	assert_int_equal(lagom_tasks_per_node_max("0", &n), -EINVAL);
+	assert_int_equal(n, 4);
+	assert_int_equal(lagom_list_count("0,1,3"), 3);
+	assert_int_equal(lagom_list_count(""), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(registers_both_options),
+		cmocka_unit_test(bad_plugstack_argument),
+		cmocka_unit_test(mode_option_values),
+		cmocka_unit_test(workload_option_values),
+		cmocka_unit_test(auto_sets_plan_user_wins),
+		cmocka_unit_test(override_and_forbid),
+		cmocka_unit_test(off_does_nothing),
+		cmocka_unit_test(default_auto_applies),
+		cmocka_unit_test(explain_reports_only),
+		cmocka_unit_test(fail_open_no_gpus),
+		cmocka_unit_test(fail_open_planner_error),
+		cmocka_unit_test(fail_open_missing_placement),
+		cmocka_unit_test(comment_only_from_node0_and_real_steps),
+		cmocka_unit_test(comment_merge_keeps_user_text),
+		cmocka_unit_test(skipped_list_truncates),
+		cmocka_unit_test(tasks_per_node),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,432 @@
+/*
+ * workload/workload.c - the JSON workload reader (doc/workload-format.md).
+ * Strict: unknown keys, wrong types and out-of-range values are errors, so
+ * a typo never silently becomes a default.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "workload/workload.h"
+
+/* Reject any key of obj not in the NULL-terminated list. */
+static int check_keys(json_t *obj, const char *const *keys, const char *where,
+		      struct lagom_error *err)
+{
+	const char *key;
+	json_t *value;
+
+	json_object_foreach(obj, key, value)
+	{
+		bool known = false;
+		for (size_t i = 0; keys[i]; i++)
+			known = known || strcmp(key, keys[i]) == 0;
+		if (!known)
+			return lagom_errprintf(err, EINVAL,
+					       "%s: unknown key '%s'", where,
+					       key);
+	}
+	return 0;
+}
+
+/* Optional number >= 0 (default kept when absent). */
+static int get_seconds(json_t *obj, const char *key, double *out,
+		       const char *where, struct lagom_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v)
+		return 0;
+	if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
+	    !isfinite(json_number_value(v)))
+		return lagom_errprintf(err, EINVAL,
+				       "%s.%s: must be a number >= 0", where,
+				       key);
+	*out = json_number_value(v);
+	return 0;
+}
+
+/* Optional integer in [min, max]. */
+static int get_uint(json_t *obj, const char *key, uint64_t min, uint64_t max,
+		    uint64_t *out, const char *where, struct lagom_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    (uint64_t)json_integer_value(v) < min ||
+	    (uint64_t)json_integer_value(v) > max)
+		return lagom_errprintf(err, EINVAL,
+				       "%s.%s: must be an integer in [%llu, "
+				       "%llu]",
+				       where, key, (unsigned long long)min,
+				       (unsigned long long)max);
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int get_name(json_t *obj, const char *key, char *out, size_t len,
+		    const char *where, struct lagom_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v)
+		return 0;
+	if (!json_is_string(v) || json_string_length(v) >= len)
+		return lagom_errprintf(err, EINVAL,
+				       "%s.%s: must be a string of at most %zu "
+				       "characters",
+				       where, key, len - 1);
+	memcpy(out, json_string_value(v), json_string_length(v) + 1);
+	return 0;
+}
+
+static int read_kernel(json_t *obj, struct lagom_kernel *k, const char *where,
+		       struct lagom_error *err)
+{
+	static const char *const keys[] = { "time_s",	     "grid_blocks",
+					    "blocks_per_sm", "mem_bound",
+					    "after_coll",    NULL };
+	uint64_t grid = 0, per_sm = 0, after = 0;
+	double mem = 0, time = 0;
+	int rc;
+
+	if (!json_is_object(obj))
+		return lagom_errprintf(err, EINVAL, "%s: must be an object",
+				       where);
+	rc = check_keys(obj, keys, where, err);
+	if (!rc && !json_object_get(obj, "time_s"))
+		rc = lagom_errprintf(err, EINVAL, "%s: time_s is required",
+				     where);
+	if (!rc)
+		rc = get_seconds(obj, "time_s", &time, where, err);
+	if (!rc)
+		rc = get_uint(obj, "grid_blocks", 0, UINT32_MAX, &grid, where,
+			      err);
+	if (!rc)
+		rc = get_uint(obj, "blocks_per_sm", 0, 64, &per_sm, where, err);
+	if (!rc)
+		rc = get_seconds(obj, "mem_bound", &mem, where, err);
+	if (!rc)
+		rc = get_uint(obj, "after_coll", 0, LAGOM_REGION_MAX_COLLS,
+			      &after, where, err);
+	if (rc)
+		return rc;
+	if (!(time > 0) || mem > 1)
+		return lagom_errprintf(err, EINVAL,
+				       "%s: time_s must be > 0 and mem_bound "
+				       "in [0, 1]",
+				       where);
+	*k = (struct lagom_kernel){ .time_s = time,
+				    .grid_blocks = (unsigned)grid,
+				    .blocks_per_sm = (unsigned)per_sm,
+				    .mem_bound = mem,
+				    .after_coll = (unsigned)after };
+	return 0;
+}
+
+static int read_enum_field(json_t *obj, const char *key, const char *where,
+			   int (*parse)(const char *, void *), void *out,
+			   bool required, struct lagom_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (!v && !required)
+		return 0;
+	if (!v || !json_is_string(v) || parse(json_string_value(v), out))
+		return lagom_errprintf(err, EINVAL, "%s.%s: %s", where, key,
+				       v && json_is_string(v)
+					       ? "unknown name"
+					       : "required string missing");
+	return 0;
+}
+
+static int parse_coll(const char *s, void *out)
+{
+	return lagom_coll_parse(s, out);
+}
+
+static int parse_hops(const char *s, void *out)
+{
+	return lagom_hops_parse(s, out);
+}
+
+static int coll_comm(json_t *obj, struct lagom_region_coll *c,
+		     const char *where, struct lagom_error *err)
+{
+	uint64_t ranks = 0, nodes = 1, ppn = 0;
+	int rc;
+
+	if (!json_object_get(obj, "ranks"))
+		return lagom_errprintf(err, EINVAL, "%s: ranks is required",
+				       where);
+	rc = get_uint(obj, "ranks", 1, 1u << 20, &ranks, where, err);
+	if (!rc)
+		rc = get_uint(obj, "nodes", 1, 1u << 20, &nodes, where, err);
+	if (!rc)
+		rc = get_uint(obj, "ranks_per_node", 1, 64, &ppn, where, err);
+	if (rc)
+		return rc;
+	if (!ppn)
+		ppn = ranks / nodes;
+	if (ppn * nodes != ranks)
+		return lagom_errprintf(err, EINVAL,
+				       "%s: ranks %llu != nodes %llu x "
+				       "ranks_per_node %llu",
+				       where, (unsigned long long)ranks,
+				       (unsigned long long)nodes,
+				       (unsigned long long)ppn);
+	c->comm = (struct lagom_comm){ .ranks = (unsigned)ranks,
+				       .nodes = (unsigned)nodes,
+				       .ranks_per_node = (unsigned)ppn,
+				       .hops = nodes > 1
+						       ? LAGOM_HOPS_SAME_LEAF
+						       : LAGOM_HOPS_SAME_NODE };
+	return read_enum_field(obj, "hops", where, parse_hops, &c->comm.hops,
+			       false, err);
+}
+
+static int read_coll(json_t *obj, struct lagom_region_coll *c,
+		     const char *where, struct lagom_error *err)
+{
+	static const char *const keys[] = {
+		"op",	"bytes",   "ranks",	   "nodes", "ranks_per_node",
+		"hops", "ready_s", "after_kernel", NULL
+	};
+	uint64_t bytes = 0, after = 0;
+	double ready = 0;
+	int rc;
+
+	if (!json_is_object(obj))
+		return lagom_errprintf(err, EINVAL, "%s: must be an object",
+				       where);
+	*c = (struct lagom_region_coll){ 0 };
+	rc = check_keys(obj, keys, where, err);
+	if (!rc)
+		rc = read_enum_field(obj, "op", where, parse_coll, &c->coll,
+				     true, err);
+	if (!rc && !json_object_get(obj, "bytes"))
+		rc = lagom_errprintf(err, EINVAL, "%s: bytes is required",
+				     where);
+	if (!rc)
+		rc = get_uint(obj, "bytes", 1, UINT64_MAX >> 1, &bytes, where,
+			      err);
+	if (!rc)
+		rc = coll_comm(obj, c, where, err);
+	if (!rc)
+		rc = get_seconds(obj, "ready_s", &ready, where, err);
+	if (!rc)
+		rc = get_uint(obj, "after_kernel", 0, LAGOM_REGION_MAX_KERNELS,
+			      &after, where, err);
+	if (rc)
+		return rc;
+	c->bytes = bytes;
+	c->ready_s = ready;
+	c->after_kernel = (unsigned)after;
+	return 0;
+}
+
+static int read_array(json_t *arr, size_t max, const char *what,
+		      const char *where, struct lagom_error *err)
+{
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr) || json_array_size(arr) > max)
+		return lagom_errprintf(err, EINVAL,
+				       "%s.%s: must be an array of at most %zu",
+				       where, what, max);
+	return 0;
+}
+
+static int region_items(json_t *obj, struct lagom_region *r, const char *where,
+			struct lagom_error *err)
+{
+	json_t *kernels = json_object_get(obj, "kernels");
+	json_t *colls = json_object_get(obj, "collectives");
+	char path[160];
+	size_t i;
+	json_t *v;
+	int rc = read_array(kernels, LAGOM_REGION_MAX_KERNELS, "kernels", where,
+			    err);
+
+	if (!rc)
+		rc = read_array(colls, LAGOM_REGION_MAX_COLLS, "collectives",
+				where, err);
+	if (rc)
+		return rc;
+	json_array_foreach(kernels, i, v)
+	{
+		snprintf(path, sizeof(path), "%s.kernels[%zu]", where, i);
+		if ((rc = read_kernel(v, &r->kernels[i], path, err)))
+			return rc;
+		r->nkernels = i + 1;
+	}
+	json_array_foreach(colls, i, v)
+	{
+		snprintf(path, sizeof(path), "%s.collectives[%zu]", where, i);
+		if ((rc = read_coll(v, &r->colls[i], path, err)))
+			return rc;
+		r->ncolls = i + 1;
+	}
+	return 0;
+}
+
+static int check_dependencies(const struct lagom_region *r, const char *where,
+			      struct lagom_error *err)
+{
+	if (r->nkernels == 0 && r->ncolls == 0)
+		return lagom_errprintf(
+			err, EINVAL, "%s: needs kernels or collectives", where);
+	for (size_t i = 0; i < r->nkernels; i++)
+		if (r->kernels[i].after_coll > r->ncolls)
+			return lagom_errprintf(err, EINVAL,
+					       "%s.kernels[%zu].after_coll: no "
+					       "collective %u",
+					       where, i,
+					       r->kernels[i].after_coll);
+	for (size_t j = 0; j < r->ncolls; j++)
+		if (r->colls[j].after_kernel > r->nkernels)
+			return lagom_errprintf(
+				err, EINVAL,
+				"%s.collectives[%zu].after_kernel: "
+				"no kernel %u",
+				where, j, r->colls[j].after_kernel);
+	return 0;
+}
+
+static int read_region(json_t *obj, struct lagom_region *r, const char *where,
+		       struct lagom_error *err)
+{
+	static const char *const keys[] = { "name",	   "repeat",
+					    "serial_s",	   "kernels",
+					    "collectives", NULL };
+	uint64_t repeat = 1;
+	int rc;
+
+	if (!json_is_object(obj))
+		return lagom_errprintf(err, EINVAL, "%s: must be an object",
+				       where);
+	rc = check_keys(obj, keys, where, err);
+	if (!rc)
+		rc = get_name(obj, "name", r->name, sizeof(r->name), where,
+			      err);
+	if (!rc)
+		rc = get_uint(obj, "repeat", 1, 1000000, &repeat, where, err);
+	if (!rc)
+		rc = get_seconds(obj, "serial_s", &r->serial_s, where, err);
+	if (!rc)
+		rc = region_items(obj, r, where, err);
+	if (!rc)
+		rc = check_dependencies(r, where, err);
+	r->repeat = (unsigned)repeat;
+	return rc;
+}
+
+static int check_version(json_t *root, struct lagom_error *err)
+{
+	json_t *v = json_object_get(root, "lagom_workload");
+
+	if (!v)
+		return lagom_errprintf(err, EINVAL,
+				       "not a lagom workload: no "
+				       "\"lagom_workload\" version");
+	if (!json_is_integer(v) ||
+	    json_integer_value(v) != LAGOM_WORKLOAD_FORMAT_VERSION)
+		return lagom_errprintf(err, EINVAL,
+				       "lagom_workload: version %s not "
+				       "supported (this reader reads %d)",
+				       json_is_integer(v) ? "other" : "invalid",
+				       LAGOM_WORKLOAD_FORMAT_VERSION);
+	return 0;
+}
+
+static int read_root(json_t *root, struct lagom_workload **out,
+		     struct lagom_error *err)
+{
+	static const char *const keys[] = { "lagom_workload", "name",
+					    "serial_s", "regions", NULL };
+	json_t *regions, *v;
+	struct lagom_workload *w;
+	char where[64];
+	size_t i;
+	int rc;
+
+	if (!json_is_object(root))
+		return lagom_errprintf(err, EINVAL,
+				       "top level must be an object");
+	rc = check_version(root, err);
+	if (!rc)
+		rc = check_keys(root, keys, "(top)", err);
+	if (rc)
+		return rc;
+	regions = json_object_get(root, "regions");
+	if (!json_is_array(regions) || json_array_size(regions) == 0 ||
+	    json_array_size(regions) > 4096)
+		return lagom_errprintf(err, EINVAL,
+				       "regions: must be an array of 1..4096 "
+				       "regions");
+	w = lagom_workload_create("", json_array_size(regions));
+	if (!w)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	rc = get_name(root, "name", w->name, sizeof(w->name), "(top)", err);
+	if (!rc)
+		rc = get_seconds(root, "serial_s", &w->serial_s, "(top)", err);
+	json_array_foreach(regions, i, v)
+	{
+		if (rc)
+			break;
+		snprintf(where, sizeof(where), "regions[%zu]", i);
+		rc = read_region(v, &w->regions[i], where, err);
+	}
+	if (rc) {
+		lagom_workload_destroy(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+int lagom_workload_read_string(const char *text, struct lagom_workload **out,
+			       struct lagom_error *err)
+{
+	json_error_t jerr;
+	json_t *root;
+	int rc;
+
+	if (!text || !out)
+		return lagom_errprintf(err, EINVAL, "missing argument");
+	root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return lagom_errprintf(err, EINVAL, "line %d: %s", jerr.line,
+				       jerr.text);
+	rc = read_root(root, out, err);
+	json_decref(root);
+	return rc;
+}
+
+int lagom_workload_read_file(const char *path, struct lagom_workload **out,
+			     struct lagom_error *err)
+{
+	json_error_t jerr;
+	json_t *root;
+	int rc;
+
+	if (!path || !out)
+		return lagom_errprintf(err, EINVAL, "missing argument");
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		if (json_error_code(&jerr) == json_error_cannot_open_file)
+			return lagom_errprintf(err, ENOENT, "%s: %s", path,
+					       jerr.text);
+		return lagom_errprintf(err, EINVAL, "%s: line %d: %s", path,
+				       jerr.line, jerr.text);
+	}
+	rc = read_root(root, out, err);
+	json_decref(root);
+	if (rc)
+		lagom_error_prefix(err, "%s", path);
+	return rc;
+}
