@@ -9,6 +9,7 @@
 #
 #   make bench-launch            # from the build tree
 #   LAGOM_BENCH_RUNS=100 make bench-launch
+#   LAGOM_BENCH_ARGS=comment=no make bench-launch   # extra plugstack args
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-.}
@@ -27,7 +28,7 @@ trap cluster_stop EXIT
 cluster_start || { echo "bench_launch: cluster did not start" >&2; exit 1; }
 fixture=$top_srcdir/tests/profile/valid/a100-full.json
 [ -f "$fixture" ] && cluster_profiles "$fixture"
-args="profile_dir=$CLUSTER_DIR/profiles topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=none"
+args="profile_dir=$CLUSTER_DIR/profiles topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=none ${LAGOM_BENCH_ARGS:-}"
 cd "$CLUSTER_DIR/work" || exit 1
 
 # time_ms CMD...: wall-clock milliseconds of one bounded run

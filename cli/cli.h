@@ -39,6 +39,9 @@ int cli_fail(int status, const char *fmt, ...)
 int cli_parse_format(const char *arg, enum cli_format *out);
 int cli_parse_uint(const char *opt, const char *arg, unsigned long long min,
 		   unsigned long long max, unsigned long long *out);
+/* The same into an unsigned (max at most UINT_MAX). */
+int cli_parse_unsigned(const char *opt, const char *arg, unsigned min,
+		       unsigned max, unsigned *out);
 /* Bytes: a decimal integer with an optional K, M, G, T (powers of 1024)
  * or KB, MB, GB, TB (powers of 1000) suffix, or KiB, MiB, GiB, TiB. */
 int cli_parse_bytes(const char *opt, const char *arg, unsigned long long max,

@@ -56,19 +56,13 @@ enum {
 
 static int plan_number(struct plan_opts *o, int c, const char *arg)
 {
-	unsigned long long v = 0;
-	int rc;
-
 	switch (c) {
 	case OPT_NODES:
-		rc = cli_parse_uint("--nodes", arg, 1, LAGOM_PLANNER_MAX_NODES,
-				    &v);
-		o->nodes = (unsigned)v;
-		return rc;
+		return cli_parse_unsigned("--nodes", arg, 1,
+					  LAGOM_PLANNER_MAX_NODES, &o->nodes);
 	case OPT_GPUS:
-		rc = cli_parse_uint("--gpus-per-node", arg, 1, 64, &v);
-		o->gpus_per_node = (unsigned)v;
-		return rc;
+		return cli_parse_unsigned("--gpus-per-node", arg, 1, 64,
+					  &o->gpus_per_node);
 	case OPT_JOB:
 		return cli_parse_uint("--job-id", arg, 0, UINT32_MAX,
 				      &o->job_id);

@@ -105,36 +105,29 @@ static int predict_names(struct predict_opts *o, int c, const char *arg)
 
 static int predict_numbers(struct predict_opts *o, int c, const char *arg)
 {
-	unsigned long long v = 0;
 	int rc;
 
 	switch (c) {
 	case OPT_NODES:
-		rc = cli_parse_uint("--nodes", arg, 1, LAGOM_PLANNER_MAX_NODES,
-				    &v);
-		o->nodes = (unsigned)v;
-		return rc;
+		return cli_parse_unsigned("--nodes", arg, 1,
+					  LAGOM_PLANNER_MAX_NODES, &o->nodes);
 	case OPT_RPN:
-		rc = cli_parse_uint("--ranks-per-node", arg, 1, 64, &v);
-		o->ranks_per_node = (unsigned)v;
-		return rc;
+		return cli_parse_unsigned("--ranks-per-node", arg, 1, 64,
+					  &o->ranks_per_node);
 	case OPT_BYTES:
 		return cli_parse_bytes("--bytes", arg, 1ULL << 40, &o->bytes);
 	case OPT_CHUNK:
 		return cli_parse_bytes("--chunk", arg, 1ULL << 30, &o->chunk);
 	case OPT_CHANNELS:
-		rc = cli_parse_uint("--channels", arg, 1, LAGOM_NCHANNELS_MAX,
-				    &v);
-		o->channels = (unsigned)v;
-		return rc;
+		return cli_parse_unsigned("--channels", arg, 1,
+					  LAGOM_NCHANNELS_MAX, &o->channels);
 	default:
-		rc = cli_parse_uint("--threads", arg, LAGOM_NTHREADS_MIN,
-				    LAGOM_NTHREADS_MAX, &v);
-		if (rc == 0 && v % 32)
+		rc = cli_parse_unsigned("--threads", arg, LAGOM_NTHREADS_MIN,
+					LAGOM_NTHREADS_MAX, &o->threads);
+		if (rc == 0 && o->threads % 32)
 			rc = cli_fail(CLI_USAGE,
-				      "--threads: %llu is not a multiple of 32",
-				      v);
-		o->threads = (unsigned)v;
+				      "--threads: %u is not a multiple of 32",
+				      o->threads);
 		return rc;
 	}
 }

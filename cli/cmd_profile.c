@@ -49,17 +49,13 @@ struct synth_opts {
 
 static int synth_opt(struct synth_opts *o, int c, const char *arg)
 {
-	unsigned long long v;
-	int rc;
-
 	switch (c) {
 	case 'g':
 		o->gpu = arg;
 		return 0;
 	case 'G':
-		rc = cli_parse_uint("--gpus-per-node", arg, 1, 64, &v);
-		o->gpus = (unsigned)v;
-		return rc;
+		return cli_parse_unsigned("--gpus-per-node", arg, 1, 64,
+					  &o->gpus);
 	case 'i':
 		o->intra = arg;
 		return 0;

@@ -40,7 +40,6 @@ int cli_parse_nic(const char *arg, unsigned *count, double *gbps)
 
 int cli_hw_opt(struct cli_hw_opts *o, int c, const char *arg)
 {
-	unsigned long long v;
 	int rc;
 
 	switch (c) {
@@ -51,10 +50,8 @@ int cli_hw_opt(struct cli_hw_opts *o, int c, const char *arg)
 		o->gpu = arg;
 		return 0;
 	case CLI_OPT_GPUS_PER_NODE:
-		if ((rc = cli_parse_uint("--gpus-per-node", arg, 1, 64, &v)))
-			return rc;
-		o->gpus_per_node = (unsigned)v;
-		return 0;
+		return cli_parse_unsigned("--gpus-per-node", arg, 1, 64,
+					  &o->gpus_per_node);
 	case CLI_OPT_INTRA:
 		if (lagom_intra_parse(arg, &o->intra) != 0 ||
 		    o->intra == LAGOM_INTRA_DEFAULT)

@@ -38,7 +38,7 @@ static int names_from_list(const char *list, struct cli_step *s)
 {
 	const char *p = list;
 
-	while (*p) {
+	do {
 		size_t len = strcspn(p, ",");
 
 		if (len == 0 || strchr(p, '[') != NULL)
@@ -51,7 +51,7 @@ static int names_from_list(const char *list, struct cli_step *s)
 			return cli_fail(CLI_FAIL, "out of memory");
 		p += len;
 		p += *p == ',';
-	}
+	} while (*p);
 	return 0;
 }
 

@@ -27,18 +27,13 @@ struct cli_table *cli_table_create(size_t ncols, const char *const *headers,
 		return NULL;
 	t->ncols = ncols;
 	t->right = calloc(ncols, sizeof(*t->right));
-	if (!t->right)
-		goto free_table;
+	if (!t->right || cli_table_add(t, headers) != 0) {
+		cli_table_destroy(t);
+		return NULL;
+	}
 	if (right_align)
 		memcpy(t->right, right_align, ncols * sizeof(*t->right));
-	if (cli_table_add(t, headers) != 0)
-		goto free_right;
 	return t;
-free_right:
-	free(t->right);
-free_table:
-	free(t);
-	return NULL;
 }
 
 int cli_table_add(struct cli_table *t, const char *const *cells)

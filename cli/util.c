@@ -73,6 +73,17 @@ int cli_parse_uint(const char *opt, const char *arg, unsigned long long min,
 	return 0;
 }
 
+int cli_parse_unsigned(const char *opt, const char *arg, unsigned min,
+		       unsigned max, unsigned *out)
+{
+	unsigned long long v = 0;
+	int rc = cli_parse_uint(opt, arg, min, max, &v);
+
+	if (rc == 0)
+		*out = (unsigned)v;
+	return rc;
+}
+
 struct suffix {
 	const char *name;
 	unsigned long long mult;

@@ -244,9 +244,11 @@ static int parse_one(struct lagom_config *cfg, const char *key, size_t keylen,
 				  "profile_dir", value, err);
 	if (KEY_IS("tuner"))
 		return parse_path_or_none(cfg->tuner, "tuner", value, err);
-	if (KEY_IS("topology_conf"))
+	if (KEY_IS("topology_conf")) {
+		cfg->topology_none = strcmp(value, "none") == 0;
 		return parse_path_or_none(cfg->topology_conf, "topology_conf",
 					  value, err);
+	}
 	if (KEY_IS("comment"))
 		return parse_comment(cfg, value, err);
 	if (KEY_IS("forbid"))

@@ -24,7 +24,8 @@
  *	forbid=VAR[,VAR...]       variables lagom must never set (repeatable)
  *	override=VAR[,VAR...]     variables lagom sets even over the user's
  *	                          value (repeatable)
- *	topology_conf=PATH        Slurm topology.conf [next to slurm.conf]
+ *	topology_conf=PATH|none   Slurm topology.conf [next to slurm.conf];
+ *	                          none: plan as if all nodes hang off one switch
  *	slurm_user=NAME|UID       owner trusted for profiles besides root
  *	verbose[=N]               log more (plain "verbose" means 1)
  *
@@ -73,6 +74,7 @@ struct lagom_config {
 	char profile_dir[LAGOM_CONFIG_PATH_MAX];
 	char tuner[LAGOM_CONFIG_PATH_MAX];	   /* "" = set no tuner */
 	char topology_conf[LAGOM_CONFIG_PATH_MAX]; /* "" = next to slurm.conf */
+	bool topology_none; /* topology_conf=none: no switch tree at all */
 	enum lagom_comment comment;
 	struct lagom_varlist forbid;
 	struct lagom_varlist override;

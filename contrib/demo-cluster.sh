@@ -119,9 +119,10 @@ AccountingStoreFlags=job_comment
 EOF
 	fi
 	if [ -n "${LAGOM_PROLOG:-}" ]; then
-		echo "Prolog=$LAGOM_PROLOG" >>"$dir/etc/slurm.conf"
+		write_prolog
+		echo "Prolog=$dir/etc/prolog.sh" >>"$dir/etc/slurm.conf"
 		echo "PrologFlags=Alloc" >>"$dir/etc/slurm.conf"
-		echo "PrologEpilogTimeout=60" >>"$dir/etc/slurm.conf"
+		echo "PrologEpilogTimeout=30" >>"$dir/etc/slurm.conf"
 	fi
 	cat >>"$dir/etc/slurm.conf" <<EOF
 NodeName=$(node_range) NodeHostname=localhost NodeAddr=127.0.0.1 Port=[$((port + 10))-$((port + 9 + nodes))] CPUs=8 RealMemory=1000 Gres=gpu:fake:$gpus State=UNKNOWN
@@ -137,6 +138,18 @@ AutoDetect=off
 NodeName=$(node_range) Name=gpu Type=fake File=$dir/dev/nvidia[0-$((gpus - 1))]
 EOF
 	write_topology_conf
+}
+
+# The Prolog: lagom-prolog, bounded, never failing (a failing Prolog drains
+# the node).  It finds profile_dir= in plugstack.conf next to $SLURM_CONF
+# unless LAGOM_PROLOG_ARGS says otherwise.
+write_prolog() {
+	cat >"$dir/etc/prolog.sh" <<EOF
+#!/bin/sh
+timeout -k 1 20 $LAGOM_PROLOG ${LAGOM_PROLOG_ARGS:-} >>$dir/log/prolog.\$SLURMD_NODENAME.log 2>&1
+exit 0
+EOF
+	chmod 0755 "$dir/etc/prolog.sh"
 }
 
 # Two nodes per leaf switch, one spine above the leaves.
@@ -313,37 +326,83 @@ cmd_demo() {
 	src=$(cd "$(dirname "$0")/.." && pwd)
 	build=${1:-$(mktemp -d /tmp/lagom-demo-build.XXXXXX)}
 	dir=$(mktemp -d /tmp/lagom-demo.XXXXXX)
-	say "building lagom in $build"
-	(cd "$build" && { [ -f Makefile ] || "$src/configure" -q --disable-integration; } &&
-		make -s -j"$(nproc)" >"$build/demo-make.log" 2>&1) ||
-		die "build failed; see $build/demo-make.log"
+	mkdir -p "$build"
+	say "building lagom in $build (log: $build/demo-make.log)"
+	demo_build "$src" "$build"
 	LAGOM_PLUGIN=$(find_built "$build" .libs/lagom.so)
 	[ -n "$LAGOM_PLUGIN" ] || die "lagom.so was not built"
-	if [ -z "${LAGOM_PROLOG:-}" ] && [ -x "$build/prolog/lagom-prolog" ]; then
-		LAGOM_PROLOG=$build/prolog/lagom-prolog
+	if [ -z "${LAGOM_PROLOG:-}" ]; then
+		LAGOM_PROLOG=$(first_file "$build/lagom-prolog" "$build/prolog/lagom-prolog")
 	fi
-	export LAGOM_PLUGIN LAGOM_PROLOG
-	trap 'cmd_stop; rm -rf "$dir"' EXIT
+	if [ -n "${LAGOM_PROLOG:-}" ] && ! host_has_gpu; then
+		LAGOM_PROLOG_ARGS="--profile-dir $dir/profiles-measured ${LAGOM_PROLOG_ARGS:-}"
+		install -d -m 0755 "$dir/profiles-measured"
+	fi
+	tuner=$(first_file "$build/.libs/libnccl-tuner-lagom.so" "$build/tuner/.libs/libnccl-tuner-lagom.so")
+	LAGOM_PLUGSTACK_ARGS="tuner=${tuner:-none} comment=yes ${LAGOM_PLUGSTACK_ARGS:-}"
+	export LAGOM_PLUGIN LAGOM_PROLOG LAGOM_PROLOG_ARGS LAGOM_PLUGSTACK_ARGS
+	trap 'cmd_stop; [ -n "${LAGOM_DEMO_KEEP:-}" ] || rm -rf "$dir"' EXIT
 	cmd_start
-	demo_profiles "$build"
+	demo_profiles "$src"
 	export SLURM_CONF=$dir/etc/slurm.conf
+	# srun hands the caller's environment to the tasks: keep ours out
+	for v in $(compgen -e | grep '^LAGOM_' || true); do export -n "$v"; done
 	cd "$dir/work"
-	echo
-	echo "\$ srun -N$nodes --gres=gpu:$gpus --lagom=auto --lagom-workload=${LAGOM_DEMO_WORKLOAD:-phi-2:fsdp} env | grep -E '^(NCCL|LAGOM|TORCH|CUDA_DEVICE)'"
-	out=$(timeout 60 srun -N"$nodes" --gres=gpu:"$gpus" --lagom=auto \
-		--lagom-workload="${LAGOM_DEMO_WORKLOAD:-phi-2:fsdp}" \
-		bash -c 'env | grep -E "^(NCCL_|LAGOM_|TORCH_NCCL|CUDA_DEVICE_MAX)" | sort | sed "s/^/$(hostname): /"' 2>&1) || rc=$?
-	echo "$out"
-	[ "$rc" -eq 0 ] || say "srun exited $rc"
-	echo
-	sleep 1
-	echo "\$ sacct -X -j \$JOB -o JobID,State,Comment%200"
-	local job
-	job=$(timeout 5 squeue -h -t all -o %i 2>/dev/null | sort -n | tail -1)
-	[ -n "$job" ] || job=$(timeout 10 sacct -X -n -o JobID | tail -1 | tr -d ' ')
-	wait_sacct "$job"
-	timeout 10 sacct -X -j "$job" -o JobID,State,Comment%200
+	demo_step "${LAGOM_DEMO_WORKLOAD:-phi-2:fsdp}" || rc=$?
+	if [ -n "${LAGOM_PROLOG:-}" ]; then
+		echo
+		local measured=$dir/profiles
+		[ -d "$dir/profiles-measured" ] && measured=$dir/profiles-measured
+		echo "lagom-prolog ran as the Prolog on every node and wrote:"
+		ls -l "$measured"/*.json 2>/dev/null | sed 's/^/  /'
+	fi
 	return "$rc"
+}
+
+# Configure (once) and build out of tree; everything the demo needs.
+demo_build() { # SRC BUILD
+	local src=$1 build=$2
+	if [ ! -x "$src/configure" ]; then
+		(cd "$src" && ./autogen.sh >"$build/demo-make.log" 2>&1) ||
+			die "autogen.sh failed; see $build/demo-make.log"
+	fi
+	(cd "$build" && { [ -f Makefile ] || "$src/configure" -q --disable-integration; } \
+		>>"$build/demo-make.log" 2>&1) || die "configure failed; see $build/demo-make.log"
+	if ! make -C "$build" -s -j"$(nproc)" >>"$build/demo-make.log" 2>&1; then
+		say "full build failed (see $build/demo-make.log); building the plugin alone"
+		make -C "$build" -s spank/lagom.la >>"$build/demo-make.log" 2>&1 ||
+			die "lagom.so did not build; see $build/demo-make.log"
+	fi
+}
+
+# The demo step: every task prints its host and lagom's variables.
+demo_step() { # WORKLOAD
+	local out rc=0 job
+	echo
+	echo "\$ srun -N$nodes --gres=gpu:$gpus --lagom=auto --lagom-workload=$1 \\"
+	echo "      bash -c 'env | grep -E \"^(NCCL_|LAGOM_|TORCH_NCCL|CUDA_DEVICE_MAX)\"'"
+	out=$(timeout 60 srun -N"$nodes" --gres=gpu:"$gpus" --lagom=auto \
+		--lagom-workload="$1" bash -c \
+		'echo "SLURM_JOB_ID=$SLURM_JOB_ID" >&2; env | grep -E "^(NCCL_|LAGOM_|TORCH_NCCL|CUDA_DEVICE_MAX)" | sort | sed "s/^/$(hostname): /"' \
+		2>"$dir/demo.err") || rc=$?
+	echo "$out" | sort -s -k1,1
+	grep -v '^SLURM_JOB_ID=' "$dir/demo.err" || true
+	[ "$rc" -eq 0 ] || say "srun exited $rc"
+	job=$(sed -n 's/^SLURM_JOB_ID=//p' "$dir/demo.err" | head -1)
+	[ -n "$job" ] || return "$rc"
+	wait_sacct "$job"
+	echo
+	echo "\$ sacct -X -j $job -o JobID,State,Comment%160"
+	timeout 10 sacct -X -j "$job" -o JobID,State,Comment%160
+	return "$rc"
+}
+
+first_file() { # PATH...: the first that exists, or nothing
+	local f
+	for f in "$@"; do
+		[ -f "$f" ] && { echo "$f"; return 0; }
+	done
+	return 0
 }
 
 find_built() { # BUILDDIR RELPATH
@@ -354,13 +413,28 @@ find_built() { # BUILDDIR RELPATH
 	find "$1" -name lagom.so -path '*/.libs/*' | head -1
 }
 
-# Profiles: lagom-prolog writes them at allocation when it is the Prolog;
-# without it, say so (lagom then fails open and sets nothing).
+# Node profiles.  With a GPU, lagom-prolog (the Prolog) measures each node
+# into the profile directory.  Without one it can only write topology-only
+# profiles, and lagom would fail open; so the demo plans from an example
+# profile (an 8x A100 node, tests/profile/valid/a100-full.json) installed
+# for every node, and lagom-prolog writes its own into profiles-measured/.
 demo_profiles() {
-	if [ -z "${LAGOM_PROLOG:-}" ]; then
-		say "lagom-prolog not built: no node profiles; lagom will fail open"
+	local src=$1 fixture i name
+	fixture=$src/tests/profile/valid/a100-full.json
+	if host_has_gpu && [ -n "${LAGOM_PROLOG:-}" ]; then
+		say "GPU found: lagom-prolog measures each node at allocation"
+		return
 	fi
+	[ -f "$fixture" ] || die "example profile $fixture missing"
+	say "no GPU here: planning from example 8x A100 profiles ($fixture)"
+	name=$(sed -n 's/.*"name": *"\([^"]*\)".*/\1/p' "$fixture" | head -1)
+	for ((i = 1; i <= nodes; i++)); do
+		sed "s/\"name\": *\"$name\"/\"name\": \"n$i\"/" "$fixture" >"$dir/profiles/n$i.json"
+		chmod 0644 "$dir/profiles/n$i.json"
+	done
 }
+
+host_has_gpu() { [ -e /dev/nvidia0 ] || [ -e /dev/nvidiactl ]; }
 
 wait_sacct() { # JOB: sacct records the comment when the job completes
 	local deadline=$((SECONDS + 15)) state

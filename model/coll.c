@@ -100,6 +100,21 @@ int lagom_comm_check(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	return 0;
 }
 
+int lagom_call_check(const struct lagom_hw *hw, const struct lagom_comm *comm,
+		     enum lagom_coll coll, struct lagom_error *err)
+{
+	int rc = lagom_hw_check(hw, err);
+
+	if (rc == 0)
+		rc = lagom_comm_check(hw, comm, err);
+	if (rc)
+		return rc;
+	if ((int)coll < 0 || coll >= LAGOM_COLL_COUNT)
+		return lagom_errprintf(err, EINVAL, "invalid collective %d",
+				       (int)coll);
+	return 0;
+}
+
 static int config_check(const struct lagom_hw *hw,
 			const struct lagom_comm *comm, enum lagom_coll coll,
 			uint64_t bytes, const struct lagom_coll_config *cfg,
@@ -359,15 +374,9 @@ int lagom_coll_predict(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	double S = (double)bytes, intra_Bps, net_Bps, lat, bw_s, time;
 	int rc;
 
-	rc = lagom_hw_check(hw, err);
+	rc = lagom_call_check(hw, comm, coll, err);
 	if (rc == 0)
-		rc = lagom_comm_check(hw, comm, err);
-	if (rc)
-		return rc;
-	if ((int)coll < 0 || coll >= LAGOM_COLL_COUNT)
-		return lagom_errprintf(err, EINVAL, "invalid collective %d",
-				       (int)coll);
-	rc = config_check(hw, comm, coll, bytes, config, err);
+		rc = config_check(hw, comm, coll, bytes, config, err);
 	if (rc)
 		return rc;
 	if (!out)

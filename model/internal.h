@@ -13,6 +13,10 @@
 int lagom_comm_check(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		     struct lagom_error *err);
 int lagom_kernel_check(const struct lagom_kernel *k, struct lagom_error *err);
+/* The arguments every collective call shares: lagom_hw_check(),
+ * lagom_comm_check() and a collective in range; 0 or -EINVAL. */
+int lagom_call_check(const struct lagom_hw *hw, const struct lagom_comm *comm,
+		     enum lagom_coll coll, struct lagom_error *err);
 
 /* Per-GPU intra-node bandwidth (B/s per direction) a ring can use. */
 double lagom_intra_Bps(const struct lagom_hw *hw, unsigned ranks_per_node);

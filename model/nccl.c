@@ -192,10 +192,9 @@ bool lagom_coll_supported(const struct lagom_hw *hw,
 			  const struct lagom_comm *comm, enum lagom_coll coll,
 			  enum lagom_algo algo, enum lagom_proto proto)
 {
-	if (lagom_hw_check(hw, NULL) || lagom_comm_check(hw, comm, NULL))
+	if (lagom_call_check(hw, comm, coll, NULL))
 		return false;
-	if ((int)coll < 0 || coll >= LAGOM_COLL_COUNT || (int)algo < 0 ||
-	    algo >= LAGOM_ALGO_COUNT || (int)proto < 0 ||
+	if ((int)algo < 0 || algo >= LAGOM_ALGO_COUNT || (int)proto < 0 ||
 	    proto >= LAGOM_PROTO_COUNT)
 		return false;
 	if (coll == LAGOM_COLL_ALLTOALL || coll == LAGOM_COLL_SENDRECV ||
@@ -421,14 +420,9 @@ int lagom_nccl_default(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	double best_us = INFINITY;
 	int rc;
 
-	rc = lagom_hw_check(hw, err);
-	if (rc == 0)
-		rc = lagom_comm_check(hw, comm, err);
+	rc = lagom_call_check(hw, comm, coll, err);
 	if (rc)
 		return rc;
-	if ((int)coll < 0 || coll >= LAGOM_COLL_COUNT)
-		return lagom_errprintf(err, EINVAL, "invalid collective %d",
-				       (int)coll);
 	if (bytes == 0)
 		return lagom_errprintf(err, EINVAL, "message size must be > 0");
 	nccl_ctx_init(&c, hw, comm, coll);

@@ -36,28 +36,46 @@ static int add_env(struct lagom_planner_result *res, const char *name,
 	return 0;
 }
 
-/* LAGOM_PLAN text, trimmed to its length, and the id from its header. */
-static int encode_plan(const struct lagom_plan *plan, uint64_t job_id,
+/* How the plan is applied: the same opts go to lagom_plan_encode() and
+ * lagom_plan_env(), so the text's env record and id match the environment. */
+static struct lagom_plan_env_opts env_opts(const struct lagom_planner_input *in,
+					   const struct lagom_plan *plan,
+					   const char *plan_text)
+{
+	struct lagom_plan_env_opts opts = {
+		.tuner_path = in->tuner_path,
+		.plan_text = plan_text,
+		.flags = (plan->tensor_parallel ? LAGOM_ENV_TP_OVERLAP : 0) |
+			 (in->tuner_path ? 0 : LAGOM_ENV_PIN_IMPL),
+	};
+
+	return opts;
+}
+
+/* LAGOM_PLAN text, trimmed to its length, and its id (search/ computes
+ * both: doc/plan-format.md). */
+static int encode_plan(const struct lagom_planner_input *in,
+		       const struct lagom_plan *plan,
 		       struct lagom_planner_result *res,
 		       struct lagom_error *err)
 {
+	struct lagom_plan_env_opts opts = env_opts(in, plan, NULL);
 	char *buf = malloc(LAGOM_PLAN_TEXT_MAX + 1), *small;
+	uint64_t id;
 	int rc;
 
 	if (!buf)
 		return lagom_errprintf(err, ENOMEM, "out of memory");
-	rc = lagom_plan_encode(plan, (unsigned long)job_id, buf,
+	rc = lagom_plan_encode(plan, &opts, (unsigned long)in->job_id, buf,
 			       LAGOM_PLAN_TEXT_MAX + 1, err);
+	if (rc == 0)
+		rc = lagom_plan_id(plan, &opts, &id, err);
 	if (rc) {
 		free(buf);
 		return rc;
 	}
-	if (sscanf(buf, "lagom-plan %*u %*s %16[0-9a-f]", res->plan_id) != 1 ||
-	    strlen(res->plan_id) != 16) {
-		free(buf);
-		return lagom_errprintf(err, EINVAL,
-				       "encoded plan has no plan id");
-	}
+	snprintf(res->plan_id, sizeof(res->plan_id), "%016llx",
+		 (unsigned long long)id);
 	small = realloc(buf, strlen(buf) + 1);
 	res->plan_text = small ? small : buf;
 	return 0;
@@ -68,13 +86,8 @@ static int plan_environment(const struct lagom_planner_input *in,
 			    struct lagom_error *err)
 {
 	struct lagom_env_var vars[ENV_MAX];
-	struct lagom_plan_env_opts opts = {
-		.tuner_path = in->tuner_path,
-		.plan_text = res->plan_text,
-		.flags = (res->plan->tensor_parallel ? LAGOM_ENV_TP_OVERLAP
-						     : 0) |
-			 (in->tuner_path ? 0 : LAGOM_ENV_PIN_IMPL),
-	};
+	struct lagom_plan_env_opts opts = env_opts(in, res->plan,
+						   res->plan_text);
 	size_t n = 0, i;
 	int rc = lagom_plan_env(res->plan, &opts, vars, ENV_MAX, &n, err);
 
@@ -190,7 +203,7 @@ int planner_finish(const struct lagom_planner_input *in,
 					    : res->plan->workload);
 	if (!res->workload_name)
 		return lagom_errprintf(err, ENOMEM, "out of memory");
-	if ((rc = encode_plan(res->plan, in->job_id, res, err)) ||
+	if ((rc = encode_plan(in, res->plan, res, err)) ||
 	    (rc = plan_environment(in, res, err)))
 		return rc;
 	plan_times(in, res);
@@ -198,27 +211,6 @@ int planner_finish(const struct lagom_planner_input *in,
 	    planner_explain(in, hw, res, &res->explanation))
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	return 0;
-}
-
-/* The id of a plan the planner built itself: FNV-1a of the encoded records
- * after the header, `end` included (doc/plan-format.md). */
-static int set_plan_id(struct lagom_plan *plan, struct lagom_error *err)
-{
-	char *buf = malloc(LAGOM_PLAN_TEXT_MAX + 1);
-	const char *records;
-	int rc;
-
-	if (!buf)
-		return lagom_errprintf(err, ENOMEM, "out of memory");
-	rc = lagom_plan_encode(plan, 0, buf, LAGOM_PLAN_TEXT_MAX + 1, err);
-	records = rc ? NULL : strchr(buf, ';');
-	if (records)
-		plan->id = lagom_fnv1a64(records + 1, strlen(records + 1));
-	else if (!rc)
-		rc = lagom_errprintf(err, EINVAL,
-				     "encoded plan has no records");
-	free(buf);
-	return rc;
 }
 
 int planner_fallback(const struct lagom_planner_input *in,
@@ -240,8 +232,7 @@ int planner_fallback(const struct lagom_planner_input *in,
 	res->plan->nodes = res->nodes;
 	res->plan->no_workload = true;
 	res->predicted_speedup = 1.0;
-	if ((rc = set_plan_id(res->plan, err)) ||
-	    (rc = encode_plan(res->plan, in->job_id, res, err)))
+	if ((rc = encode_plan(in, res->plan, res, err)))
 		return rc;
 	if (add_env(res, "LAGOM_PLAN_ID", res->plan_id) ||
 	    add_env(res, "LAGOM_PREDICTED_SPEEDUP", speedup) ||

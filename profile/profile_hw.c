@@ -66,6 +66,14 @@ static void apply_meas(const struct lagom_profile_measurements *m,
 	}
 	if (m->nic_bw_Bps.source != LAGOM_SOURCE_ABSENT && hw->nic_count > 0)
 		hw->nic_Bps = m->nic_bw_Bps.value;
+	/*
+	 * The model applies its spec-sheet efficiencies unless every
+	 * bandwidth it uses was achieved on this node: one flag covers them
+	 * all, so a partly measured node keeps the efficiencies.
+	 */
+	hw->bw_measured = m->intra_bw_Bps.source == LAGOM_SOURCE_MEASURED &&
+			  (hw->nic_count == 0 ||
+			   m->nic_bw_Bps.source == LAGOM_SOURCE_MEASURED);
 }
 
 int lagom_profile_to_hw(const struct lagom_profile *p, struct lagom_hw *out,

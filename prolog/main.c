@@ -94,6 +94,60 @@ static int parse_number(const char *opt, const char *text, double max,
 	return 0;
 }
 
+/* One option: 0 to go on, 1 to exit 0 (help, version), -1 for a usage
+ * error. */
+static int parse_opt(struct opts *o, int c, const char *arg, bool *dir_given)
+{
+	double v;
+
+	switch (c) {
+	case 'd':
+		if (snprintf(o->profile_dir, sizeof(o->profile_dir), "%s",
+			     arg) >= (int)sizeof(o->profile_dir)) {
+			fprintf(stderr,
+				"lagom-prolog: --profile-dir: longer than %zu "
+				"characters\n",
+				sizeof(o->profile_dir) - 1);
+			return -1;
+		}
+		*dir_given = true;
+		return 0;
+	case 't':
+		if (parse_number("--ttl", arg, 1e9, &v) < 0)
+			return -1;
+		o->ttl_s = (long)v;
+		return 0;
+	case 'b':
+		return parse_number("--budget", arg, 3600, &o->budget_s);
+	case 'n':
+		o->dry_run = true;
+		return 0;
+	case 'p':
+		o->print = true;
+		return 0;
+	case 'f':
+		o->force = true;
+		return 0;
+	case 'N':
+		o->node = arg;
+		return 0;
+	case 'P':
+		o->plugstack = arg;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case 'h':
+		fputs(usage, stdout);
+		return 1;
+	case 'V':
+		printf("lagom-prolog %s\n", PACKAGE_VERSION);
+		return 1;
+	default:
+		return -1;
+	}
+}
+
 /* 0 to go on, 1 to exit 0 (help, version), -1 for a usage error. */
 static int parse_args(int argc, char **argv, struct opts *o, bool *dir_given)
 {
@@ -111,57 +165,13 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *dir_given)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	double v;
-	int c;
+	int c, rc = 0;
 
-	while ((c = getopt_long(argc, argv, "d:t:b:npfvhV", longopts, NULL)) !=
-	       -1) {
-		switch (c) {
-		case 'd':
-			if (snprintf(o->profile_dir, sizeof(o->profile_dir),
-				     "%s",
-				     optarg) >= (int)sizeof(o->profile_dir))
-				return -1;
-			*dir_given = true;
-			break;
-		case 't':
-			if (parse_number("--ttl", optarg, 1e9, &v) < 0)
-				return -1;
-			o->ttl_s = (long)v;
-			break;
-		case 'b':
-			if (parse_number("--budget", optarg, 3600, &v) < 0)
-				return -1;
-			o->budget_s = v;
-			break;
-		case 'n':
-			o->dry_run = true;
-			break;
-		case 'p':
-			o->print = true;
-			break;
-		case 'f':
-			o->force = true;
-			break;
-		case 'N':
-			o->node = optarg;
-			break;
-		case 'P':
-			o->plugstack = optarg;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
-		case 'V':
-			printf("lagom-prolog %s\n", PACKAGE_VERSION);
-			return 1;
-		default:
-			return -1;
-		}
-	}
+	while (rc == 0 && (c = getopt_long(argc, argv, "d:t:b:npfvhV", longopts,
+					   NULL)) != -1)
+		rc = parse_opt(o, c, optarg, dir_given);
+	if (rc != 0)
+		return rc;
 	if (optind < argc) {
 		fprintf(stderr, "lagom-prolog: unexpected argument '%s'\n",
 			argv[optind]);
@@ -333,7 +343,8 @@ static void run(struct opts *o)
 		    "no usable node name or out of memory: nothing done");
 		goto out;
 	}
-	gethostname(p->hostname, sizeof(p->hostname) - 1);
+	if (gethostname(p->hostname, sizeof(p->hostname) - 1) != 0)
+		p->hostname[0] = '\0';
 	if (prolog_hwinfo(&p->hw, &err) < 0) {
 		snprintf(hw_note, sizeof(hw_note), "topology: %s", err.text);
 		say(o, false, "%s", hw_note);

@@ -9,22 +9,27 @@
 #include "config.h"
 #include "search/internal.h"
 
+#define FNV_OFFSET 14695981039346656037ull
+#define FNV_PRIME 1099511628211ull
+
 uint64_t lagom_fnv1a64(const void *data, size_t len)
 {
 	const unsigned char *b = data;
-	uint64_t h = 14695981039346656037ull;
+	uint64_t h = FNV_OFFSET;
 
 	for (size_t i = 0; i < len; i++) {
 		h ^= b[i];
-		h *= 1099511628211ull;
+		h *= FNV_PRIME;
 	}
 	return h;
 }
 
+/* Where encoded text goes: buf, or (buf NULL) only its hash and length. */
 struct out {
 	char *buf;
 	size_t len, pos;
 	int overflow;
+	uint64_t hash; /* FNV-1a of the text so far when buf is NULL */
 };
 
 /* Own formatting: the pure core links no printf family function. */
@@ -36,7 +41,14 @@ static void put_s(struct out *o, const char *s)
 		o->overflow = 1;
 		return;
 	}
-	memcpy(o->buf + o->pos, s, n + 1);
+	if (o->buf) {
+		memcpy(o->buf + o->pos, s, n + 1);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			o->hash ^= (unsigned char)s[i];
+			o->hash *= FNV_PRIME;
+		}
+	}
 	o->pos += n;
 }
 
@@ -64,9 +76,29 @@ static void put_x16(struct out *o, uint64_t v)
 	put_s(o, tmp);
 }
 
-/* The records after the header: "coll ...;...;end". */
-static void put_records(struct out *o, const struct lagom_plan *plan)
+/* "env tuner=1 ctas=1-8 buffsize=2097152 nthreads=0 algo=any proto=any;" */
+static void put_env(struct out *o, const struct lagom_plan_globals *g)
 {
+	put_s(o, g->tuner ? "env tuner=1 ctas=" : "env tuner=0 ctas=");
+	put_u(o, g->min_ctas);
+	put_s(o, "-");
+	put_u(o, g->max_ctas);
+	put_s(o, " buffsize=");
+	put_u(o, g->buffsize_bytes);
+	put_s(o, " nthreads=");
+	put_u(o, g->nthreads);
+	put_s(o, " algo=");
+	put_s(o, g->algo ? g->algo : "any");
+	put_s(o, " proto=");
+	put_s(o, g->proto ? g->proto : "any");
+	put_s(o, ";");
+}
+
+/* The records after the header: "env ...;coll ...;...;end". */
+static void put_records(struct out *o, const struct lagom_plan *plan,
+			const struct lagom_plan_globals *g)
+{
+	put_env(o, g);
 	for (size_t j = 0; j < plan->ncolls; j++) {
 		const struct lagom_plan_coll *c = &plan->colls[j];
 		const char *algo = lagom_algo_name(c->config.algo);
@@ -117,37 +149,153 @@ static int check_plan(const struct lagom_plan *plan, struct lagom_error *err)
 	return 0;
 }
 
-int search_plan_id(struct lagom_plan *plan, struct lagom_error *err)
+static bool plan_tuned(const struct lagom_plan *plan)
 {
-	struct out o = { .len = LAGOM_PLAN_TEXT_MAX };
-	int rc = check_plan(plan, err);
+	for (size_t j = 0; j < plan->ncolls; j++)
+		if (!plan->colls[j].keep)
+			return true;
+	return false;
+}
+
+/* One algorithm and one protocol over every tuned class, or -1. */
+static void common_impl(const struct lagom_plan *plan, int *algo, int *proto)
+{
+	*algo = *proto = -1;
+	for (size_t j = 0; j < plan->ncolls; j++) {
+		const struct lagom_coll_config *c = &plan->colls[j].config;
+
+		if (plan->colls[j].keep) {
+			*algo = *proto = -2;
+			return;
+		}
+		*algo = *algo == -1 || *algo == (int)c->algo ? (int)c->algo
+							     : -2;
+		*proto = *proto == -1 || *proto == (int)c->proto ? (int)c->proto
+								 : -2;
+	}
+}
+
+/* What doc/plan-format.md allows in the env record (NCCL's own ranges:
+ * reference/nccl.md section 1.1). */
+static int check_globals(const struct lagom_plan_globals *g,
+			 struct lagom_error *err)
+{
+	if (g->max_ctas && (g->min_ctas < 1 || g->min_ctas > g->max_ctas ||
+			    g->max_ctas > LAGOM_NCHANNELS_MAX))
+		return lagom_errprintf(
+			err, EINVAL, "channel range %u-%u outside 1-%d",
+			g->min_ctas, g->max_ctas, LAGOM_NCHANNELS_MAX);
+	if (g->nthreads &&
+	    (g->nthreads < 64 || g->nthreads > 512 || g->nthreads % 32))
+		return lagom_errprintf(err, EINVAL,
+				       "%u threads: not a multiple of 32 in "
+				       "64-512",
+				       g->nthreads);
+	if (g->buffsize_bytes > INT64_MAX)
+		return lagom_errprintf(err, EINVAL, "buffer size out of range");
+	return 0;
+}
+
+/* The one place that decides the process-wide values (see search.h). */
+int lagom_plan_globals(const struct lagom_plan *plan,
+		       const struct lagom_plan_env_opts *opts,
+		       struct lagom_plan_globals *out, struct lagom_error *err)
+{
+	struct lagom_plan_globals g = { 0 };
+	unsigned flags = opts ? opts->flags : 0;
+	int rc = check_plan(plan, err), algo, proto;
 
 	if (rc < 0)
 		return rc;
-	if (!(o.buf = malloc(o.len)))
-		return lagom_errprintf(err, ENOMEM, "out of memory");
-	put_records(&o, plan);
-	if (o.overflow)
-		rc = lagom_errprintf(err, ENOSPC, "plan text over %d bytes",
-				     LAGOM_PLAN_TEXT_MAX);
-	else
-		plan->id = lagom_fnv1a64(o.buf, o.pos);
-	free(o.buf);
-	return rc;
+	if (!out)
+		return lagom_errprintf(err, EINVAL, "no output");
+	g.tuner = opts && opts->tuner_path && plan_tuned(plan);
+	if (g.tuner) {
+		if (plan->env.max_ctas) {
+			g.min_ctas = plan->env.min_ctas;
+			g.max_ctas = plan->env.max_ctas;
+		}
+		g.buffsize_bytes = plan->env.buffsize_bytes;
+		g.nthreads = plan->env.nthreads;
+		common_impl(plan, &algo, &proto);
+		if ((flags & LAGOM_ENV_PIN_IMPL) && algo >= 0)
+			g.algo = lagom_algo_name((enum lagom_algo)algo);
+		if ((flags & LAGOM_ENV_PIN_IMPL) && proto >= 0)
+			g.proto = lagom_proto_name((enum lagom_proto)proto);
+	} else {
+		if (plan->env.env_max_ctas) {
+			g.min_ctas = 1;
+			g.max_ctas = plan->env.env_max_ctas;
+		}
+		g.buffsize_bytes = plan->env.env_buffsize_bytes;
+	}
+	if ((rc = check_globals(&g, err)) < 0)
+		return rc;
+	*out = g;
+	return 0;
 }
 
-int lagom_plan_encode(const struct lagom_plan *plan, unsigned long job_id,
-		      char *buf, size_t len, struct lagom_error *err)
+static int records_id(const struct lagom_plan *plan,
+		      const struct lagom_plan_globals *g, uint64_t *id,
+		      struct lagom_error *err)
+{
+	struct out o = { .len = LAGOM_PLAN_TEXT_MAX, .hash = FNV_OFFSET };
+
+	put_records(&o, plan, g);
+	if (o.overflow)
+		return lagom_errprintf(err, ENOSPC, "plan text over %d bytes",
+				       LAGOM_PLAN_TEXT_MAX);
+	*id = o.hash;
+	return 0;
+}
+
+int search_check_encodable(const struct lagom_plan *plan,
+			   struct lagom_error *err)
+{
+	const struct lagom_plan_env_opts tuner = { .tuner_path = "",
+						   .plan_text = "" };
+	uint64_t id = 0;
+	int rc = lagom_plan_id(plan, NULL, &id, err);
+
+	return rc < 0 ? rc : lagom_plan_id(plan, &tuner, &id, err);
+}
+
+int lagom_plan_id(const struct lagom_plan *plan,
+		  const struct lagom_plan_env_opts *opts, uint64_t *id,
+		  struct lagom_error *err)
+{
+	struct lagom_plan_globals g;
+	uint64_t h = 0;
+	int rc = lagom_plan_globals(plan, opts, &g, err);
+
+	if (rc < 0)
+		return rc;
+	if (!id)
+		return lagom_errprintf(err, EINVAL, "no output");
+	if ((rc = records_id(plan, &g, &h, err)) < 0)
+		return rc;
+	*id = h;
+	return 0;
+}
+
+int lagom_plan_encode(const struct lagom_plan *plan,
+		      const struct lagom_plan_env_opts *opts,
+		      unsigned long job_id, char *buf, size_t len,
+		      struct lagom_error *err)
 {
 	struct out o = { .buf = buf, .len = len };
-	int rc = check_plan(plan, err);
+	struct lagom_plan_globals g;
+	uint64_t id = 0;
+	int rc = lagom_plan_globals(plan, opts, &g, err);
 
 	if (rc < 0)
 		return rc;
 	if (!buf || len == 0)
 		return lagom_errprintf(err, EINVAL, "no buffer");
+	if ((rc = records_id(plan, &g, &id, err)) < 0)
+		return rc;
 	put_s(&o, "lagom-plan 1 " PACKAGE_VERSION " ");
-	put_x16(&o, plan->id);
+	put_x16(&o, id);
 	put_s(&o, " job=");
 	put_u(&o, job_id);
 	put_s(&o, " ranks=");
@@ -155,7 +303,7 @@ int lagom_plan_encode(const struct lagom_plan *plan, unsigned long job_id,
 	put_s(&o, " nodes=");
 	put_u(&o, plan->nodes);
 	put_s(&o, ";");
-	put_records(&o, plan);
+	put_records(&o, plan, &g);
 	if (o.overflow || o.pos >= LAGOM_PLAN_TEXT_MAX) {
 		buf[0] = '\0';
 		return lagom_errprintf(err, ENOSPC,
@@ -226,53 +374,26 @@ static void env_speedup(struct envlist *l, double speedup)
 	put_u(&o, hundredths % 100);
 }
 
-/* One algorithm and one protocol over every tuned class, or -1. */
-static void common_impl(const struct lagom_plan *plan, int *algo, int *proto)
+/* NCCL_* of g (lagom_plan_globals()) and, with the tuner, its two. */
+static void env_globals(struct envlist *l, const struct lagom_plan_globals *g,
+			const struct lagom_plan_env_opts *opts)
 {
-	*algo = *proto = -1;
-	for (size_t j = 0; j < plan->ncolls; j++) {
-		const struct lagom_coll_config *c = &plan->colls[j].config;
-
-		if (plan->colls[j].keep) {
-			*algo = *proto = -2;
-			return;
-		}
-		*algo = *algo == -1 || *algo == (int)c->algo ? (int)c->algo
-							     : -2;
-		*proto = *proto == -1 || *proto == (int)c->proto ? (int)c->proto
-								 : -2;
+	if (g->max_ctas) {
+		env_u(l, "NCCL_MIN_CTAS", g->min_ctas);
+		env_u(l, "NCCL_MAX_CTAS", g->max_ctas);
 	}
-}
-
-static void env_tuned(struct envlist *l, const struct lagom_plan *plan,
-		      const struct lagom_plan_env_opts *opts)
-{
-	int algo, proto;
-
-	if (plan->env.max_ctas) {
-		env_u(l, "NCCL_MIN_CTAS", plan->env.min_ctas);
-		env_u(l, "NCCL_MAX_CTAS", plan->env.max_ctas);
+	if (g->buffsize_bytes)
+		env_u(l, "NCCL_BUFFSIZE", g->buffsize_bytes);
+	if (g->nthreads)
+		env_u(l, "NCCL_NTHREADS", g->nthreads);
+	if (g->algo)
+		env_s(l, "NCCL_ALGO", g->algo);
+	if (g->proto)
+		env_s(l, "NCCL_PROTO", g->proto);
+	if (g->tuner) {
+		env_s(l, "NCCL_TUNER_PLUGIN", opts->tuner_path);
+		env_s(l, "LAGOM_PLAN", opts->plan_text);
 	}
-	if (plan->env.buffsize_bytes)
-		env_u(l, "NCCL_BUFFSIZE", plan->env.buffsize_bytes);
-	if (plan->env.nthreads)
-		env_u(l, "NCCL_NTHREADS", plan->env.nthreads);
-	common_impl(plan, &algo, &proto);
-	if ((opts->flags & LAGOM_ENV_PIN_IMPL) && algo >= 0)
-		env_s(l, "NCCL_ALGO", lagom_algo_name((enum lagom_algo)algo));
-	if ((opts->flags & LAGOM_ENV_PIN_IMPL) && proto >= 0)
-		env_s(l, "NCCL_PROTO",
-		      lagom_proto_name((enum lagom_proto)proto));
-	env_s(l, "NCCL_TUNER_PLUGIN", opts->tuner_path);
-	env_s(l, "LAGOM_PLAN", opts->plan_text);
-}
-
-static bool plan_tuned(const struct lagom_plan *plan)
-{
-	for (size_t j = 0; j < plan->ncolls; j++)
-		if (!plan->colls[j].keep)
-			return true;
-	return false;
 }
 
 int lagom_plan_env(const struct lagom_plan *plan,
@@ -282,41 +403,35 @@ int lagom_plan_env(const struct lagom_plan *plan,
 {
 	static const struct lagom_plan_env_opts none = { 0 };
 	struct envlist l = { .vars = vars, .max = max };
-	bool tuner;
+	struct lagom_plan_globals g;
+	uint64_t id = 0;
 	double speedup;
-	int rc = check_plan(plan, err);
+	int rc;
 
-	if (rc < 0)
-		return rc;
 	if (!opts)
 		opts = &none;
+	if ((rc = lagom_plan_globals(plan, opts, &g, err)) < 0)
+		return rc;
 	if (!vars || !count)
 		return lagom_errprintf(err, EINVAL, "no output array");
 	if (opts->tuner_path && !opts->plan_text)
 		return lagom_errprintf(err, EINVAL, "tuner without plan text");
-	tuner = opts->tuner_path && plan_tuned(plan);
-	if (tuner) {
-		env_tuned(&l, plan, opts);
+	if ((rc = records_id(plan, &g, &id, err)) < 0)
+		return rc;
+	env_globals(&l, &g, opts);
+	if (g.tuner)
 		speedup = plan->speedup_nccl;
-	} else {
-		if (plan->env.env_max_ctas) {
-			env_u(&l, "NCCL_MIN_CTAS", 1);
-			env_u(&l, "NCCL_MAX_CTAS", plan->env.env_max_ctas);
-		}
-		if (plan->env.env_buffsize_bytes)
-			env_u(&l, "NCCL_BUFFSIZE",
-			      plan->env.env_buffsize_bytes);
+	else
 		speedup = plan->lagom_env_only_s > 0
 				  ? plan->nccl_s / plan->lagom_env_only_s
 				  : 1;
-	}
 	env_s(&l, "TORCH_NCCL_HIGH_PRIORITY", "1");
 	if (plan->tensor_parallel || (opts->flags & LAGOM_ENV_TP_OVERLAP))
 		env_s(&l, "CUDA_DEVICE_MAX_CONNECTIONS", "1");
 	if (env_add(&l, "LAGOM_PLAN_ID")) {
 		struct out o = { .buf = l.vars[l.n - 1].buf,
 				 .len = LAGOM_ENV_VALUE_MAX };
-		put_x16(&o, plan->id);
+		put_x16(&o, id);
 	}
 	env_speedup(&l, speedup);
 	if (l.overflow)

@@ -92,7 +92,9 @@ int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
 		    unsigned *cap_out, uint64_t *buff_out, double *t_out);
 /* Turn the plan into NCCL's defaults (never slower by its own prediction). */
 void search_keep_nccl(struct lagom_plan *plan);
-/* Set plan->id from the encoded records. */
-int search_plan_id(struct lagom_plan *plan, struct lagom_error *err);
+/* 0 when the plan encodes with and without the tuner plugin (its values
+ * are in the ranges doc/plan-format.md allows), else -EINVAL / -ENOSPC. */
+int search_check_encodable(const struct lagom_plan *plan,
+			   struct lagom_error *err);
 
 #endif /* LAGOM_SEARCH_INTERNAL_H */

@@ -174,7 +174,7 @@ int lagom_plan_no_workload(const struct lagom_hw *hw, unsigned nodes,
 	plan->no_workload = true;
 	if (rc == 0 && used)
 		rc = nw_choose(cases, n, plan);
-	if (rc < 0 || (rc = search_plan_id(plan, err)) < 0) {
+	if (rc < 0 || (rc = search_check_encodable(plan, err)) < 0) {
 		if (!err || !err->errnum)
 			lagom_errprintf(err, -rc, "no-workload plan failed");
 		goto out;

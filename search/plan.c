@@ -465,7 +465,7 @@ int lagom_search_plan(const struct lagom_hw *hw, const struct lagom_workload *w,
 		goto fail;
 	rc = plan_workload(&p, plan);
 	sproblem_fini(&p);
-	if (rc < 0 || (rc = search_plan_id(plan, err)) < 0)
+	if (rc < 0 || (rc = search_check_encodable(plan, err)) < 0)
 		goto fail;
 	finish_plan(plan);
 	*out = plan;

@@ -96,7 +96,8 @@ struct lagom_plan {
 	unsigned steps_total;
 	struct lagom_plan_step steps[LAGOM_PLAN_MAX_STEPS];
 
-	uint64_t id; /* LAGOM_PLAN_ID: FNV-1a of the encoded records */
+	/* The id (LAGOM_PLAN_ID) is not a field: it depends on how the plan
+	 * is applied (tuner or not), see lagom_plan_id(). */
 };
 
 struct lagom_search_opts {
@@ -130,17 +131,6 @@ int lagom_plan_no_workload(const struct lagom_hw *hw, unsigned nodes,
 /* NULL does nothing. */
 void lagom_plan_destroy(struct lagom_plan *plan);
 
-/*
- * Write the LAGOM_PLAN text (doc/plan-format.md, NUL-terminated) into buf.
- * -ENOSPC when len is too small, -EINVAL for a plan with more than
- * LAGOM_PLAN_MAX_COLLS records.
- */
-int lagom_plan_encode(const struct lagom_plan *plan, unsigned long job_id,
-		      char *buf, size_t len, struct lagom_error *err);
-
-/* 64-bit FNV-1a of len bytes. */
-uint64_t lagom_fnv1a64(const void *data, size_t len);
-
 #define LAGOM_ENV_TP_OVERLAP 0x1u /* set CUDA_DEVICE_MAX_CONNECTIONS=1 */
 #define LAGOM_ENV_PIN_IMPL 0x2u	  /* NCCL_ALGO/PROTO when all classes agree */
 
@@ -150,6 +140,60 @@ struct lagom_plan_env_opts {
 				 * needed when tuner_path is set */
 	unsigned flags;
 };
+
+/*
+ * The process-wide values lagom sets with a plan (design.md "What lagom
+ * sets"; every rank must agree on them, reference/nccl.md section 1.3).
+ * lagom_plan_env() turns them into variables and the plan's `env` record
+ * (doc/plan-format.md) writes them, so LAGOM_PLAN_ID covers them.  0 / NULL:
+ * lagom does not set that variable.
+ */
+struct lagom_plan_globals {
+	bool tuner;		     /* NCCL_TUNER_PLUGIN and LAGOM_PLAN */
+	unsigned min_ctas, max_ctas; /* NCCL_MIN_CTAS, NCCL_MAX_CTAS: both
+				      * or neither */
+	uint64_t buffsize_bytes;     /* NCCL_BUFFSIZE */
+	unsigned nthreads;	     /* NCCL_NTHREADS */
+	const char *algo, *proto;    /* NCCL_ALGO, NCCL_PROTO (static) */
+};
+
+/*
+ * The globals of plan applied with opts (NULL: no tuner plugin).  Only
+ * opts->tuner_path (set or NULL) and opts->flags matter.  With a tuner and a
+ * plan that tunes some class: the plan's env values (min_ctas, max_ctas,
+ * buffsize_bytes, nthreads; NCCL_ALGO/PROTO with LAGOM_ENV_PIN_IMPL when
+ * every class agrees); otherwise the environment-only values (NCCL_MIN_CTAS=1,
+ * NCCL_MAX_CTAS=env_max_ctas, env_buffsize_bytes).  -EINVAL for an invalid
+ * plan or values outside what the format allows.
+ */
+int lagom_plan_globals(const struct lagom_plan *plan,
+		       const struct lagom_plan_env_opts *opts,
+		       struct lagom_plan_globals *out, struct lagom_error *err);
+
+/*
+ * Write the LAGOM_PLAN text (doc/plan-format.md, NUL-terminated) into buf:
+ * the header with lagom_plan_id(plan, opts), the `env` record from
+ * lagom_plan_globals(plan, opts), the coll records, `end`.  opts as for
+ * lagom_plan_globals(): give lagom_plan_env() the same tuner_path and flags.
+ * -ENOSPC when len is too small, -EINVAL for a plan with more than
+ * LAGOM_PLAN_MAX_COLLS records or invalid values.
+ */
+int lagom_plan_encode(const struct lagom_plan *plan,
+		      const struct lagom_plan_env_opts *opts,
+		      unsigned long job_id, char *buf, size_t len,
+		      struct lagom_error *err);
+
+/*
+ * LAGOM_PLAN_ID of plan applied with opts: the 64-bit FNV-1a of the encoded
+ * records after the header (`env`, the coll records, `end`).  Errors as
+ * lagom_plan_encode().
+ */
+int lagom_plan_id(const struct lagom_plan *plan,
+		  const struct lagom_plan_env_opts *opts, uint64_t *id,
+		  struct lagom_error *err);
+
+/* 64-bit FNV-1a of len bytes. */
+uint64_t lagom_fnv1a64(const void *data, size_t len);
 
 #define LAGOM_ENV_NAME_MAX 32
 #define LAGOM_ENV_VALUE_MAX 32
@@ -166,12 +210,13 @@ const char *lagom_env_var_value(const struct lagom_env_var *v);
 
 /*
  * The variables to inject, in a fixed order (design.md "What lagom sets"):
- * NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_BUFFSIZE, NCCL_NTHREADS (when not
- * NCCL's default), NCCL_ALGO/NCCL_PROTO (LAGOM_ENV_PIN_IMPL and one value
- * across classes), NCCL_TUNER_PLUGIN + LAGOM_PLAN (tuner_path set),
- * TORCH_NCCL_HIGH_PRIORITY=1, CUDA_DEVICE_MAX_CONNECTIONS=1 (tensor
- * parallel), LAGOM_PLAN_ID, LAGOM_PREDICTED_SPEEDUP.  A plan equal to NCCL's
- * defaults sets no NCCL_* variable.  -ENOSPC when max is too small.
+ * NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_BUFFSIZE, NCCL_NTHREADS, NCCL_ALGO,
+ * NCCL_PROTO (those lagom_plan_globals() sets), NCCL_TUNER_PLUGIN +
+ * LAGOM_PLAN (tuner_path set and a tuned plan; plan_text should be
+ * lagom_plan_encode() with the same opts), TORCH_NCCL_HIGH_PRIORITY=1,
+ * CUDA_DEVICE_MAX_CONNECTIONS=1 (tensor parallel), LAGOM_PLAN_ID
+ * (lagom_plan_id() with opts), LAGOM_PREDICTED_SPEEDUP.  A plan equal to
+ * NCCL's defaults sets no NCCL_* variable.  -ENOSPC when max is too small.
  */
 int lagom_plan_env(const struct lagom_plan *plan,
 		   const struct lagom_plan_env_opts *opts,

@@ -21,6 +21,8 @@ SPANK_PLUGIN(lagom, 1)
 struct lagom_state lagom_g;
 
 static void log_line(void (*logf)(const char *, ...), const char *fmt,
+		     va_list ap) __attribute__((format(printf, 2, 0)));
+static void log_line(void (*logf)(const char *, ...), const char *fmt,
 		     va_list ap)
 {
 	char line[512];

@@ -4,7 +4,8 @@
  * Layout (after pyxis): lagom.c holds SPANK_PLUGIN() and the dispatchers;
  * options.c the --lagom and --lagom-workload options; local.c the srun and
  * sbatch/salloc side; remote.c the slurmstepd side (plan once per node in
- * user_init, environment per task in task_init, comment from node 0);
+ * user_init, environment per task in task_init, comment from node 0 in
+ * task_post_fork);
  * envset.c decides what to set (the user wins); comment.c merges the job
  * comment; step.c reads the step's placement; plan.c is the only caller of
  * the planner.

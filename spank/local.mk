@@ -43,7 +43,8 @@ EXTRA_DIST += tests/spank/symbols.sh
 # Integration: one script starts one real cluster for every check.
 INTEGRATION_TESTS += tests/integration/spank.sh
 EXTRA_DIST += tests/integration/spank.sh tests/lib/cluster.sh \
-	bench/bench_launch.sh doc/lagom.8
+	bench/bench_launch.sh
+dist_man_MANS += doc/lagom-spank.8
 
 # `make bench-launch`: srun -N3 true with and without lagom (root only).
 bench-launch: spank/lagom.la

@@ -53,6 +53,8 @@ static const char *topology_path(const struct lagom_config *cfg, char *buf,
 	const char *conf = getenv("SLURM_CONF");
 	const char *slash;
 
+	if (cfg->topology_none)
+		return NULL;
 	if (cfg->topology_conf[0])
 		return cfg->topology_conf;
 	if (conf && (slash = strrchr(conf, '/')))

@@ -7,7 +7,9 @@
  *                  decide per variable against the user's environment
  *   task_init      (each task, as the user) set the decided variables
  *   task_post_fork (root, once on node 0) merge the summary into the
- *                  job's comment
+ *                  job's comment while the job surely exists (from exit,
+ *                  an srun that made its own allocation can race the end
+ *                  of the job: "Job has already finished")
  *   exit           free everything
  *
  * Fail open: every problem is one "lagom:" line (slurmd log; the job's
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <slurm/spank.h>
 
@@ -104,7 +107,16 @@ static void explain(const struct lagom_state *st)
 					: "");
 }
 
-static void report_plan(const struct lagom_state *st)
+static double elapsed_ms(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - since->tv_sec) * 1e3 +
+	       (double)(now.tv_nsec - since->tv_nsec) / 1e6;
+}
+
+static void report_plan(const struct lagom_state *st, double plan_ms)
 {
 	char skipped[256];
 	size_t n_set = 0;
@@ -113,9 +125,10 @@ static void report_plan(const struct lagom_state *st)
 		n_set += st->items[i].action == LAGOM_ENV_SET ||
 			 st->items[i].action == LAGOM_ENV_OVERRIDE;
 	lagom_env_skipped(st->items, st->n_items, skipped, sizeof(skipped));
-	tell(st, "job %u.%u on %s: %s plan %s: %zu variables set%s%s",
+	tell(st,
+	     "job %u.%u on %s: %s plan %s in %.1f ms: %zu variables set%s%s",
 	     st->step.job_id, st->step.step_id, st->step.node_name,
-	     lagom_mode_name(st->mode), st->plan->plan_id,
+	     lagom_mode_name(st->mode), st->plan->plan_id, plan_ms,
 	     st->mode == LAGOM_MODE_AUTO ? n_set : 0,
 	     skipped[0] ? ", kept the user's " : "", skipped);
 }
@@ -123,9 +136,16 @@ static void report_plan(const struct lagom_state *st)
 int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 {
 	struct lagom_error err = { 0 };
+	struct timespec start;
+
+	uint32_t step_id = 0;
 
 	if (st->mode == LAGOM_MODE_OFF)
 		return 0;
+	if (spank_get_item(sp, S_JOB_STEPID, &step_id) == ESPANK_SUCCESS &&
+	    step_id >= LAGOM_FIRST_SPECIAL_STEP)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	st->user_verbose = user_asked_verbose(sp);
 	if (lagom_step_read(sp, &st->step, &err) < 0) {
 		fail_open(st, err.text);
@@ -154,7 +174,7 @@ int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 	}
 	st->n_items = st->plan->env_count;
 	st->planned = true;
-	report_plan(st);
+	report_plan(st, elapsed_ms(&start));
 	if (st->mode == LAGOM_MODE_EXPLAIN && st->step.node_id == 0)
 		explain(st);
 	return 0;

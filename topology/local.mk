@@ -54,7 +54,9 @@ LAGOM_FUZZERS += tests/fuzz/fuzz_nccl_topo tests/fuzz/fuzz_step_strings \
 CLEANFILES += tests/fuzz/fuzz_nccl_topo tests/fuzz/fuzz_step_strings \
 	tests/fuzz/fuzz_switchtree
 SCRIPT_TESTS += tests/topology/fuzz_smoke.sh
-EXTRA_DIST += tests/topology/fuzz_smoke.sh tests/fuzz/fuzz_nccl_topo.c \
+# tests/lib/fuzz.sh is shared with tests/tuner/fuzz_smoke.sh.
+EXTRA_DIST += tests/topology/fuzz_smoke.sh tests/lib/fuzz.sh \
+	tests/fuzz/fuzz_nccl_topo.c \
 	tests/fuzz/fuzz_step_strings.c tests/fuzz/fuzz_switchtree.c \
 	tests/fuzz/corpus/nccl_topo tests/fuzz/corpus/step_strings \
 	tests/fuzz/corpus/switchtree

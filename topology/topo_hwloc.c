@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <hwloc.h>
 
 #include "topology/topo_internal.h"
+#include "topology/xml_lite.h"
 
 struct hwloc_load {
 	hwloc_topology_t topo;
@@ -177,6 +179,7 @@ static void pcie_link_of(hwloc_obj_t obj, struct lagom_topo_pcie *pcie)
 static void gpu_names(hwloc_obj_t pci, struct lagom_topo_gpu *g)
 {
 	const char *model = NULL, *m;
+	unsigned long long dev;
 
 	for (hwloc_obj_t os = pci->io_first_child; os; os = os->next_sibling) {
 		if (os->type != HWLOC_OBJ_OS_DEVICE || !os->name)
@@ -189,7 +192,8 @@ static void gpu_names(hwloc_obj_t pci, struct lagom_topo_gpu *g)
 		} else if (has_prefix(os->name, "cuda")) {
 			lagom_topo_copy(g->cuda_name, sizeof(g->cuda_name),
 					os->name);
-			g->cuda_dev = atoi(os->name + 4);
+			if (xml_parse_uint(os->name + 4, INT_MAX, &dev))
+				g->cuda_dev = (int)dev;
 			model = model ? model : m;
 		}
 	}

@@ -12,6 +12,7 @@
 #include "tuner/plan_read.h"
 
 #define HEADER_FIELDS 7
+#define ENV_FIELDS 7
 #define COLL_FIELDS 10
 #define MAX_FIELDS (COLL_FIELDS + 1) /* one more to notice extra fields */
 #define PLAN_ID_DIGITS 16
@@ -206,6 +207,55 @@ static int parse_header(const struct fields *f, struct tuner_plan *plan,
 	return 0;
 }
 
+/* "ctas=<min>-<max>": both 0, or 1 <= min <= max <= TUNER_PLAN_MAX_NC. */
+static int parse_ctas(const char *s, size_t n, struct tuner_plan_env *env)
+{
+	const char *dash = memchr(s, '-', n);
+	uint64_t lo, hi;
+
+	if (n <= 5 || memcmp(s, "ctas=", 5) != 0 || !dash ||
+	    parse_u64(s + 5, (size_t)(dash - s) - 5, &lo) < 0 ||
+	    parse_u64(dash + 1, n - (size_t)(dash + 1 - s), &hi) < 0)
+		return -1;
+	if (hi > TUNER_PLAN_MAX_NC || lo > hi || (hi != 0 && lo == 0))
+		return -1;
+	env->min_ctas = (unsigned)lo;
+	env->max_ctas = (unsigned)hi;
+	return 0;
+}
+
+/* "env tuner=<0|1> ctas=<min>-<max> buffsize=<b> nthreads=<n> algo=<A>
+ * proto=<P>": the process-wide values (record 2, mandatory). */
+static int parse_env(const struct fields *f, struct tuner_plan_env *env,
+		     struct lagom_error *err)
+{
+	uint64_t tuner, nthreads;
+
+	if (f->count != ENV_FIELDS || !tok_eq(f->s[0], f->n[0], "env"))
+		return plan_fail(err, EINVAL,
+				 "record 2: not an 'env' record of %d fields",
+				 ENV_FIELDS);
+	if (parse_kv(f->s[1], f->n[1], "tuner", &tuner) < 0 || tuner > 1 ||
+	    parse_ctas(f->s[2], f->n[2], env) < 0 ||
+	    parse_kv(f->s[3], f->n[3], "buffsize", &env->buffsize_bytes) < 0 ||
+	    env->buffsize_bytes > INT64_MAX ||
+	    parse_kv(f->s[4], f->n[4], "nthreads", &nthreads) < 0 ||
+	    (nthreads != 0 &&
+	     (nthreads < TUNER_PLAN_MIN_NTHREADS ||
+	      nthreads > TUNER_PLAN_MAX_NTHREADS || nthreads % 32 != 0)))
+		return plan_fail(err, EINVAL,
+				 "record 2: bad tuner=, ctas=, buffsize= or "
+				 "nthreads=");
+	if (parse_named(f->s[5], f->n[5], "algo", algo_names, N_OF(algo_names),
+			&env->algo) < 0 ||
+	    parse_named(f->s[6], f->n[6], "proto", proto_names,
+			N_OF(proto_names), &env->proto) < 0)
+		return plan_fail(err, EINVAL, "record 2: bad algo= or proto=");
+	env->tuner = (unsigned)tuner;
+	env->nthreads = (unsigned)nthreads;
+	return 0;
+}
+
 static int parse_coll_numbers(const struct fields *f,
 			      struct tuner_plan_entry *e)
 {
@@ -277,7 +327,7 @@ static int check_bytes(const char *text, size_t len, struct lagom_error *err)
 	return 0;
 }
 
-/* One record: header, coll or end.  Sets *ended on "end". */
+/* One record: header, env, coll or end.  Sets *ended on "end". */
 static int parse_record(const char *rec, size_t n, size_t record,
 			struct tuner_plan *plan, int *ended,
 			struct lagom_error *err)
@@ -291,6 +341,8 @@ static int parse_record(const char *rec, size_t n, size_t record,
 				 record);
 	if (record == 1)
 		return parse_header(&f, plan, err);
+	if (record == 2)
+		return parse_env(&f, &plan->env, err);
 	if (f.count == 1 && tok_eq(f.s[0], f.n[0], "end")) {
 		*ended = 1;
 		return 0;

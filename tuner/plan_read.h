@@ -13,6 +13,11 @@
  *     else may;
  *   - the header is "lagom-plan 1 <version> <16 lowercase hex> job=<u64>
  *     ranks=<R> nodes=<N>" with 1 <= N <= R;
+ *   - the second record is "env tuner=<0|1> ctas=<min>-<max>
+ *     buffsize=<bytes> nthreads=<n> algo=<A|any> proto=<P|any>", all seven
+ *     fields in that order: ctas 0-0 or 1 <= min <= max <= 64, buffsize at
+ *     most INT64_MAX, nthreads 0 or a multiple of 32 in 64..512; a plan
+ *     without it is invalid;
  *   - each "coll" record has all ten fields in the documented order; numbers
  *     are canonical unsigned decimal (no sign, no leading zero, no overflow
  *     of 64 bits); min-bytes <= max-bytes; 1 <= nodes <= ranks; the entry's
@@ -32,6 +37,8 @@
 #define TUNER_PLAN_MAX_ENTRIES 256
 #define TUNER_PLAN_VERSION_MAX 32 /* bytes of the lagom version, NUL included */
 #define TUNER_PLAN_MAX_NC 64
+#define TUNER_PLAN_MIN_NTHREADS 64
+#define TUNER_PLAN_MAX_NTHREADS 512
 
 /* algo / proto of an entry that leaves NCCL's choice alone ("any"). */
 #define TUNER_PLAN_ANY (-1)
@@ -50,12 +57,27 @@ struct tuner_plan_entry {
 	uint64_t chunk_bytes; /* 0 = leave NCCL's choice */
 };
 
+/*
+ * The "env" record: the process-wide NCCL values lagom set for the step
+ * (NCCL reads them from the environment itself; the tuner only logs them).
+ * 0 / TUNER_PLAN_ANY: lagom did not set that variable.
+ */
+struct tuner_plan_env {
+	unsigned tuner;		     /* 1: lagom set NCCL_TUNER_PLUGIN */
+	unsigned min_ctas, max_ctas; /* NCCL_MIN_CTAS / NCCL_MAX_CTAS */
+	uint64_t buffsize_bytes;     /* NCCL_BUFFSIZE */
+	unsigned nthreads;	     /* NCCL_NTHREADS */
+	int algo;		     /* NCCL_ALGO: NCCL_ALGO_* index or ANY */
+	int proto;		     /* NCCL_PROTO: NCCL_PROTO_* index or ANY */
+};
+
 struct tuner_plan {
 	char lagom_version[TUNER_PLAN_VERSION_MAX];
 	uint64_t plan_id;
 	uint64_t job_id; /* 0: written outside Slurm */
 	uint64_t ranks;	 /* the step's world */
 	uint64_t nodes;
+	struct tuner_plan_env env;
 	size_t n_entries;
 	struct tuner_plan_entry entries[TUNER_PLAN_MAX_ENTRIES];
 };

@@ -198,10 +198,14 @@ static void plan_report(lagom_nccl_logger_t log, const struct tuner_plan *plan,
 	if (t)
 		tuner_log(log, LAGOM_NCCL_LOG_INFO,
 			  "plan %016llx applies %zu entries to this "
-			  "communicator (ranks=%llu nodes=%llu)",
+			  "communicator (ranks=%llu nodes=%llu; env ctas=%u-%u "
+			  "buffsize=%llu nthreads=%u)",
 			  (unsigned long long)plan->plan_id, t->n_entries,
 			  (unsigned long long)n_ranks,
-			  (unsigned long long)n_nodes);
+			  (unsigned long long)n_nodes, plan->env.min_ctas,
+			  plan->env.max_ctas,
+			  (unsigned long long)plan->env.buffsize_bytes,
+			  plan->env.nthreads);
 	else
 		tuner_log(log, LAGOM_NCCL_LOG_INFO,
 			  "plan %016llx has no entry for ranks=%llu "

@@ -31,6 +31,25 @@ static int check_keys(json_t *obj, const char *const *keys, const char *where,
 	return 0;
 }
 
+/* obj must be an object whose keys are all in the NULL-terminated list. */
+static int check_object(json_t *obj, const char *const *keys, const char *where,
+			struct lagom_error *err)
+{
+	if (!json_is_object(obj))
+		return lagom_errprintf(err, EINVAL, "%s: must be an object",
+				       where);
+	return check_keys(obj, keys, where, err);
+}
+
+static int require_key(json_t *obj, const char *key, const char *where,
+		       struct lagom_error *err)
+{
+	if (!json_object_get(obj, key))
+		return lagom_errprintf(err, EINVAL, "%s: %s is required", where,
+				       key);
+	return 0;
+}
+
 /* Optional number >= 0 (default kept when absent). */
 static int get_seconds(json_t *obj, const char *key, double *out,
 		       const char *where, struct lagom_error *err)
@@ -94,13 +113,9 @@ static int read_kernel(json_t *obj, struct lagom_kernel *k, const char *where,
 	double mem = 0, time = 0;
 	int rc;
 
-	if (!json_is_object(obj))
-		return lagom_errprintf(err, EINVAL, "%s: must be an object",
-				       where);
-	rc = check_keys(obj, keys, where, err);
-	if (!rc && !json_object_get(obj, "time_s"))
-		rc = lagom_errprintf(err, EINVAL, "%s: time_s is required",
-				     where);
+	rc = check_object(obj, keys, where, err);
+	if (!rc)
+		rc = require_key(obj, "time_s", where, err);
 	if (!rc)
 		rc = get_seconds(obj, "time_s", &time, where, err);
 	if (!rc)
@@ -160,10 +175,9 @@ static int coll_comm(json_t *obj, struct lagom_region_coll *c,
 	uint64_t ranks = 0, nodes = 1, ppn = 0;
 	int rc;
 
-	if (!json_object_get(obj, "ranks"))
-		return lagom_errprintf(err, EINVAL, "%s: ranks is required",
-				       where);
-	rc = get_uint(obj, "ranks", 1, 1u << 20, &ranks, where, err);
+	rc = require_key(obj, "ranks", where, err);
+	if (!rc)
+		rc = get_uint(obj, "ranks", 1, 1u << 20, &ranks, where, err);
 	if (!rc)
 		rc = get_uint(obj, "nodes", 1, 1u << 20, &nodes, where, err);
 	if (!rc)
@@ -200,17 +214,13 @@ static int read_coll(json_t *obj, struct lagom_region_coll *c,
 	double ready = 0;
 	int rc;
 
-	if (!json_is_object(obj))
-		return lagom_errprintf(err, EINVAL, "%s: must be an object",
-				       where);
 	*c = (struct lagom_region_coll){ 0 };
-	rc = check_keys(obj, keys, where, err);
+	rc = check_object(obj, keys, where, err);
 	if (!rc)
 		rc = read_enum_field(obj, "op", where, parse_coll, &c->coll,
 				     true, err);
-	if (!rc && !json_object_get(obj, "bytes"))
-		rc = lagom_errprintf(err, EINVAL, "%s: bytes is required",
-				     where);
+	if (!rc)
+		rc = require_key(obj, "bytes", where, err);
 	if (!rc)
 		rc = get_uint(obj, "bytes", 1, UINT64_MAX >> 1, &bytes, where,
 			      err);
@@ -306,10 +316,7 @@ static int read_region(json_t *obj, struct lagom_region *r, const char *where,
 	uint64_t repeat = 1;
 	int rc;
 
-	if (!json_is_object(obj))
-		return lagom_errprintf(err, EINVAL, "%s: must be an object",
-				       where);
-	rc = check_keys(obj, keys, where, err);
+	rc = check_object(obj, keys, where, err);
 	if (!rc)
 		rc = get_name(obj, "name", r->name, sizeof(r->name), where,
 			      err);

@@ -4,7 +4,7 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/cli/lib.sh"
 
-plan 45
+plan 46
 
 O=$TMP/o.json
 E=$TMP/e.txt
@@ -101,6 +101,8 @@ check "plan: id, text and environment agree" \
 	jtrue "$O" 'len(d["plan_id"]) == 16 and d["plan_text"].startswith("lagom-plan 1 ") and " " + d["plan_id"] + " job=77 " in d["plan_text"] and {e["name"]: e["value"] for e in d["env"]}["LAGOM_PLAN_ID"] == d["plan_id"]'
 check "plan: LAGOM_PLAN carries the plan text for the tuner" \
 	jtrue "$O" '{e["name"]: e["value"] for e in d["env"]}["LAGOM_PLAN"] == d["plan_text"]'
+check "plan: the env record states the NCCL variables set (doc/plan-format.md)" \
+	jtrue "$O" '(lambda v, r: r == "env tuner=1 ctas=%s-%s buffsize=%s nthreads=%s algo=%s proto=%s" % (v.get("NCCL_MIN_CTAS", "0"), v.get("NCCL_MAX_CTAS", "0"), v.get("NCCL_BUFFSIZE", "0"), v.get("NCCL_NTHREADS", "0"), v.get("NCCL_ALGO", "any"), v.get("NCCL_PROTO", "any")))({e["name"]: e["value"] for e in d["env"]}, d["plan_text"].split(";")[1])'
 check "plan: per-collective choices for the FSDP collectives" \
 	jtrue "$O" 'set(c["op"] for c in d["collectives"]) >= {"allgather", "reducescatter"} and all(1 <= c["channels"] <= 64 for c in d["collectives"])'
 check "plan: predicted iteration against NCCL and the comm-only tuner" \

@@ -4,7 +4,7 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/cli/lib.sh"
 
-plan 33
+plan 35
 
 P=$TMP/n001.json
 "$LAGOM" profile synth --gpu H100-SXM --gpus-per-node 8 --node n001 \
@@ -58,6 +58,12 @@ expect_status 2 "absurd node count for plan" plan --profile "$P" \
 expect_status 2 "missing profile for plan" plan --profile "$TMP/none" \
 	--nodes 2
 expect_status 2 "missing profile to check" profile check "$TMP/none.json"
+mkdir "$TMP/dir"
+cp "$P" "$TMP/dir/"
+expect_status 2 "empty --nodelist with a profile directory" plan \
+	--profile "$TMP/dir" --nodelist ''
+expect_status 2 "empty --nodelist with a profile file" plan --profile "$P" \
+	--nodelist ''
 expect_status 2 "missing topology file" topo --xml "$TMP/none.xml"
 
 printf 'not xml at all\n' >"$TMP/bad.xml"

@@ -44,6 +44,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    plan.nodes > plan.ranks ||
 	    memchr(plan.lagom_version, '\0', TUNER_PLAN_VERSION_MAX) == NULL)
 		__builtin_trap();
+	if (plan.env.tuner > 1 || plan.env.max_ctas > TUNER_PLAN_MAX_NC ||
+	    plan.env.min_ctas > plan.env.max_ctas ||
+	    (plan.env.max_ctas && !plan.env.min_ctas) ||
+	    plan.env.buffsize_bytes > INT64_MAX ||
+	    (plan.env.nthreads &&
+	     (plan.env.nthreads < TUNER_PLAN_MIN_NTHREADS ||
+	      plan.env.nthreads > TUNER_PLAN_MAX_NTHREADS ||
+	      plan.env.nthreads % 32)) ||
+	    plan.env.algo < TUNER_PLAN_ANY || plan.env.algo > 6 ||
+	    plan.env.proto < TUNER_PLAN_ANY || plan.env.proto > 2)
+		__builtin_trap();
 	for (i = 0; i < plan.n_entries; i++)
 		check_entry(&plan, &plan.entries[i]);
 	return 0;

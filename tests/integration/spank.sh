@@ -176,5 +176,22 @@ run runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" srun -v -N3 --gres=gpu:4 \
 	--lagom=auto --lagom-workload="$work/secret.json" bash -c "$show_env"
 fail_open "unreadable workload file (read as the user)"
 
+
+# --- workload files, read as the user, relative to the job's directory --
+wl=$top_srcdir/tests/workload/data/valid/fsdp-layer.json
+if [ -f "$wl" ]; then
+	install -m 0644 "$wl" "$work/my-workload.json"
+	run runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" srun -N3 --gres=gpu:4 \
+		--lagom=auto --lagom-workload=my-workload.json bash -c "$show_env"
+	check "a workload file (relative path, read as the user) gives every task the plan" \
+		[ "$(grep -c 'LAGOM_PLAN_ID=' "$out")" -eq 3 ]
+	echo '{"lagom_workload": 1, "name": ' >"$work/broken.json"
+	chmod 0644 "$work/broken.json"
+	run srun -v -N3 --gres=gpu:4 --lagom=auto --lagom-workload="$work/broken.json" bash -c "$show_env"
+	fail_open "malformed workload file"
+else
+	skip "no workload fixture ($wl)"
+fi
+
 plan "$tap_n"
 done_testing

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/lib/cluster.sh - start and stop the local Slurm cluster of
 # contrib/demo-cluster.sh from a TAP test.  Source after tests/lib/tap.sh.
 #

@@ -187,6 +187,30 @@ static void mixed_step_plans_for_weakest(void **state)
 	lagom_planner_result_destroy(f);
 }
 
+/* The plan text's env record states the NCCL_* variables the result sets
+ * (doc/plan-format.md): rebuilt here from the environment, 0 / any where a
+ * variable is absent. */
+static void assert_record_matches_env(const struct lagom_planner_result *r)
+{
+	const char *min = env_get(r, "NCCL_MIN_CTAS");
+	const char *max = env_get(r, "NCCL_MAX_CTAS");
+	const char *buff = env_get(r, "NCCL_BUFFSIZE");
+	const char *nt = env_get(r, "NCCL_NTHREADS");
+	const char *algo = env_get(r, "NCCL_ALGO");
+	const char *proto = env_get(r, "NCCL_PROTO");
+	char rec[256];
+	const char *records = strchr(r->plan_text, ';');
+
+	snprintf(rec, sizeof(rec),
+		 "env tuner=%d ctas=%s-%s buffsize=%s nthreads=%s algo=%s "
+		 "proto=%s;",
+		 env_get(r, "NCCL_TUNER_PLUGIN") ? 1 : 0, min ? min : "0",
+		 max ? max : "0", buff ? buff : "0", nt ? nt : "0",
+		 algo ? algo : "any", proto ? proto : "any");
+	assert_non_null(records);
+	assert_int_equal(strncmp(records + 1, rec, strlen(rec)), 0);
+}
+
 static void env_carries_plan(void **state)
 {
 	static const char *const names[] = { "gpu001", "gpu002" };
@@ -203,6 +227,7 @@ static void env_carries_plan(void **state)
 	snprintf(id, sizeof(id), "%016llx",
 		 (unsigned long long)lagom_fnv1a64(v + 1, strlen(v + 1)));
 	assert_string_equal(r->plan_id, id); /* doc/plan-format.md */
+	assert_record_matches_env(r);
 	v = env_get(r, "LAGOM_PLAN_ID");
 	assert_non_null(v);
 	assert_string_equal(v, r->plan_id);
@@ -227,14 +252,20 @@ static void no_tuner_no_plan_variable(void **state)
 {
 	static const char *const names[] = { "gpu001", "gpu002" };
 	struct lagom_planner_input in = input(*state, names, 2);
-	struct lagom_planner_result *r;
+	struct lagom_planner_result *t = run_ok(&in), *r;
 
 	in.tuner_path = NULL;
 	r = run_ok(&in);
 	assert_null(env_get(r, "NCCL_TUNER_PLUGIN"));
 	assert_null(env_get(r, "LAGOM_PLAN"));
-	assert_non_null(env_get(r, "LAGOM_PLAN_ID"));
+	assert_string_equal(env_get(r, "LAGOM_PLAN_ID"), r->plan_id);
+	assert_record_matches_env(r);
+	/* the same plan applied without the tuner sets other variables, so
+	 * it has another id */
+	assert_non_null(env_get(t, "NCCL_TUNER_PLUGIN"));
+	assert_string_not_equal(r->plan_id, t->plan_id);
 	lagom_planner_result_destroy(r);
+	lagom_planner_result_destroy(t);
 }
 
 static void missing_profile_is_an_error(void **state)
@@ -301,6 +332,8 @@ static void untrusted_directory_is_refused(void **state)
 
 static void single_gpu_falls_back(void **state)
 {
+	static const char keep[] =
+		"env tuner=0 ctas=0-0 buffsize=0 nthreads=0 algo=any proto=any;end";
 	static const char *const names[] = { "gpu001" };
 	struct lagom_planner_input in = input(*state, names, 1);
 	struct lagom_planner_result *r;
@@ -315,10 +348,15 @@ static void single_gpu_falls_back(void **state)
 	assert_non_null(strstr(r->plan_text, ";end"));
 	assert_string_equal(env_get(r, "LAGOM_PLAN_ID"), r->plan_id);
 	assert_null(env_get(r, "NCCL_MAX_CTAS"));
-	/* The id is the hash of the records, as for a searched plan. */
+	/* The id is the hash of the records, as for a searched plan: the env
+	 * record (nothing set) and end. */
+	assert_non_null(strstr(r->plan_text,
+			       ";env tuner=0 ctas=0-0 buffsize=0 "
+			       "nthreads=0 algo=any proto=any;end"));
 	snprintf(id, sizeof(id), "%016llx",
-		 (unsigned long long)lagom_fnv1a64("end", 3));
+		 (unsigned long long)lagom_fnv1a64(keep, strlen(keep)));
 	assert_string_equal(r->plan_id, id);
+	assert_record_matches_env(r);
 	lagom_planner_result_destroy(r);
 }
 
@@ -333,6 +371,7 @@ static void no_workload_plans_for_catalog(void **state)
 	b = run_ok(&in);
 	assert_same_result(a, b);
 	assert_string_equal(a->workload_name, "catalog-worst-case");
+	assert_record_matches_env(a);
 	lagom_planner_result_destroy(a);
 	lagom_planner_result_destroy(b);
 }

@@ -300,6 +300,13 @@ static void to_hw_prefers_measured_values(void **state)
 	assert_int_equal(hw.nic_count, 4);
 	assert_double_rel(hw.nic_Bps, 5e10, 1e-12);
 	assert_true(hw.nic_gdr);
+	/* NIC bandwidth still from the table: the model keeps efficiencies */
+	assert_false(hw.bw_measured);
+	p->meas.nic_bw_Bps = (struct lagom_quantity){ 4.5e10,
+						      LAGOM_SOURCE_MEASURED };
+	assert_int_equal(lagom_profile_to_hw(p, &hw, &err), 0);
+	assert_true(hw.bw_measured);
+	assert_double_rel(hw.nic_Bps, 4.5e10, 1e-12);
 	lagom_profile_destroy(p);
 }
 

@@ -16,9 +16,16 @@ struct pp_coll {
 	uint64_t min_bytes, max_bytes, ranks, nodes, nc, chunk;
 };
 
+/* The env record: process-wide values (0 / "any": not set by lagom). */
+struct pp_env {
+	uint64_t tuner, min_ctas, max_ctas, buffsize, nthreads;
+	char algo[16], proto[16];
+};
+
 struct pp_plan {
 	char version[32], id[17];
 	uint64_t job, ranks, nodes;
+	struct pp_env env;
 	unsigned n;
 	struct pp_coll c[PP_MAX];
 };
@@ -72,19 +79,38 @@ static inline int pp_one_of(const char *w, const char *const *set)
 	return -1;
 }
 
+static const char *const pp_algos[] = { "ring",		"tree", "collnetdirect",
+					"collnetchain", "nvls", "nvlstree",
+					"pat",		"any",	NULL };
+static const char *const pp_protos[] = { "ll", "ll128", "simple", "any", NULL };
+
+/* "env tuner=T ctas=MIN-MAX buffsize=B nthreads=N algo=A proto=P" */
+static inline int pp_env(const char **p, struct pp_env *e)
+{
+	if (pp_lit(p, "env tuner=") || pp_u64(p, &e->tuner) ||
+	    pp_lit(p, " ctas=") || pp_u64(p, &e->min_ctas) || pp_lit(p, "-") ||
+	    pp_u64(p, &e->max_ctas) || pp_lit(p, " buffsize=") ||
+	    pp_u64(p, &e->buffsize) || pp_lit(p, " nthreads=") ||
+	    pp_u64(p, &e->nthreads) || pp_lit(p, " algo=") ||
+	    pp_word(p, e->algo, sizeof(e->algo)) ||
+	    pp_one_of(e->algo, pp_algos) || pp_lit(p, " proto=") ||
+	    pp_word(p, e->proto, sizeof(e->proto)) ||
+	    pp_one_of(e->proto, pp_protos))
+		return -1;
+	if (e->tuner > 1 || e->max_ctas > 64 || e->min_ctas > e->max_ctas ||
+	    (e->max_ctas && !e->min_ctas) || e->buffsize > INT64_MAX ||
+	    (e->nthreads &&
+	     (e->nthreads < 64 || e->nthreads > 512 || e->nthreads % 32)))
+		return -1;
+	return 0;
+}
+
 static inline int pp_coll(const char **p, struct pp_coll *c)
 {
 	static const char *const ops[] = { "allreduce",	    "allgather",
 					   "reducescatter", "broadcast",
 					   "reduce",	    "alltoall",
 					   "sendrecv",	    NULL };
-	static const char *const algos[] = {
-		"ring",		"tree", "collnetdirect",
-		"collnetchain", "nvls", "nvlstree",
-		"pat",		"any",	NULL
-	};
-	static const char *const protos[] = { "ll", "ll128", "simple", "any",
-					      NULL };
 
 	if (pp_lit(p, "coll ") || pp_word(p, c->op, sizeof(c->op)) ||
 	    pp_one_of(c->op, ops) || pp_lit(p, " ") ||
@@ -92,9 +118,10 @@ static inline int pp_coll(const char **p, struct pp_coll *c)
 	    pp_u64(p, &c->max_bytes) || pp_lit(p, " ranks=") ||
 	    pp_u64(p, &c->ranks) || pp_lit(p, " nodes=") ||
 	    pp_u64(p, &c->nodes) || pp_lit(p, " algo=") ||
-	    pp_word(p, c->algo, sizeof(c->algo)) || pp_one_of(c->algo, algos) ||
-	    pp_lit(p, " proto=") || pp_word(p, c->proto, sizeof(c->proto)) ||
-	    pp_one_of(c->proto, protos) || pp_lit(p, " nc=") ||
+	    pp_word(p, c->algo, sizeof(c->algo)) ||
+	    pp_one_of(c->algo, pp_algos) || pp_lit(p, " proto=") ||
+	    pp_word(p, c->proto, sizeof(c->proto)) ||
+	    pp_one_of(c->proto, pp_protos) || pp_lit(p, " nc=") ||
 	    pp_u64(p, &c->nc) || pp_lit(p, " chunk=") || pp_u64(p, &c->chunk))
 		return -1;
 	if (c->nc > 64 || c->min_bytes > c->max_bytes)
@@ -120,6 +147,12 @@ static inline int pp_parse(const char *text, struct pp_plan *out)
 	if (pp_lit(&p, " job=") || pp_u64(&p, &out->job) ||
 	    pp_lit(&p, " ranks=") || pp_u64(&p, &out->ranks) ||
 	    pp_lit(&p, " nodes=") || pp_u64(&p, &out->nodes))
+		return -EINVAL;
+	/* the env record is mandatory, right after the header */
+	if (*p != ';' && *p != '\n')
+		return -EINVAL;
+	p++;
+	if (pp_env(&p, &out->env))
 		return -EINVAL;
 	for (;;) {
 		if (*p != ';' && *p != '\n')

@@ -8,12 +8,45 @@
 #include "tests/lib/lagom_test.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests/search/paper.h"
 #include "tests/search/plan_parse.h"
 
 #define REFINE_DEFAULT 32
+#define TUNER_OPTS                              \
+	{                                       \
+		.tuner_path = "/x/libtuner.so", \
+		.plan_text = "lagom-plan 1 ..." \
+	}
+
+/* LAGOM_PLAN_ID of p applied with opts. */
+static uint64_t plan_id(const struct lagom_plan *p,
+			const struct lagom_plan_env_opts *opts)
+{
+	uint64_t id = 0;
+
+	assert_int_equal(lagom_plan_id(p, opts, &id, NULL), 0);
+	return id;
+}
+
+/* The env record says what lagom_plan_globals() decides. */
+static void assert_env_record(const struct lagom_plan *p,
+			      const struct lagom_plan_env_opts *opts,
+			      const struct pp_env *e)
+{
+	struct lagom_plan_globals g;
+
+	assert_int_equal(lagom_plan_globals(p, opts, &g, NULL), 0);
+	assert_int_equal(e->tuner, g.tuner);
+	assert_int_equal(e->min_ctas, g.min_ctas);
+	assert_int_equal(e->max_ctas, g.max_ctas);
+	assert_int_equal(e->buffsize, g.buffsize_bytes);
+	assert_int_equal(e->nthreads, g.nthreads);
+	assert_string_equal(e->algo, g.algo ? g.algo : "any");
+	assert_string_equal(e->proto, g.proto ? g.proto : "any");
+}
 
 static void test_model_vs_exhaustive(void **state)
 {
@@ -137,6 +170,7 @@ static void test_deterministic(void **state)
 	struct lagom_plan *p1 = NULL, *p2 = NULL;
 	static char t1[LAGOM_PLAN_TEXT_MAX], t2[LAGOM_PLAN_TEXT_MAX],
 		t3[LAGOM_PLAN_TEXT_MAX];
+	const struct lagom_plan_env_opts tuner = TUNER_OPTS;
 
 	(void)state;
 	assert_non_null(w1);
@@ -144,10 +178,14 @@ static void test_deterministic(void **state)
 	assert_int_equal(paper_hw(0, &hw), 0);
 	assert_int_equal(lagom_search_plan(&hw, w1, 2, 8, NULL, &p1, NULL), 0);
 	assert_int_equal(lagom_search_plan(&hw, w2, 2, 8, NULL, &p2, NULL), 0);
-	assert_true(p1->id == p2->id);
-	assert_int_equal(lagom_plan_encode(p1, 7, t1, sizeof(t1), NULL), 0);
-	assert_int_equal(lagom_plan_encode(p2, 7, t2, sizeof(t2), NULL), 0);
-	assert_int_equal(lagom_plan_encode(p1, 7, t3, sizeof(t3), NULL), 0);
+	assert_true(plan_id(p1, &tuner) == plan_id(p2, &tuner));
+	assert_true(plan_id(p1, NULL) == plan_id(p2, NULL));
+	assert_int_equal(lagom_plan_encode(p1, &tuner, 7, t1, sizeof(t1), NULL),
+			 0);
+	assert_int_equal(lagom_plan_encode(p2, &tuner, 7, t2, sizeof(t2), NULL),
+			 0);
+	assert_int_equal(lagom_plan_encode(p1, &tuner, 7, t3, sizeof(t3), NULL),
+			 0);
 	assert_string_equal(t1, t2);
 	assert_string_equal(t1, t3);
 	assert_int_equal(p1->ncolls, 2);
@@ -166,14 +204,17 @@ static void test_encode_round_trip(void **state)
 	static struct pp_plan pp;
 	char id[17];
 	const char *records;
+	const struct lagom_plan_env_opts tuner = TUNER_OPTS;
 
 	(void)state;
 	assert_int_equal(paper_hw(0, &hw), 0);
 	p = plan_named(&hw, "llama-3.1-8b:fsdp,mb1");
 	assert_non_null(p);
-	assert_int_equal(lagom_plan_encode(p, 4242, text, sizeof(text), NULL),
-			 0);
+	assert_int_equal(
+		lagom_plan_encode(p, &tuner, 4242, text, sizeof(text), NULL),
+		0);
 	assert_int_equal(pp_parse(text, &pp), 0);
+	assert_env_record(p, &tuner, &pp.env);
 	assert_string_equal(pp.version, PACKAGE_VERSION);
 	assert_int_equal(pp.job, 4242);
 	assert_int_equal(pp.ranks, 16);
@@ -188,13 +229,19 @@ static void test_encode_round_trip(void **state)
 		assert_true(pp.c[j].min_bytes <= p->colls[j].bytes);
 		assert_true(p->colls[j].bytes <= pp.c[j].max_bytes);
 	}
-	/* id = FNV-1a of the records after the header, "end" included */
+	/* id = FNV-1a of the records after the header (env first), "end"
+	 * included */
 	records = strchr(text, ';') + 1;
+	assert_int_equal(strncmp(records, "env ", 4), 0);
 	snprintf(id, sizeof(id), "%016llx",
 		 (unsigned long long)lagom_fnv1a64(records, strlen(records)));
 	assert_string_equal(pp.id, id);
+	snprintf(id, sizeof(id), "%016llx",
+		 (unsigned long long)plan_id(p, &tuner));
+	assert_string_equal(pp.id, id);
 	/* too small a buffer */
-	assert_int_equal(lagom_plan_encode(p, 1, text, 40, NULL), -ENOSPC);
+	assert_int_equal(lagom_plan_encode(p, &tuner, 1, text, 40, NULL),
+			 -ENOSPC);
 	lagom_plan_destroy(p);
 }
 
@@ -222,7 +269,7 @@ static void test_env(void **state)
 	p = plan_named(&hw, "phi-2:tp8,mb8");
 	assert_non_null(p);
 	assert_int_equal(lagom_plan_env(p, &o, v, 16, &n, NULL), 0);
-	snprintf(id, sizeof(id), "%016llx", (unsigned long long)p->id);
+	snprintf(id, sizeof(id), "%016llx", (unsigned long long)plan_id(p, &o));
 	assert_string_equal(env_get(v, n, "LAGOM_PLAN_ID"), id);
 	assert_string_equal(env_get(v, n, "TORCH_NCCL_HIGH_PRIORITY"), "1");
 	assert_string_equal(env_get(v, n, "CUDA_DEVICE_MAX_CONNECTIONS"), "1");
@@ -252,8 +299,12 @@ static void test_env(void **state)
 		static struct pp_plan pp;
 
 		assert_int_equal(
-			lagom_plan_encode(p, 0, text, sizeof(text), NULL), 0);
+			lagom_plan_encode(p, &o, 0, text, sizeof(text), NULL),
+			0);
 		assert_int_equal(pp_parse(text, &pp), 0);
+		assert_int_equal(pp.env.tuner, 0);
+		assert_int_equal(pp.env.max_ctas, 0);
+		assert_int_equal(pp.env.buffsize, 0);
 		for (unsigned j = 0; j < pp.n; j++) {
 			assert_string_equal(pp.c[j].algo, "any");
 			assert_string_equal(pp.c[j].proto, "any");
@@ -271,6 +322,7 @@ static void test_no_workload(void **state)
 	static char text[LAGOM_PLAN_TEXT_MAX];
 	static struct pp_plan pp;
 	struct lagom_error err = { 0 };
+	const struct lagom_plan_env_opts tuner = TUNER_OPTS;
 
 	(void)state;
 	assert_int_equal(paper_hw(1, &hw), 0);
@@ -283,12 +335,187 @@ static void test_no_workload(void **state)
 	assert_true(p->no_workload);
 	assert_int_equal(p->ncolls, 0);
 	assert_true(p->speedup_nccl >= 1.0);
-	assert_true(p->id == q->id);
-	assert_int_equal(lagom_plan_encode(p, 0, text, sizeof(text), NULL), 0);
+	assert_true(plan_id(p, NULL) == plan_id(q, NULL));
+	assert_int_equal(
+		lagom_plan_encode(p, NULL, 0, text, sizeof(text), NULL), 0);
 	assert_int_equal(pp_parse(text, &pp), 0);
 	assert_int_equal(pp.n, 0);
+	assert_env_record(p, NULL, &pp.env);
+	/* without coll records the tuner is never loaded */
+	assert_int_equal(pp.env.tuner, 0);
+	assert_true(plan_id(p, &tuner) == plan_id(p, NULL));
 	lagom_plan_destroy(p);
 	lagom_plan_destroy(q);
+}
+
+/* A small tuned plan built by hand: one allgather class on 16 ranks. */
+static struct lagom_plan *hand_plan(void)
+{
+	struct lagom_plan *p = calloc(1, sizeof(*p));
+
+	assert_non_null(p);
+	p->ranks = 16;
+	p->nodes = 2;
+	p->ncolls = 1;
+	p->colls[0] = (struct lagom_plan_coll){
+		.coll = LAGOM_COLL_ALLGATHER,
+		.min_bytes = 0,
+		.max_bytes = UINT64_MAX,
+		.bytes = 64u << 20,
+		.comm = { 16, 2, 8, LAGOM_HOPS_SAME_LEAF },
+		.config = { .algo = LAGOM_ALGO_RING,
+			    .proto = LAGOM_PROTO_SIMPLE,
+			    .nchannels = 4 },
+	};
+	p->env = (struct lagom_plan_env_values){ .min_ctas = 4,
+						 .max_ctas = 4,
+						 .env_max_ctas = 8,
+						 .env_buffsize_bytes = 1u << 20,
+						 .buffsize_bytes = 2u << 20 };
+	return p;
+}
+
+/* The NCCL_* variables lagom_plan_env() sets are the env record's values
+ * (one decision for both), and the plan text carries the same id. */
+static void assert_env_matches_record(const struct lagom_plan *p,
+				      const struct lagom_plan_env_opts *o)
+{
+	static char text[LAGOM_PLAN_TEXT_MAX];
+	static struct pp_plan pp;
+	struct lagom_plan_env_opts with_text = { 0 };
+	struct lagom_env_var v[16];
+	size_t n = 0;
+	char num[24];
+	const char *x;
+
+	assert_int_equal(lagom_plan_encode(p, o, 0, text, sizeof(text), NULL),
+			 0);
+	assert_int_equal(pp_parse(text, &pp), 0);
+	if (o)
+		with_text = *o;
+	with_text.plan_text = text;
+	assert_int_equal(lagom_plan_env(p, &with_text, v, 16, &n, NULL), 0);
+	assert_string_equal(env_get(v, n, "LAGOM_PLAN_ID"), pp.id);
+	assert_int_equal(pp.env.tuner, env_get(v, n, "LAGOM_PLAN") != NULL);
+	assert_int_equal(pp.env.tuner,
+			 env_get(v, n, "NCCL_TUNER_PLUGIN") != NULL);
+	x = env_get(v, n, "NCCL_MIN_CTAS");
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)pp.env.min_ctas);
+	assert_true(pp.env.max_ctas ? x && !strcmp(x, num) : !x);
+	x = env_get(v, n, "NCCL_MAX_CTAS");
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)pp.env.max_ctas);
+	assert_true(pp.env.max_ctas ? x && !strcmp(x, num) : !x);
+	x = env_get(v, n, "NCCL_BUFFSIZE");
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)pp.env.buffsize);
+	assert_true(pp.env.buffsize ? x && !strcmp(x, num) : !x);
+	x = env_get(v, n, "NCCL_NTHREADS");
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)pp.env.nthreads);
+	assert_true(pp.env.nthreads ? x && !strcmp(x, num) : !x);
+	x = env_get(v, n, "NCCL_ALGO");
+	assert_true(strcmp(pp.env.algo, "any") ? x && !strcmp(x, pp.env.algo)
+					       : !x);
+	x = env_get(v, n, "NCCL_PROTO");
+	assert_true(strcmp(pp.env.proto, "any") ? x && !strcmp(x, pp.env.proto)
+						: !x);
+}
+
+/* LAGOM_PLAN_ID covers the process-wide values, not only the coll records:
+ * plans that differ in one global value, or in how they are applied, get
+ * different ids (design.md "Determinism"). */
+static void test_id_covers_globals(void **state)
+{
+	const struct lagom_plan_env_opts tuner = TUNER_OPTS;
+	struct lagom_plan_env_opts pin = TUNER_OPTS;
+	struct lagom_plan *a = hand_plan(), *b = hand_plan();
+
+	(void)state;
+	pin.flags = LAGOM_ENV_PIN_IMPL;
+	assert_true(plan_id(a, &tuner) == plan_id(b, &tuner));
+	/* with the tuner: the plan's own global values */
+	b->env.buffsize_bytes = 1u << 20;
+	assert_true(plan_id(a, &tuner) != plan_id(b, &tuner));
+	*b = *a;
+	b->env.nthreads = 256;
+	assert_true(plan_id(a, &tuner) != plan_id(b, &tuner));
+	*b = *a;
+	b->env.min_ctas = 2;
+	assert_true(plan_id(a, &tuner) != plan_id(b, &tuner));
+	*b = *a;
+	b->env.max_ctas = 8;
+	assert_true(plan_id(a, &tuner) != plan_id(b, &tuner));
+	/* NCCL_ALGO/NCCL_PROTO pinned or not */
+	assert_true(plan_id(a, &tuner) != plan_id(a, &pin));
+	/* with or without the tuner plugin */
+	assert_true(plan_id(a, &tuner) != plan_id(a, NULL));
+	/* without it: the environment-only values */
+	*b = *a;
+	b->env.env_buffsize_bytes = 2u << 20;
+	assert_true(plan_id(a, NULL) != plan_id(b, NULL));
+	*b = *a;
+	b->env.env_max_ctas = 16;
+	assert_true(plan_id(a, NULL) != plan_id(b, NULL));
+	/* and the variables are the record's values in every mode */
+	assert_env_matches_record(a, &tuner);
+	assert_env_matches_record(a, &pin);
+	assert_env_matches_record(a, NULL);
+	b->env.nthreads = 128;
+	assert_env_matches_record(b, &tuner);
+	/* values the format does not allow are refused, not encoded */
+	*b = *a;
+	b->env.nthreads = 100;
+	assert_int_equal(lagom_plan_id(b, &tuner, &(uint64_t){ 0 }, NULL),
+			 -EINVAL);
+	*b = *a;
+	b->env.max_ctas = 65;
+	assert_int_equal(lagom_plan_id(b, &tuner, &(uint64_t){ 0 }, NULL),
+			 -EINVAL);
+	*b = *a;
+	b->env.min_ctas = 0;
+	assert_int_equal(lagom_plan_id(b, &tuner, &(uint64_t){ 0 }, NULL),
+			 -EINVAL);
+	free(a);
+	free(b);
+}
+
+/* Plans without coll records (no workload, the planner's safe default) no
+ * longer all share the hash of "end": their id is that of their env record. */
+static void test_id_no_workload(void **state)
+{
+	static const char keep_all[] =
+		"env tuner=0 ctas=0-0 buffsize=0 nthreads=0 algo=any "
+		"proto=any;end";
+	const struct lagom_plan_env_opts tuner = TUNER_OPTS;
+	struct lagom_hw hw;
+	struct lagom_plan *nw = NULL, *other = calloc(1, sizeof(*other));
+	struct lagom_error err = { 0 };
+
+	(void)state;
+	assert_non_null(other);
+	other->ranks = 16;
+	other->nodes = 2;
+	other->no_workload = true;
+	/* NCCL left alone: the documented text, not "end" alone */
+	assert_true(plan_id(other, NULL) ==
+		    lagom_fnv1a64(keep_all, strlen(keep_all)));
+	assert_true(plan_id(other, NULL) != lagom_fnv1a64("end", 3));
+	assert_true(plan_id(other, &tuner) == plan_id(other, NULL));
+
+	assert_int_equal(paper_hw(1, &hw), 0);
+	assert_int_equal(lagom_plan_no_workload(&hw, 2, 8, NULL, &nw, &err), 0);
+	assert_env_matches_record(nw, NULL);
+	assert_env_matches_record(nw, &tuner);
+	/* an empty plan with other global values has another id */
+	other->env = nw->env;
+	assert_true(plan_id(other, NULL) == plan_id(nw, NULL));
+	other->env.env_max_ctas = nw->env.env_max_ctas == 4 ? 8 : 4;
+	assert_true(plan_id(other, NULL) != plan_id(nw, NULL));
+	other->env = nw->env;
+	other->env.env_buffsize_bytes = nw->env.env_buffsize_bytes == 1u << 20
+						? 2u << 20
+						: 1u << 20;
+	assert_true(plan_id(other, NULL) != plan_id(nw, NULL));
+	lagom_plan_destroy(nw);
+	free(other);
 }
 
 static void test_invalid(void **state)
@@ -306,8 +533,9 @@ static void test_invalid(void **state)
 	assert_int_equal(lagom_search_plan(&hw, w, 0, 8, NULL, &p, &err),
 			 -EINVAL);
 	assert_null(p);
-	assert_int_equal(lagom_plan_encode(NULL, 0, buf, sizeof(buf), &err),
-			 -EINVAL);
+	assert_int_equal(
+		lagom_plan_encode(NULL, NULL, 0, buf, sizeof(buf), &err),
+		-EINVAL);
 	lagom_plan_destroy(NULL);
 	lagom_workload_destroy(w);
 }
@@ -321,6 +549,8 @@ int main(void)
 		cmocka_unit_test(test_encode_round_trip),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_no_workload),
+		cmocka_unit_test(test_id_covers_globals),
+		cmocka_unit_test(test_id_no_workload),
 		cmocka_unit_test(test_invalid),
 	};
 

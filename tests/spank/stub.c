@@ -72,6 +72,8 @@ int stub_log_count(const char *needle)
 }
 
 static void add_log(const char *kind, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+static void add_log(const char *kind, const char *fmt, va_list ap)
 {
 	char line[STUB_LINE];
 	int n = snprintf(line, sizeof(line), "%s: ", kind);

@@ -6,6 +6,7 @@
 # up only as a "symbol lookup error" in a running job step.
 . "$top_srcdir/tests/lib/tap.sh"
 
+[ -z "${LAGOM_SANITIZED:-}" ] || plan_skip_all "sanitizer build: lagom.so leaves the ASan runtime to the host"
 so=$top_builddir/spank/.libs/lagom.so
 [ -f "$so" ] || plan_skip_all "lagom.so not built"
 command -v ldd >/dev/null || plan_skip_all "ldd not installed"

@@ -52,6 +52,7 @@ static void test_every_key(void **state)
 	assert_false(lagom_varlist_has(&cfg.forbid, "NCCL_BUFFSIZE"));
 	assert_true(lagom_varlist_has(&cfg.override, "NCCL_BUFFSIZE"));
 	assert_string_equal(cfg.topology_conf, "/e/t.conf");
+	assert_false(cfg.topology_none);
 	assert_true(cfg.slurm_uid_valid);
 	assert_int_equal(cfg.slurm_uid, 64030);
 	assert_int_equal(cfg.verbose, 1);
@@ -62,11 +63,14 @@ static void test_values(void **state)
 	struct lagom_config cfg;
 
 	assert_int_equal(PARSE(&cfg, NULL, "default=explain", "comment=no",
-			       "tuner=none", "slurm_user=slurm", "verbose=3"),
+			       "tuner=none", "slurm_user=slurm", "verbose=3",
+			       "topology_conf=none"),
 			 0);
 	assert_int_equal(cfg.default_mode, LAGOM_MODE_EXPLAIN);
 	assert_int_equal(cfg.comment, LAGOM_COMMENT_NO);
 	assert_string_equal(cfg.tuner, "");
+	assert_true(cfg.topology_none);
+	assert_string_equal(cfg.topology_conf, "");
 	assert_string_equal(cfg.slurm_user, "slurm");
 	assert_false(cfg.slurm_uid_valid);
 	assert_int_equal(cfg.verbose, 3);

@@ -45,6 +45,7 @@ static void run_remote(const char *mode)
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0); /* task 2 */
 	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
 }
 

@@ -16,6 +16,7 @@
 /* A valid plan for a 16-rank, 2-node step ("@VERSION@" = this lagom). */
 static const char plan_text[] =
 	"lagom-plan 1 @VERSION@ 3f2a9c0d11e4b7a5 job=4242 ranks=16 nodes=2;"
+	"env tuner=1 ctas=2-16 buffsize=0 nthreads=0 algo=any proto=any;"
 	"coll allreduce 0 1048575 ranks=16 nodes=2 algo=ring proto=ll128 "
 	"nc=8 chunk=131072;"
 	"coll allreduce 1048576 " MAXB " ranks=16 nodes=2 algo=tree "

@@ -15,7 +15,8 @@
 #include "tests/tuner/harness.h"
 
 #define HDR "lagom-plan 1 " PACKAGE_VERSION " 3f2a9c0d11e4b7a5 job=4242 "
-#define WORLD HDR "ranks=16 nodes=2;"
+#define ENV_REC "env tuner=1 ctas=8-8 buffsize=0 nthreads=0 algo=any proto=any;"
+#define WORLD HDR "ranks=16 nodes=2;" ENV_REC
 #define ENTRY                                                               \
 	"coll allreduce 0 1048575 ranks=16 nodes=2 algo=ring proto=simple " \
 	"nc=8 chunk=0;"
@@ -37,14 +38,20 @@ static const struct bad_case bad_cases[] = {
 	{ "empty", "", NULL, 16, 2, "not set" },
 	{ "truncated, no end", WORLD ENTRY, NULL, 16, 2, "truncated" },
 	{ "cut inside a record", WORLD "coll allreduce 0 10", NULL, 16, 2,
-	  "record 2" },
+	  "record 3" },
+	{ "no env record", HDR "ranks=16 nodes=2;" ENTRY "end", NULL, 16, 2,
+	  "record 2: not an 'env' record" },
+	{ "bad env record",
+	  HDR "ranks=16 nodes=2;env tuner=1 ctas=8-4 buffsize=0 nthreads=0 "
+	      "algo=any proto=any;" ENTRY "end",
+	  NULL, 16, 2, "record 2: bad" },
 	{ "format version 2",
 	  "lagom-plan 2 " PACKAGE_VERSION
-	  " 3f2a9c0d11e4b7a5 job=4242 ranks=16 nodes=2;" ENTRY "end",
+	  " 3f2a9c0d11e4b7a5 job=4242 ranks=16 nodes=2;" ENV_REC ENTRY "end",
 	  NULL, 16, 2, "format version" },
 	{ "another lagom",
-	  "lagom-plan 1 0.0.9 3f2a9c0d11e4b7a5 job=4242 ranks=16 nodes=2;" ENTRY
-	  "end",
+	  "lagom-plan 1 0.0.9 3f2a9c0d11e4b7a5 job=4242 ranks=16 nodes=2;" ENV_REC
+		  ENTRY "end",
 	  NULL, 16, 2, "lagom 0.0.9" },
 	{ "another job", GOOD, "999", 16, 2, "job 4242" },
 	{ "unreadable SLURM_JOB_ID", GOOD, "4242x", 16, 2, "job 4242" },
@@ -146,7 +153,7 @@ static void t_bad_plans(void **state)
 /* n coll records (each under 100 bytes) after a valid header. */
 static char *plan_with_entries(size_t n, size_t pad_to)
 {
-	size_t cap = 128 + n * 100 + pad_to, len;
+	size_t cap = 256 + n * 100 + pad_to, len;
 	char *s = malloc(cap);
 	size_t i;
 
@@ -197,7 +204,7 @@ static void t_job_rules(void **state)
 	/* job=0 (written by the CLI) binds to no job. */
 	set_env("LAGOM_PLAN",
 		"lagom-plan 1 " PACKAGE_VERSION " 3f2a9c0d11e4b7a5 job=0 "
-		"ranks=16 nodes=2;" ENTRY "end");
+		"ranks=16 nodes=2;" ENV_REC ENTRY "end");
 	set_env("SLURM_JOB_ID", "999");
 	for (v = 2; v <= 6; v++)
 		expect_active(v);
