@@ -45,8 +45,12 @@ static struct lagom_plan_env_opts env_opts(const struct lagom_planner_input *in,
 	struct lagom_plan_env_opts opts = {
 		.tuner_path = in->tuner_path,
 		.plan_text = plan_text,
-		.flags = (plan->tensor_parallel ? LAGOM_ENV_TP_OVERLAP : 0) |
-			 (in->tuner_path ? 0 : LAGOM_ENV_PIN_IMPL),
+		/*
+		 * No LAGOM_ENV_PIN_IMPL: the tuner applies algorithm and
+		 * protocol per call, and a process-wide NCCL_ALGO would also
+		 * bind communicators the plan knows nothing of.
+		 */
+		.flags = plan->tensor_parallel ? LAGOM_ENV_TP_OVERLAP : 0,
 	};
 
 	return opts;

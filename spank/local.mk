@@ -32,8 +32,8 @@ tests_spank_test_spank_SOURCES = tests/spank/test_spank.c \
 	tests/spank/stub.c tests/spank/stub.h
 tests_spank_test_spank_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 tests_spank_test_spank_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_spank_test_spank_LDADD = libspank.la libconfig.la libcommon.la \
-	$(CMOCKA_LIBS)
+tests_spank_test_spank_LDADD = libspank.la libplacement.la libmodel.la \
+	libconfig.la libcommon.la $(CMOCKA_LIBS) -lm
 
 # lagom.so's exported and undefined symbols (a missing one would only show
 # as a "symbol lookup error" inside a job step).

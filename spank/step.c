@@ -15,6 +15,7 @@
 
 #include "spank/lagom.h"
 #include "spank/step.h"
+#include "topology/placement.h"
 
 void lagom_step_clear(struct lagom_step *step)
 {
@@ -26,82 +27,36 @@ void lagom_step_clear(struct lagom_step *step)
 	memset(step, 0, sizeof(*step));
 }
 
-/* Largest count in a Slurm tasks-per-node string such as "4(x2),3". */
-int lagom_tasks_per_node_max(const char *spec, unsigned *out)
-{
-	unsigned best = 0;
-	const char *p = spec;
-
-	if (!spec || !*spec)
-		return -EINVAL;
-	while (*p) {
-		char *end;
-		unsigned long n = strtoul(p, &end, 10);
-
-		if (end == p || n == 0 || n > 1u << 20)
-			return -EINVAL;
-		if (n > best)
-			best = (unsigned)n;
-		p = end;
-		if (*p == '(') {
-			p = strchr(p, ')');
-			if (!p)
-				return -EINVAL;
-			p++;
-		}
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -EINVAL;
-	}
-	*out = best;
-	return 0;
-}
-
-/* Number of entries in a comma-separated list ("0,1,3" -> 3; "" -> 0). */
-unsigned lagom_list_count(const char *list)
-{
-	unsigned n = 0;
-
-	if (!list || !*list)
-		return 0;
-	for (n = 1; *list; list++)
-		n += *list == ',';
-	return n;
-}
-
 static int step_getenv(spank_t sp, const char *name, char *buf, int len)
 {
 	return spank_getenv(sp, name, buf, len) == ESPANK_SUCCESS ? 0 : -ENOENT;
 }
 
+/* Slurm's hostlist expansion, behind placement's strict name check. */
 static int expand_nodes(const char *list, struct lagom_step *step,
 			struct lagom_error *err)
 {
-	hostlist_t hl = slurm_hostlist_create(list);
-	int count;
-	char *host;
+	struct lagom_nodelist *nl = lagom_nodelist_create(list, err);
+	size_t count;
 
-	if (!hl)
-		return lagom_errprintf(err, EINVAL, "bad node list '%s'", list);
-	count = slurm_hostlist_count(hl);
-	step->node_names = calloc(count > 0 ? (size_t)count : 1,
-				  sizeof(char *));
+	if (!nl)
+		return -EINVAL;
+	count = lagom_nodelist_count(nl);
+	step->node_names = calloc(count, sizeof(char *));
 	if (!step->node_names) {
-		slurm_hostlist_destroy(hl);
+		lagom_nodelist_destroy(nl);
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	}
-	while ((host = slurm_hostlist_shift(hl)) &&
-	       step->node_count < (size_t)count) {
-		step->node_names[step->node_count] = strdup(host);
-		free(host);
-		if (!step->node_names[step->node_count]) {
-			slurm_hostlist_destroy(hl);
+	for (; step->node_count < count; step->node_count++) {
+		char *name = strdup(lagom_nodelist_name(nl, step->node_count));
+
+		if (!name) {
+			lagom_nodelist_destroy(nl);
 			return lagom_errprintf(err, ENOMEM, "out of memory");
 		}
-		step->node_count++;
+		step->node_names[step->node_count] = name;
 	}
-	slurm_hostlist_destroy(hl);
+	lagom_nodelist_destroy(nl);
 	return 0;
 }
 
@@ -120,6 +75,7 @@ static int get_ids(spank_t sp, struct lagom_step *step, struct lagom_error *err)
 
 static unsigned gpus_on_node(spank_t sp)
 {
+	struct lagom_gpu_list gpus;
 	char buf[1024];
 	char *end;
 	unsigned long n;
@@ -129,8 +85,23 @@ static unsigned gpus_on_node(spank_t sp)
 		if (end != buf && !*end && n < 4096)
 			return (unsigned)n;
 	}
-	if (step_getenv(sp, "SLURM_STEP_GPUS", buf, sizeof(buf)) == 0)
-		return lagom_list_count(buf);
+	if (step_getenv(sp, "SLURM_STEP_GPUS", buf, sizeof(buf)) == 0 &&
+	    lagom_gpu_list_parse(buf, &gpus, NULL) == 0)
+		return gpus.count;
+	return 0;
+}
+
+/* The most tasks any node of the step runs ("4(x2),3" -> 4). */
+static int ranks_per_node(const char *spec, unsigned *out,
+			  struct lagom_error *err)
+{
+	struct lagom_tasks_per_node tpn;
+	int rc = lagom_tasks_per_node_parse(spec, &tpn, err);
+
+	if (rc < 0)
+		return rc;
+	*out = tpn.max_tasks;
+	lagom_tasks_per_node_release(&tpn);
 	return 0;
 }
 
@@ -159,11 +130,12 @@ int lagom_step_read(spank_t sp, struct lagom_step *step,
 	rc = expand_nodes(buf, step, err);
 	if (rc < 0)
 		return rc;
-	if (step_getenv(sp, "SLURM_STEP_TASKS_PER_NODE", buf, sizeof(buf)) <
-		    0 ||
-	    lagom_tasks_per_node_max(buf, &step->ranks_per_node) < 0)
-		return lagom_errprintf(err, EINVAL,
-				       "cannot read SLURM_STEP_TASKS_PER_NODE");
+	if (step_getenv(sp, "SLURM_STEP_TASKS_PER_NODE", buf, sizeof(buf)) < 0)
+		return lagom_errprintf(err, ENOENT,
+				       "SLURM_STEP_TASKS_PER_NODE not set");
+	rc = ranks_per_node(buf, &step->ranks_per_node, err);
+	if (rc < 0)
+		return lagom_error_prefix(err, "SLURM_STEP_TASKS_PER_NODE");
 	step->gpus_per_node = gpus_on_node(sp);
 	return 0;
 }

@@ -17,11 +17,4 @@
 int lagom_step_read(spank_t sp, struct lagom_step *step,
 		    struct lagom_error *err);
 
-/* Largest count in a Slurm tasks-per-node string ("4(x2),3" -> 4).
- * Returns 0, or -EINVAL for a malformed string (*out untouched). */
-int lagom_tasks_per_node_max(const char *spec, unsigned *out);
-
-/* Entries of a comma-separated list ("0,1,3" -> 3, "" or NULL -> 0). */
-unsigned lagom_list_count(const char *list);
-
 #endif /* LAGOM_SPANK_STEP_H */

@@ -189,7 +189,11 @@ hostlist_t slurm_hostlist_create(const char *list)
 
 int slurm_hostlist_count(hostlist_t hl)
 {
-	return (int)lagom_list_count(hl->names);
+	int n = *hl->names ? 1 : 0;
+
+	for (const char *c = hl->names; *c; c++)
+		n += *c == ',';
+	return n;
 }
 
 char *slurm_hostlist_shift(hostlist_t hl)

@@ -346,21 +346,29 @@ static void skipped_list_truncates(void **state)
 	assert_string_equal(tiny, "NCCL_ALGO...");
 }
 
-static void tasks_per_node(void **state)
+/* The step's strings go through topology/placement.h's strict parsers. */
+static void malformed_step_strings_fail_open(void **state)
 {
-	unsigned n = 0;
+	static const char *const tasks[] = { "", "2(x3", "a", "0" };
 
-	assert_int_equal(lagom_tasks_per_node_max("2(x3)", &n), 0);
-	assert_int_equal(n, 2);
-	assert_int_equal(lagom_tasks_per_node_max("1,4(x2),3", &n), 0);
-	assert_int_equal(n, 4);
-	assert_int_equal(lagom_tasks_per_node_max("", &n), -EINVAL);
-	assert_int_equal(lagom_tasks_per_node_max("2(x3", &n), -EINVAL);
-	assert_int_equal(lagom_tasks_per_node_max("a", &n), -EINVAL);
-	assert_int_equal(lagom_tasks_per_node_max("0", &n), -EINVAL);
-	assert_int_equal(n, 4);
-	assert_int_equal(lagom_list_count("0,1,3"), 3);
-	assert_int_equal(lagom_list_count(""), 0);
+	for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
+		remote_step(0, 0, NULL);
+		stub_setenv("SLURM_STEP_TASKS_PER_NODE", tasks[i]);
+		run_remote("auto");
+		assert_int_equal(stub.plan_calls, 0);
+		assert_int_equal(stub.n_setenv, 0);
+		assert_int_equal(stub.n_log, 1);
+		assert_int_equal(stub_log_count("SLURM_STEP_TASKS_PER_NODE"),
+				 1);
+		finish();
+	}
+	remote_step(0, 0, NULL);
+	stub_setenv("SLURM_STEP_NODELIST", "n1,n1"); /* a node named twice */
+	run_remote("auto");
+	assert_int_equal(stub.plan_calls, 0);
+	assert_int_equal(stub.n_setenv, 0);
+	assert_int_equal(stub.n_log, 1);
+	finish();
 }
 
 int main(void)
@@ -381,7 +389,7 @@ int main(void)
 		cmocka_unit_test(comment_only_from_node0_and_real_steps),
 		cmocka_unit_test(comment_merge_keeps_user_text),
 		cmocka_unit_test(skipped_list_truncates),
-		cmocka_unit_test(tasks_per_node),
+		cmocka_unit_test(malformed_step_strings_fail_open),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
