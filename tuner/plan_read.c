@@ -69,8 +69,7 @@ static int tok_eq(const char *s, size_t n, const char *lit)
 	return strlen(lit) == n && memcmp(s, lit, n) == 0;
 }
 
-/* Canonical unsigned decimal that fits 64 bits: "0" or [1-9][0-9]*. */
-static int parse_u64(const char *s, size_t n, uint64_t *out)
+int tuner_parse_u64(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
 	size_t i;
@@ -95,7 +94,7 @@ static int parse_kv(const char *s, size_t n, const char *key, uint64_t *out)
 
 	if (n <= k + 1 || memcmp(s, key, k) != 0 || s[k] != '=')
 		return -1;
-	return parse_u64(s + k + 1, n - k - 1, out);
+	return tuner_parse_u64(s + k + 1, n - k - 1, out);
 }
 
 /* "key=<name>" looked up in table; returns 0 and *out, or -1. */
@@ -214,8 +213,8 @@ static int parse_ctas(const char *s, size_t n, struct tuner_plan_env *env)
 	uint64_t lo, hi;
 
 	if (n <= 5 || memcmp(s, "ctas=", 5) != 0 || !dash ||
-	    parse_u64(s + 5, (size_t)(dash - s) - 5, &lo) < 0 ||
-	    parse_u64(dash + 1, n - (size_t)(dash + 1 - s), &hi) < 0)
+	    tuner_parse_u64(s + 5, (size_t)(dash - s) - 5, &lo) < 0 ||
+	    tuner_parse_u64(dash + 1, n - (size_t)(dash + 1 - s), &hi) < 0)
 		return -1;
 	if (hi > TUNER_PLAN_MAX_NC || lo > hi || (hi != 0 && lo == 0))
 		return -1;
@@ -261,8 +260,8 @@ static int parse_coll_numbers(const struct fields *f,
 {
 	uint64_t nc;
 
-	if (parse_u64(f->s[2], f->n[2], &e->min_bytes) < 0 ||
-	    parse_u64(f->s[3], f->n[3], &e->max_bytes) < 0 ||
+	if (tuner_parse_u64(f->s[2], f->n[2], &e->min_bytes) < 0 ||
+	    tuner_parse_u64(f->s[3], f->n[3], &e->max_bytes) < 0 ||
 	    parse_kv(f->s[4], f->n[4], "ranks", &e->ranks) < 0 ||
 	    parse_kv(f->s[5], f->n[5], "nodes", &e->nodes) < 0 ||
 	    parse_kv(f->s[8], f->n[8], "nc", &nc) < 0 ||

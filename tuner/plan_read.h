@@ -100,4 +100,12 @@ const struct tuner_plan_entry *tuner_plan_find(
 	const struct tuner_plan_entry *entries, size_t n, int func,
 	uint64_t n_bytes, uint64_t ranks, uint64_t nodes);
 
+/*
+ * The plan's numbers: canonical unsigned decimal ("0" or [1-9][0-9]*) of n
+ * bytes at s that fits 64 bits.  Returns 0, or -1 (*out untouched).  The
+ * tuner reads SLURM_JOB_ID with it too, so both sides of the job check
+ * follow one rule.
+ */
+int tuner_parse_u64(const char *s, size_t n, uint64_t *out);
+
 #endif /* LAGOM_TUNER_PLAN_READ_H */

@@ -114,25 +114,6 @@ static int load_plan_text(struct plan_work *w, size_t *len,
 	return 0;
 }
 
-/* Strict canonical decimal (as the plan's numbers). */
-static int env_job_id(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-	size_t i, n = strlen(s);
-
-	if (n == 0 || n > 20 || (n > 1 && s[0] == '0'))
-		return -1;
-	for (i = 0; i < n; i++) {
-		unsigned d = (unsigned char)s[i] - '0';
-
-		if (d > 9 || v > (UINT64_MAX - d) / 10)
-			return -1;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
 /* Load, parse and check the plan against this lagom and this job. */
 static int plan_acquire(struct plan_work *w, struct lagom_error *err)
 {
@@ -152,7 +133,8 @@ static int plan_acquire(struct plan_work *w, struct lagom_error *err)
 				 "plan written by lagom %s, this is lagom %s",
 				 w->plan.lagom_version, PACKAGE_VERSION);
 	if (w->plan.job_id != 0 && slurm_job &&
-	    (env_job_id(slurm_job, &job) < 0 || job != w->plan.job_id))
+	    (tuner_parse_u64(slurm_job, strlen(slurm_job), &job) < 0 ||
+	     job != w->plan.job_id))
 		return work_fail(err, EINVAL,
 				 "plan is for job %llu, SLURM_JOB_ID is %.24s",
 				 (unsigned long long)w->plan.job_id, slurm_job);
