@@ -115,10 +115,10 @@ int lagom_call_check(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	return 0;
 }
 
-static int config_check(const struct lagom_hw *hw,
-			const struct lagom_comm *comm, enum lagom_coll coll,
-			uint64_t bytes, const struct lagom_coll_config *cfg,
-			struct lagom_error *err)
+int lagom_coll_config_check(const struct lagom_hw *hw,
+			    const struct lagom_comm *comm, enum lagom_coll coll,
+			    uint64_t bytes, const struct lagom_coll_config *cfg,
+			    struct lagom_error *err)
 {
 	if (!cfg)
 		return lagom_errprintf(err, EINVAL, "no configuration");
@@ -153,7 +153,7 @@ static int config_check(const struct lagom_hw *hw,
 			(unsigned long long)cfg->chunk_bytes,
 			lagom_proto_name(cfg->proto),
 			(unsigned long long)lagom_chunk_max_bytes(cfg->proto));
-	if (!lagom_coll_supported(hw, comm, coll, cfg->algo, cfg->proto))
+	if (!lagom_coll_allowed(hw, comm, coll, cfg->algo, cfg->proto))
 		return lagom_errprintf(
 			err, EINVAL, "%s/%s not available for %s here",
 			lagom_algo_name(cfg->algo),
@@ -237,13 +237,16 @@ static void traffic_of(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		       struct traffic *t)
 {
 	double n = comm->ranks, N = comm->nodes, ppn = comm->ranks_per_node;
-	double lognodes = N > 1 ? ceil(log2(N)) : 0;
+	double lognodes;
 
 	if (coll == LAGOM_COLL_ALLTOALL || coll == LAGOM_COLL_SENDRECV) {
 		p2p_traffic(comm, coll, S, t);
 		return;
 	}
 	ring_traffic(comm, coll, S, t);
+	if (algo == LAGOM_ALGO_RING)
+		return; /* the common case: no log2 */
+	lognodes = N > 1 ? ceil(log2(N)) : 0;
 	switch (algo) {
 	case LAGOM_ALGO_TREE:
 		t->intra_bytes = ppn > 1 ? 2 * S * (ppn - 1) / ppn : 0;
@@ -290,35 +293,48 @@ static double thread_factor(const struct lagom_coll_config *cfg)
 	double nt_default = cfg->proto == LAGOM_PROTO_LL128 ? 640 : 544;
 	double nt = cfg->nthreads ? cfg->nthreads : nt_default;
 
+	if (nt >= nt_default) /* pow(>= 1, 0.1) >= 1: the cap, exactly */
+		return 1.0;
 	return fmin(1.0, pow(nt / nt_default, 0.1));
 }
 
-/* Path rates: link bandwidth x efficiencies, capped by NC channels. */
-static void path_rates(const struct lagom_hw *hw, const struct lagom_comm *comm,
+/*
+ * Path rates: link bandwidth x efficiencies, capped by what NC channels
+ * move.  The part that does not depend on NC is prepared once (rates_prep),
+ * so a caller can price a whole channel grid (lagom_coll_time_nc_s).
+ */
+struct rates {
+	double intra_link_Bps; /* intra-node link rate x efficiencies */
+	double net_link_Bps;   /* the node's NICs x efficiencies */
+	double ch_Bps;	       /* one channel, intra-node */
+	double ch_net_Bps;     /* one channel towards the network */
+	double fan;	       /* alltoall: every GPU's channels */
+};
+
+static void rates_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		       enum lagom_coll coll,
 		       const struct lagom_coll_config *cfg,
-		       const struct traffic *t, double *intra_Bps,
-		       double *net_Bps)
+		       const struct traffic *t, struct rates *r)
 {
 	double ch = K.ch_Bps[arch_row(hw->gpu.sm_arch)] *
 		    K.proto_ch[cfg->proto] * thread_factor(cfg);
 	double ch_net = (hw->nic_gdr ? K.ch_net_Bps : K.ch_tcp_Bps) *
 			K.proto_ch[cfg->proto];
 	double link = K.proto_link[cfg->proto] * t->algo_eff;
-	double nc = cfg->nchannels;
 	double net = hw->nic_count * hw->nic_Bps *
 		     (hw->bw_measured ? 1.0
 		      : hw->nic_gdr   ? K.eff_net
 				      : K.eff_tcp);
-	double p2p_fan = coll == LAGOM_COLL_ALLTOALL ? comm->ranks_per_node : 1;
 
 	if (cfg->algo == LAGOM_ALGO_NVLS || cfg->algo == LAGOM_ALGO_NVLS_TREE)
 		ch *= 2; /* multimem: the switch does the copies */
-	*intra_Bps = fmin(lagom_intra_Bps(hw, comm->ranks_per_node) * link,
-			  nc * ch);
 	if (coll == LAGOM_COLL_SENDRECV)
 		net = fmin(net, hw->nic_Bps);
-	*net_Bps = fmin(net * link, nc * fmin(ch, ch_net) * p2p_fan);
+	r->intra_link_Bps = lagom_intra_Bps(hw, comm->ranks_per_node) * link;
+	r->net_link_Bps = net * link;
+	r->ch_Bps = ch;
+	r->ch_net_Bps = fmin(ch, ch_net);
+	r->fan = coll == LAGOM_COLL_ALLTOALL ? comm->ranks_per_node : 1;
 }
 
 static double hop_latency_s(const struct lagom_hw *hw,
@@ -344,12 +360,12 @@ static double hop_latency_s(const struct lagom_hw *hw,
 /* Pipeline: each loop moves `slice` chunks per channel in `steps` steps;
  * every step costs a fixed synchronisation overhead. */
 static double step_overhead_s(const struct lagom_coll_config *cfg,
-			      const struct traffic *t, double S)
+			      const struct traffic *t, double S, double nc)
 {
 	double chunk = cfg->chunk_bytes ? (double)cfg->chunk_bytes
 					: (double)lagom_chunk_default_bytes(
 						  cfg->algo, cfg->proto);
-	double per_channel = S / cfg->nchannels;
+	double per_channel = S / nc;
 	double loops = ceil(per_channel / (t->slice * chunk));
 
 	return loops * t->steps * K.step_us[cfg->proto] * 1e-6;
@@ -365,33 +381,92 @@ static double bus_factor(enum lagom_coll coll, double n)
 	return 1.0;
 }
 
+/* What x_j(theta_j) needs besides the channel count. */
+struct coll_prep {
+	struct traffic t;
+	struct rates r;
+	double S, lat;
+};
+
+static void coll_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
+		      enum lagom_coll coll, uint64_t bytes,
+		      const struct lagom_coll_config *config,
+		      struct coll_prep *c)
+{
+	*c = (struct coll_prep){ .S = (double)bytes };
+	traffic_of(hw, comm, coll, config->algo, c->S, &c->t);
+	rates_prep(hw, comm, coll, config, &c->t, &c->r);
+	c->lat = hop_latency_s(hw, comm, config, &c->t);
+}
+
+/* x_j(theta_j) at nc channels: latency + bottleneck + pipeline steps. */
+static double coll_time_at(const struct coll_prep *c,
+			   const struct lagom_coll_config *config, double nc)
+{
+	double intra_Bps = fmin(c->r.intra_link_Bps, nc * c->r.ch_Bps);
+	double net_Bps = fmin(c->r.net_link_Bps,
+			      nc * c->r.ch_net_Bps * c->r.fan);
+	double bw_s = fmax(c->t.intra_bytes > 0 ? c->t.intra_bytes / intra_Bps
+						: 0,
+			   c->t.net_bytes > 0 ? c->t.net_bytes / net_Bps : 0);
+
+	return c->lat + bw_s + step_overhead_s(config, &c->t, c->S, nc);
+}
+
+/* x_j(theta_j) of checked arguments; also fills *out when not NULL. */
+static double coll_time(const struct lagom_hw *hw,
+			const struct lagom_comm *comm, enum lagom_coll coll,
+			uint64_t bytes, const struct lagom_coll_config *config,
+			struct lagom_coll_time *out)
+{
+	struct coll_prep c;
+	double time, S = (double)bytes;
+
+	coll_prep(hw, comm, coll, bytes, config, &c);
+	time = coll_time_at(&c, config, config->nchannels);
+	if (out)
+		*out = (struct lagom_coll_time){
+			.time_s = time,
+			.algbw_Bps = S / time,
+			.busbw_Bps = S / time * bus_factor(coll, comm->ranks),
+			.lat_s = c.lat,
+		};
+	return time;
+}
+
+void lagom_coll_time_nc_s(const struct lagom_hw *hw,
+			  const struct lagom_comm *comm, enum lagom_coll coll,
+			  uint64_t bytes, const struct lagom_coll_config *cfg,
+			  const unsigned *nchannels, size_t n, double *time_s)
+{
+	struct coll_prep c;
+
+	coll_prep(hw, comm, coll, bytes, cfg, &c);
+	for (size_t i = 0; i < n; i++)
+		time_s[i] = coll_time_at(&c, cfg, nchannels[i]);
+}
+
+double lagom_coll_time_s(const struct lagom_hw *hw,
+			 const struct lagom_comm *comm, enum lagom_coll coll,
+			 uint64_t bytes, const struct lagom_coll_config *cfg)
+{
+	return coll_time(hw, comm, coll, bytes, cfg, NULL);
+}
+
 int lagom_coll_predict(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		       enum lagom_coll coll, uint64_t bytes,
 		       const struct lagom_coll_config *config,
 		       struct lagom_coll_time *out, struct lagom_error *err)
 {
-	struct traffic t = { 0 };
-	double S = (double)bytes, intra_Bps, net_Bps, lat, bw_s, time;
-	int rc;
+	int rc = lagom_call_check(hw, comm, coll, err);
 
-	rc = lagom_call_check(hw, comm, coll, err);
 	if (rc == 0)
-		rc = config_check(hw, comm, coll, bytes, config, err);
+		rc = lagom_coll_config_check(hw, comm, coll, bytes, config,
+					     err);
 	if (rc)
 		return rc;
 	if (!out)
 		return lagom_errprintf(err, EINVAL, "no output");
-	traffic_of(hw, comm, coll, config->algo, S, &t);
-	path_rates(hw, comm, coll, config, &t, &intra_Bps, &net_Bps);
-	lat = hop_latency_s(hw, comm, config, &t);
-	bw_s = fmax(t.intra_bytes > 0 ? t.intra_bytes / intra_Bps : 0,
-		    t.net_bytes > 0 ? t.net_bytes / net_Bps : 0);
-	time = lat + bw_s + step_overhead_s(config, &t, S);
-	*out = (struct lagom_coll_time){
-		.time_s = time,
-		.algbw_Bps = S / time,
-		.busbw_Bps = S / time * bus_factor(coll, comm->ranks),
-		.lat_s = lat,
-	};
+	coll_time(hw, comm, coll, bytes, config, out);
 	return 0;
 }

@@ -74,6 +74,13 @@ static double kernel_time(const struct lagom_hw *hw,
 	       contention_factor(hw, k, nc, chunk);
 }
 
+double lagom_kernel_time_s(const struct lagom_hw *hw,
+			   const struct lagom_kernel *kernel,
+			   unsigned nchannels, uint64_t chunk_bytes)
+{
+	return kernel_time(hw, kernel, nchannels, chunk_bytes);
+}
+
 int lagom_compute_time(const struct lagom_hw *hw,
 		       const struct lagom_kernel *kernel, unsigned nchannels,
 		       uint64_t chunk_bytes, double *time_s,
@@ -113,7 +120,7 @@ struct timeline {
 	double now;
 };
 
-static int region_check(const struct lagom_region *r, struct lagom_error *err)
+int lagom_region_check(const struct lagom_region *r, struct lagom_error *err)
 {
 	if (!r)
 		return lagom_errprintf(err, EINVAL, "no region");
@@ -166,7 +173,6 @@ static int coll_durations(struct timeline *tl, struct lagom_error *err)
 	for (size_t j = 0; j < tl->r->ncolls; j++) {
 		const struct lagom_region_coll *c = &tl->r->colls[j];
 		struct lagom_coll_config def, cfg;
-		struct lagom_coll_time t;
 		int rc;
 
 		if (tl->cfg) {
@@ -180,13 +186,22 @@ static int coll_durations(struct timeline *tl, struct lagom_error *err)
 					tl->r->name, j + 1);
 			cfg = def;
 		}
-		rc = lagom_coll_predict(tl->hw, &c->comm, c->coll, c->bytes,
-					&cfg, &t, err);
+		/* hw was checked once by lagom_region_time() */
+		rc = lagom_comm_check(tl->hw, &c->comm, err);
+		if (rc == 0 &&
+		    ((int)c->coll < 0 || c->coll >= LAGOM_COLL_COUNT))
+			rc = lagom_errprintf(err, EINVAL,
+					     "invalid collective %d",
+					     (int)c->coll);
+		if (rc == 0)
+			rc = lagom_coll_config_check(tl->hw, &c->comm, c->coll,
+						     c->bytes, &cfg, err);
 		if (rc)
 			return lagom_error_prefix(
 				err, "region '%.63s' collective %zu",
 				tl->r->name, j + 1);
-		tl->x[j] = t.time_s;
+		tl->x[j] = lagom_coll_time_s(tl->hw, &c->comm, c->coll,
+					     c->bytes, &cfg);
 		tl->used[j] = cfg;
 	}
 	return 0;
@@ -262,6 +277,54 @@ static bool timeline_step(struct timeline *tl)
 	return true;
 }
 
+/* Run the timeline of tl (durations in tl->x) and fill *out. */
+static int run_timeline(struct timeline *tl, struct lagom_region_time *out,
+			struct lagom_error *err)
+{
+	const struct lagom_region *region = tl->r;
+	struct lagom_region_time res = { 0 };
+
+	for (unsigned steps = 0;
+	     tl->ki < region->nkernels || tl->ci < region->ncolls; steps++) {
+		if (steps > 8 * (LAGOM_REGION_MAX_KERNELS +
+				 LAGOM_REGION_MAX_COLLS) ||
+		    !timeline_step(tl))
+			return lagom_errprintf(
+				err, EINVAL, "region '%.63s': dependency cycle",
+				region->name);
+	}
+	for (size_t j = 0; j < region->ncolls; j++) {
+		res.coll_start_s[j] = tl->start[j];
+		res.coll_time_s[j] = tl->x[j];
+		res.comm_busy_s += tl->x[j];
+	}
+	res.x_s = region->ncolls ? tl->end[region->ncolls - 1] : 0;
+	res.y_s = region->nkernels ? tl->kend[region->nkernels - 1] : 0;
+	for (size_t i = 0; i < region->nkernels; i++)
+		res.y_alone_s += region->kernels[i].time_s;
+	res.z_s = fmax(res.x_s, res.y_s) + region->serial_s;
+	*out = res;
+	return 0;
+}
+
+int lagom_region_timeline(const struct lagom_hw *hw,
+			  const struct lagom_region *region,
+			  const struct lagom_coll_config *configs,
+			  const double *coll_time_s,
+			  struct lagom_region_time *out,
+			  struct lagom_error *err)
+{
+	struct timeline tl = {
+		.hw = hw, .r = region, .cfg = configs, .kleft = 1.0
+	};
+
+	for (size_t j = 0; j < region->ncolls; j++) {
+		tl.x[j] = coll_time_s[j];
+		tl.used[j] = configs[j];
+	}
+	return run_timeline(&tl, out, err);
+}
+
 int lagom_region_time(const struct lagom_hw *hw,
 		      const struct lagom_region *region,
 		      const struct lagom_coll_config *configs,
@@ -270,36 +333,15 @@ int lagom_region_time(const struct lagom_hw *hw,
 	struct timeline tl = {
 		.hw = hw, .r = region, .cfg = configs, .kleft = 1.0
 	};
-	struct lagom_region_time res = { 0 };
 	int rc = lagom_hw_check(hw, err);
 
 	if (rc == 0)
-		rc = region_check(region, err);
+		rc = lagom_region_check(region, err);
 	if (rc == 0)
 		rc = coll_durations(&tl, err);
 	if (rc)
 		return rc;
 	if (!out)
 		return lagom_errprintf(err, EINVAL, "no output");
-	for (unsigned steps = 0;
-	     tl.ki < region->nkernels || tl.ci < region->ncolls; steps++) {
-		if (steps > 8 * (LAGOM_REGION_MAX_KERNELS +
-				 LAGOM_REGION_MAX_COLLS) ||
-		    !timeline_step(&tl))
-			return lagom_errprintf(
-				err, EINVAL, "region '%.63s': dependency cycle",
-				region->name);
-	}
-	for (size_t j = 0; j < region->ncolls; j++) {
-		res.coll_start_s[j] = tl.start[j];
-		res.coll_time_s[j] = tl.x[j];
-		res.comm_busy_s += tl.x[j];
-	}
-	res.x_s = region->ncolls ? tl.end[region->ncolls - 1] : 0;
-	res.y_s = region->nkernels ? tl.kend[region->nkernels - 1] : 0;
-	for (size_t i = 0; i < region->nkernels; i++)
-		res.y_alone_s += region->kernels[i].time_s;
-	res.z_s = fmax(res.x_s, res.y_s) + region->serial_s;
-	*out = res;
-	return 0;
+	return run_timeline(&tl, out, err);
 }

@@ -9,6 +9,7 @@
 #ifndef LAGOM_SEARCH_INTERNAL_H
 #define LAGOM_SEARCH_INTERNAL_H
 
+#include "model/internal.h"
 #include "search/engine.h"
 #include "search/search.h"
 
@@ -43,6 +44,15 @@ struct sproblem {
 	unsigned *region_order; /* regions in canonical order */
 	unsigned *region_comp;
 	unsigned ncomp;
+	/*
+	 * Every input the model checks (hardware, each collective's
+	 * communicator and size, each region) passed its check once at
+	 * sproblem_init(): the search then calls the model's unchecked entry
+	 * points (model/internal.h), which compute the same values.  When
+	 * false, the checked API is used and reports the error.
+	 */
+	bool valid;
+	bool *occ_class_comm; /* per occurrence: its comm is its class's */
 
 	/* Global values of the current search. */
 	uint64_t buffsize_bytes; /* 0 = 4 MiB */
@@ -50,7 +60,8 @@ struct sproblem {
 
 	/* Per class, per nc index: the fastest implementation there. */
 	struct lagom_coll_config *table_cfg; /* nclass * n_nc */
-	double *table_x;		     /* nclass * n_nc */
+	double *table_x;		     /* nclass * n_nc, per iteration */
+	double *table_x1;		     /* nclass * n_nc, per call */
 	double *table_cost;		     /* nclass * n_nc */
 	struct lagom_coll_config *cfg;	     /* nocc: configuration to eval */
 	/* Collective times that no global value changes (LL, LL128), per
@@ -84,6 +95,21 @@ int sproblem_search(struct sproblem *p, bool exhaustive,
 
 /* Iteration time with p->cfg (all occurrences). */
 int sproblem_iteration(struct sproblem *p, double *time_s);
+/* The same, given class_x (NULL: none): per class, the time per call of the
+ * configuration its occurrences have in p->cfg (lagom_coll_time_s()). */
+int sproblem_iteration_x(struct sproblem *p, const double *class_x,
+			 double *time_s);
+
+/* Time per call of class j with configuration c (lagom_coll_predict()). */
+int sproblem_coll_time(struct sproblem *p, size_t j,
+		       const struct lagom_coll_config *c, double *x_s);
+/*
+ * Region r (index into p->w->regions) with its collectives at
+ * p->cfg[region_first[r]...]; coll_time_s: their durations when known
+ * (lagom_coll_time_s() of those configurations), else NULL.
+ */
+int sproblem_region(struct sproblem *p, unsigned r, const double *coll_time_s,
+		    struct lagom_region_time *rt);
 
 /* Fill p->cfg from per-class configurations (nclass entries). */
 void sproblem_apply(struct sproblem *p, const struct lagom_coll_config *cls);

@@ -38,13 +38,40 @@ static int nccl_defaults(struct sproblem *p, struct lagom_coll_config *def)
 static int class_time(struct sproblem *p, size_t j,
 		      const struct lagom_coll_config *c, double *t_s)
 {
-	struct lagom_coll_time t;
-	int rc = lagom_coll_predict(p->hw, &p->cls[j].comm, p->cls[j].coll,
-				    p->cls[j].bytes, c, &t, p->err);
+	return sproblem_coll_time(p, j, c, t_s);
+}
 
-	if (rc == 0)
-		*t_s = t.time_s;
-	return rc;
+/*
+ * The channel dimension of comm_only_class() when the inputs were checked:
+ * every channel count of the grid from one model call; the same order and
+ * comparisons as the generic loop.
+ */
+static void comm_only_nc(struct sproblem *p, size_t j,
+			 struct lagom_coll_config *c, double *best,
+			 int *changed)
+{
+	const struct sclass *k = &p->cls[j];
+	struct lagom_coll_config t = *c;
+	double x[SEARCH_NC_GRID_MAX];
+
+	if (!(k->impl_mask & (1u << (t.algo * LAGOM_PROTO_COUNT + t.proto))))
+		return;
+	if (t.chunk_bytes > lagom_chunk_max_bytes(t.proto) ||
+	    t.chunk_bytes > k->bytes)
+		t.chunk_bytes = search_chunk_bytes(0, t.algo, t.proto,
+						   k->bytes);
+	if (lagom_coll_config_check(p->hw, &k->comm, k->coll, k->bytes, &t,
+				    p->err) < 0)
+		return;
+	lagom_coll_time_nc_s(p->hw, &k->comm, k->coll, k->bytes, &t, p->nc_grid,
+			     p->n_nc, x);
+	for (unsigned i = 0; i < p->n_nc; i++)
+		if (better(x[i], *best)) {
+			*best = x[i];
+			*c = t;
+			c->nchannels = p->nc_grid[i];
+			*changed = 1;
+		}
 }
 
 /*
@@ -69,6 +96,10 @@ static int comm_only_class(struct sproblem *p, size_t j,
 							LAGOM_PROTO_COUNT
 				     : dim == 1 ? p->n_nc
 						: 5;
+			if (dim == 1 && p->valid) {
+				comm_only_nc(p, j, c, &best, &changed);
+				continue;
+			}
 			for (unsigned i = 0; i < n; i++) {
 				struct lagom_coll_config t = *c;
 				double x = 0;
@@ -83,10 +114,10 @@ static int comm_only_class(struct sproblem *p, size_t j,
 				} else {
 					t.chunk_bytes = chunks[i];
 				}
-				if (!lagom_coll_supported(
-					    p->hw, &p->cls[j].comm,
-					    p->cls[j].coll, t.algo, t.proto))
-					continue;
+				if (!(p->cls[j].impl_mask &
+				      (1u << (t.algo * LAGOM_PROTO_COUNT +
+					      t.proto))))
+					continue; /* lagom_coll_supported() */
 				if (t.chunk_bytes >
 					    lagom_chunk_max_bytes(t.proto) ||
 				    t.chunk_bytes > p->cls[j].bytes)
@@ -130,39 +161,78 @@ static int comm_only_time(struct sproblem *p,
  * for every collective, on top of NCCL's own choices.  Candidate (0, 4 MiB)
  * is NCCL's default, so this is never predicted slower than the default.
  */
+/*
+ * The configurations of one buffer size b, per class: NCCL's default with
+ * that buffer's chunk, and (when the inputs were checked) its time per call
+ * under every cap of the grid (index 0: no cap), from one model call each.
+ */
+static void env_configs(struct sproblem *p, const struct lagom_coll_config *def,
+			unsigned b, struct lagom_coll_config *c, double *x)
+{
+	unsigned nc[SEARCH_NC_GRID_MAX + 1];
+
+	for (size_t j = 0; j < p->nclass; j++) {
+		c[j] = def[j];
+		if (b > 0)
+			c[j].chunk_bytes = search_chunk_bytes(
+				buffsize_grid[b], c[j].algo, c[j].proto,
+				p->cls[j].bytes);
+		if (!p->valid)
+			continue;
+		for (unsigned i = 0; i <= p->n_nc; i++)
+			nc[i] = i == 0 || def[j].nchannels <= p->nc_grid[i - 1]
+					? def[j].nchannels
+					: p->nc_grid[i - 1];
+		lagom_coll_time_nc_s(p->hw, &p->cls[j].comm, p->cls[j].coll,
+				     p->cls[j].bytes, &c[j], nc, p->n_nc + 1,
+				     &x[j * (p->n_nc + 1)]);
+	}
+}
+
+/* Iteration time with every class at cap index i of env_configs(). */
+static int env_time(struct sproblem *p, const struct lagom_coll_config *base,
+		    const double *x, unsigned i, struct lagom_coll_config *c,
+		    double *cx, double *t_s)
+{
+	unsigned cap = i == 0 ? 0 : p->nc_grid[i - 1];
+
+	for (size_t j = 0; j < p->nclass; j++) {
+		c[j] = base[j];
+		if (cap && c[j].nchannels > cap)
+			c[j].nchannels = cap;
+		cx[j] = x[j * (p->n_nc + 1) + i];
+	}
+	sproblem_apply(p, c);
+	return sproblem_iteration_x(p, p->valid ? cx : NULL, t_s);
+}
+
 int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
 		    unsigned *cap_out, uint64_t *buff_out, double *t_out)
 {
-	struct lagom_coll_config *c = calloc(p->nclass + 1, sizeof(*c));
+	size_t n = p->nclass + 1;
+	struct lagom_coll_config *c = calloc(2 * n, sizeof(*c));
+	double *x = calloc(n * (p->n_nc + 2), sizeof(*x));
 	double best = 0, def_s = 0;
 	int rc = 0, have = 0;
-
 	unsigned def_max = 0;
 
-	if (!c)
-		return lagom_errprintf(p->err, ENOMEM, "out of memory");
+	if (!c || !x) {
+		rc = lagom_errprintf(p->err, ENOMEM, "out of memory");
+		goto out;
+	}
 	for (size_t j = 0; j < p->nclass; j++)
 		if (def[j].nchannels > def_max)
 			def_max = def[j].nchannels;
-	for (unsigned b = 0; b < N_BUFF && rc == 0; b++)
+	for (unsigned b = 0; b < N_BUFF && rc == 0; b++) {
+		/* c, x: scratch per class; c + n, x + n: env_configs() */
+		env_configs(p, def, b, c + n, x + n);
 		for (unsigned i = 0; i <= p->n_nc && rc == 0; i++) {
 			unsigned cap = i == 0 ? 0 : p->nc_grid[i - 1];
 			double t;
 
 			if (cap >= def_max) /* the same as no cap */
 				break;
-
-			for (size_t j = 0; j < p->nclass; j++) {
-				c[j] = def[j];
-				if (cap && c[j].nchannels > cap)
-					c[j].nchannels = cap;
-				if (b > 0)
-					c[j].chunk_bytes = search_chunk_bytes(
-						buffsize_grid[b], c[j].algo,
-						c[j].proto, p->cls[j].bytes);
-			}
-			sproblem_apply(p, c);
-			if ((rc = sproblem_iteration(p, &t)) < 0)
+			if ((rc = env_time(p, c + n, x + n, i, c, x, &t)) < 0)
 				break;
 			if (!have)
 				def_s = t;
@@ -173,7 +243,7 @@ int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
 				have = 1;
 			}
 		}
-	free(c);
+	}
 	if (rc == 0 && !(best < def_s * (1 - p->min_gain))) {
 		*cap_out = 0; /* not worth leaving NCCL's defaults */
 		*buff_out = 0;
@@ -181,6 +251,9 @@ int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
 	}
 	if (rc == 0)
 		*t_out = best;
+out:
+	free(c);
+	free(x);
 	return rc;
 }
 

@@ -186,8 +186,9 @@ static int alloc_problem(struct sproblem *p)
 	p->region_first = calloc(nr + 1, sizeof(*p->region_first));
 	p->region_order = calloc(nr + 1, sizeof(*p->region_order));
 	p->region_comp = calloc(nr + 1, sizeof(*p->region_comp));
+	p->occ_class_comm = calloc(n + 1, sizeof(*p->occ_class_comm));
 	if (!p->cls || !p->occ_class || !p->cfg || !p->region_first ||
-	    !p->region_order || !p->region_comp)
+	    !p->region_order || !p->region_comp || !p->occ_class_comm)
 		return lagom_errprintf(p->err, ENOMEM, "out of memory");
 	for (r = 0, n = 0; r < nr; r++) {
 		p->region_first[r] = n;
@@ -217,15 +218,63 @@ static int alloc_tables(struct sproblem *p)
 
 	p->table_cfg = calloc(n, sizeof(*p->table_cfg));
 	p->table_x = calloc(n, sizeof(*p->table_x));
+	p->table_x1 = calloc(n, sizeof(*p->table_x1));
 	p->table_cost = calloc(n, sizeof(*p->table_cost));
 	p->choice = calloc(p->nclass + 1, sizeof(*p->choice));
 	p->xcache = calloc(n * SEARCH_IMPLS, sizeof(*p->xcache));
-	if (!p->table_cfg || !p->table_x || !p->table_cost || !p->choice ||
-	    !p->xcache)
+	if (!p->table_cfg || !p->table_x || !p->table_x1 || !p->table_cost ||
+	    !p->choice || !p->xcache)
 		return lagom_errprintf(p->err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < n * SEARCH_IMPLS; i++)
 		p->xcache[i] = -1;
 	return 0;
+}
+
+static bool same_comm(const struct lagom_comm *a, const struct lagom_comm *b)
+{
+	return a->ranks == b->ranks && a->nodes == b->nodes &&
+	       a->ranks_per_node == b->ranks_per_node && a->hops == b->hops;
+}
+
+/*
+ * Check once what every model call would check again (the hardware, each
+ * collective's communicator and size, each region), so the search can use
+ * the unchecked entry points.  Also notes which occurrences share their
+ * class's communicator (the class's tables hold their times).
+ */
+static bool inputs_valid(struct sproblem *p)
+{
+	bool ok = lagom_hw_check(p->hw, NULL) == 0;
+
+	for (size_t r = 0; r < p->w->nregions; r++) {
+		const struct lagom_region *reg = &p->w->regions[r];
+
+		ok = ok && lagom_region_check(reg, NULL) == 0;
+		for (size_t k = 0; k < reg->ncolls; k++) {
+			const struct lagom_region_coll *c = &reg->colls[k];
+			size_t o = p->region_first[r] + k;
+
+			ok = ok && c->bytes > 0 &&
+			     lagom_call_check(p->hw, &c->comm, c->coll, NULL) ==
+				     0;
+			p->occ_class_comm[o] = same_comm(
+				&c->comm, &p->cls[p->occ_class[o]].comm);
+		}
+	}
+	return ok;
+}
+
+/* The implementations lagom_coll_supported() allows for class k. */
+static void set_impl_mask(const struct sproblem *p, struct sclass *k)
+{
+	if (!p->valid && lagom_call_check(p->hw, &k->comm, k->coll, NULL) != 0)
+		return; /* supports nothing */
+	for (unsigned i = 0; i < SEARCH_IMPLS; i++)
+		if (lagom_coll_allowed(
+			    p->hw, &k->comm, k->coll,
+			    (enum lagom_algo)(i / LAGOM_PROTO_COUNT),
+			    (enum lagom_proto)(i % LAGOM_PROTO_COUNT)))
+			k->impl_mask |= 1u << i;
 }
 
 int sproblem_init(struct sproblem *p, const struct lagom_hw *hw,
@@ -262,13 +311,9 @@ int sproblem_init(struct sproblem *p, const struct lagom_hw *hw,
 		for (k = 0; k < w->regions[i].ncolls; k++)
 			p->occ_class[p->region_first[i] + k] = find_class(
 				p, &w->regions[i].colls[k]);
+	p->valid = inputs_valid(p);
 	for (i = 0; i < p->nclass; i++)
-		for (k = 0; k < LAGOM_ALGO_COUNT * LAGOM_PROTO_COUNT; k++)
-			if (lagom_coll_supported(
-				    hw, &p->cls[i].comm, p->cls[i].coll,
-				    (enum lagom_algo)(k / LAGOM_PROTO_COUNT),
-				    (enum lagom_proto)(k % LAGOM_PROTO_COUNT)))
-				p->cls[i].impl_mask |= 1u << k;
+		set_impl_mask(p, &p->cls[i]);
 	if ((rc = build_components(p)) < 0 || (rc = alloc_tables(p)) < 0)
 		goto fail;
 	return 0;
@@ -287,7 +332,9 @@ void sproblem_fini(struct sproblem *p)
 	free(p->region_comp);
 	free(p->table_cfg);
 	free(p->table_x);
+	free(p->table_x1);
 	free(p->table_cost);
+	free(p->occ_class_comm);
 	free(p->choice);
 	free(p->xcache);
 	memset(p, 0, sizeof(*p));
@@ -316,9 +363,52 @@ void sproblem_apply(struct sproblem *p, const struct lagom_coll_config *cls)
 		p->cfg[i] = cls[p->occ_class[i]];
 }
 
-int sproblem_iteration(struct sproblem *p, double *time_s)
+int sproblem_coll_time(struct sproblem *p, size_t j,
+		       const struct lagom_coll_config *c, double *x_s)
 {
-	double t = p->w->serial_s;
+	const struct sclass *k = &p->cls[j];
+	struct lagom_coll_time t;
+	int rc;
+
+	if (p->valid) {
+		rc = lagom_coll_config_check(p->hw, &k->comm, k->coll, k->bytes,
+					     c, p->err);
+		if (rc == 0)
+			*x_s = lagom_coll_time_s(p->hw, &k->comm, k->coll,
+						 k->bytes, c);
+		return rc;
+	}
+	rc = lagom_coll_predict(p->hw, &k->comm, k->coll, k->bytes, c, &t,
+				p->err);
+	if (rc == 0)
+		*x_s = t.time_s;
+	return rc;
+}
+
+int sproblem_region(struct sproblem *p, unsigned r, const double *coll_time_s,
+		    struct lagom_region_time *rt)
+{
+	const struct lagom_region *reg = &p->w->regions[r];
+	const struct lagom_coll_config *cfg = &p->cfg[p->region_first[r]];
+	double x[LAGOM_REGION_MAX_COLLS];
+
+	if (!p->valid)
+		return lagom_region_time(p->hw, reg, reg->ncolls ? cfg : NULL,
+					 rt, p->err);
+	if (!coll_time_s) {
+		for (size_t k = 0; k < reg->ncolls; k++)
+			x[k] = lagom_coll_time_s(p->hw, &reg->colls[k].comm,
+						 reg->colls[k].coll,
+						 reg->colls[k].bytes, &cfg[k]);
+		coll_time_s = x;
+	}
+	return lagom_region_timeline(p->hw, reg, cfg, coll_time_s, rt, p->err);
+}
+
+int sproblem_iteration_x(struct sproblem *p, const double *class_x,
+			 double *time_s)
+{
+	double t = p->w->serial_s, x[LAGOM_REGION_MAX_COLLS];
 	size_t i;
 	int rc;
 
@@ -326,15 +416,25 @@ int sproblem_iteration(struct sproblem *p, double *time_s)
 		unsigned r = p->region_order[i];
 		const struct lagom_region *reg = &p->w->regions[r];
 		struct lagom_region_time rt;
+		size_t o = p->region_first[r];
 
-		rc = lagom_region_time(p->hw, reg,
-				       reg->ncolls ? &p->cfg[p->region_first[r]]
-						   : NULL,
-				       &rt, p->err);
-		if (rc < 0)
+		for (size_t k = 0; class_x && p->valid && k < reg->ncolls; k++)
+			x[k] = p->occ_class_comm[o + k]
+				       ? class_x[p->occ_class[o + k]]
+				       : lagom_coll_time_s(p->hw,
+							   &reg->colls[k].comm,
+							   reg->colls[k].coll,
+							   reg->colls[k].bytes,
+							   &p->cfg[o + k]);
+		if ((rc = sproblem_region(p, r, class_x ? x : NULL, &rt)) < 0)
 			return rc;
 		t += (reg->repeat ? reg->repeat : 1) * rt.z_s;
 	}
 	*time_s = t;
 	return 0;
+}
+
+int sproblem_iteration(struct sproblem *p, double *time_s)
+{
+	return sproblem_iteration_x(p, NULL, time_s);
 }

@@ -9,54 +9,91 @@
 #include "search/internal.h"
 
 /*
- * Implementation parameters (method 3, step 1): at each channel count, the
- * algorithm and protocol NCCL allows with the lowest predicted time.  The
- * computation slowdown depends on channels and chunk, not on the
- * algorithm, so the fastest implementation at a given resource setting
- * also costs the computation least: choosing it per channel count loses
- * nothing.
+ * Collective time per call of implementation i of class j at every channel
+ * count of the grid, into x; *c receives the configuration (nchannels:
+ * the grid's first).  LL and LL128 times do not depend on the global values
+ * (without NCCL_NTHREADS): computed for the first buffer size, then cached.
  */
-static int best_impl(struct sproblem *p, size_t j, unsigned nci,
-		     struct lagom_coll_config *cfg, double *x_s)
+static int impl_times(struct sproblem *p, size_t j, unsigned i,
+		      struct lagom_coll_config *c, double *x)
 {
 	const struct sclass *k = &p->cls[j];
-	double *cache = &p->xcache[(j * p->n_nc + nci) * SEARCH_IMPLS];
-	int found = 0, rc;
+	double *cache = &p->xcache[(j * SEARCH_IMPLS + i) * p->n_nc];
+	bool fixed = i % LAGOM_PROTO_COUNT != LAGOM_PROTO_SIMPLE &&
+		     !p->nthreads;
+	struct lagom_coll_time t;
+	int rc;
 
-	for (unsigned i = 0; i < SEARCH_IMPLS; i++) {
-		struct lagom_coll_config c = {
-			.algo = (enum lagom_algo)(i / LAGOM_PROTO_COUNT),
-			.proto = (enum lagom_proto)(i % LAGOM_PROTO_COUNT),
-			.nchannels = p->nc_grid[nci],
-			.nthreads = p->nthreads,
-		};
-		struct lagom_coll_time t;
-		bool fixed = c.proto != LAGOM_PROTO_SIMPLE && !p->nthreads;
+	*c = (struct lagom_coll_config){
+		.algo = (enum lagom_algo)(i / LAGOM_PROTO_COUNT),
+		.proto = (enum lagom_proto)(i % LAGOM_PROTO_COUNT),
+		.nchannels = p->nc_grid[0],
+		.nthreads = p->nthreads,
+	};
+	c->chunk_bytes = search_chunk_bytes(p->buffsize_bytes, c->algo,
+					    c->proto, k->bytes);
+	if (fixed && cache[0] >= 0) {
+		memcpy(x, cache, p->n_nc * sizeof(*x));
+		return 0;
+	}
+	if (p->valid) { /* valid by construction */
+		lagom_coll_time_nc_s(p->hw, &k->comm, k->coll, k->bytes, c,
+				     p->nc_grid, p->n_nc, x);
+	} else {
+		for (unsigned n = 0; n < p->n_nc; n++) {
+			struct lagom_coll_config cn = *c;
 
-		if (!(k->impl_mask & (1u << i)))
-			continue;
-		c.chunk_bytes = search_chunk_bytes(p->buffsize_bytes, c.algo,
-						   c.proto, k->bytes);
-		if (fixed && cache[i] >= 0) {
-			t.time_s = cache[i];
-		} else {
+			cn.nchannels = p->nc_grid[n];
 			rc = lagom_coll_predict(p->hw, &k->comm, k->coll,
-						k->bytes, &c, &t, p->err);
+						k->bytes, &cn, &t, p->err);
 			if (rc < 0)
 				return rc;
-			if (fixed)
-				cache[i] = t.time_s;
-		}
-		if (!found || lse_less(t.time_s, *x_s)) {
-			*x_s = t.time_s;
-			*cfg = c;
-			found = 1;
+			x[n] = t.time_s;
 		}
 	}
-	if (!found)
+	if (fixed)
+		memcpy(cache, x, p->n_nc * sizeof(*x));
+	return 0;
+}
+
+/*
+ * Implementation parameters (method 3, step 1): at each channel count, the
+ * algorithm and protocol NCCL allows with the lowest predicted time (ties:
+ * the lower index).  The computation slowdown depends on channels and
+ * chunk, not on the algorithm, so the fastest implementation at a given
+ * resource setting also costs the computation least: choosing it per
+ * channel count loses nothing.
+ */
+static int class_tables(struct sproblem *p, size_t j)
+{
+	double x[SEARCH_IMPLS][SEARCH_NC_GRID_MAX];
+	struct lagom_coll_config c[SEARCH_IMPLS];
+	unsigned n = 0, m, nci;
+	int rc;
+
+	for (unsigned i = 0; i < SEARCH_IMPLS; i++)
+		if (p->cls[j].impl_mask & (1u << i)) {
+			if ((rc = impl_times(p, j, i, &c[n], x[n])) < 0)
+				return rc;
+			n++;
+		}
+	if (n == 0)
 		return lagom_errprintf(p->err, EINVAL,
 				       "%s: no algorithm/protocol allowed",
-				       lagom_coll_name(k->coll));
+				       lagom_coll_name(p->cls[j].coll));
+	for (nci = 0; nci < p->n_nc; nci++) {
+		size_t t = j * p->n_nc + nci;
+		unsigned b = 0;
+
+		for (m = 1; m < n; m++)
+			if (lse_less(x[m][nci], x[b][nci]))
+				b = m;
+		p->table_cfg[t] = c[b];
+		p->table_cfg[t].nchannels = p->nc_grid[nci];
+		p->table_x1[t] = x[b][nci];
+		p->table_x[t] = x[b][nci] * p->cls[j].calls;
+		p->table_cost[t] = 0;
+	}
 	return 0;
 }
 
@@ -76,9 +113,13 @@ static int occ_cost(struct sproblem *p, const struct lagom_region *r,
 	for (k = 0; k < r->nkernels; k++) {
 		double t;
 
-		rc = lagom_compute_time(p->hw, &r->kernels[k], cfg->nchannels,
-					cfg->chunk_bytes, &t, p->err);
-		if (rc < 0)
+		if (p->valid)
+			t = lagom_kernel_time_s(p->hw, &r->kernels[k],
+						cfg->nchannels,
+						cfg->chunk_bytes);
+		else if ((rc = lagom_compute_time(
+				  p->hw, &r->kernels[k], cfg->nchannels,
+				  cfg->chunk_bytes, &t, p->err)) < 0)
 			return rc;
 		alone += r->kernels[k].time_s;
 		slowed += t;
@@ -99,16 +140,8 @@ static int fill_tables(struct sproblem *p)
 	int rc;
 
 	for (j = 0; j < p->nclass; j++)
-		for (i = 0; i < p->n_nc; i++) {
-			size_t t = j * p->n_nc + i;
-			double x = 0;
-
-			rc = best_impl(p, j, (unsigned)i, &p->table_cfg[t], &x);
-			if (rc < 0)
-				return rc;
-			p->table_x[t] = x * p->cls[j].calls;
-			p->table_cost[t] = 0;
-		}
+		if ((rc = class_tables(p, j)) < 0)
+			return rc;
 	for (o = 0; o < p->w->nregions; o++) {
 		const struct lagom_region *r = &p->w->regions[o];
 
@@ -152,17 +185,21 @@ static int comp_eval(void *vctx, const unsigned *choice, struct lse_eval *out)
 		unsigned r = p->region_order[i], rep;
 		const struct lagom_region *reg = &p->w->regions[r];
 		struct lagom_region_time rt;
+		double x[LAGOM_REGION_MAX_COLLS];
+		bool known = true;
 
 		if (p->region_comp[r] != c->comp)
 			continue;
 		for (size_t k = 0; k < reg->ncolls; k++) {
-			unsigned j = p->occ_class[p->region_first[r] + k];
+			size_t o = p->region_first[r] + k;
+			size_t t = p->occ_class[o] * p->n_nc +
+				   p->choice[p->occ_class[o]];
 
-			p->cfg[p->region_first[r] + k] =
-				p->table_cfg[j * p->n_nc + p->choice[j]];
+			p->cfg[o] = p->table_cfg[t];
+			x[k] = p->table_x1[t];
+			known = known && p->occ_class_comm[o];
 		}
-		rc = lagom_region_time(p->hw, reg, &p->cfg[p->region_first[r]],
-				       &rt, p->err);
+		rc = sproblem_region(p, r, known ? x : NULL, &rt);
 		if (rc < 0)
 			return rc;
 		rep = reg->repeat ? reg->repeat : 1;
