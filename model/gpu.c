@@ -29,6 +29,11 @@ static const struct lagom_gpu_spec gpu_table[] = {
 	  40 * MB_, 3, 12, 25e9, 4, 16, LAGOM_INTRA_NVSWITCH },
 	{ "A100-PCIe", 80, 108, TF(19.5, 156, 312, 312, 0), 1935e9, 80 * GIB_,
 	  40 * MB_, 3, 12, 25e9, 4, 16, LAGOM_INTRA_PCIE },
+	/* 40 GB HBM2 variants: same SMs and rates, 1555 GB/s. */
+	{ "A100-SXM-40GB", 80, 108, TF(19.5, 156, 312, 312, 0), 1555e9,
+	  40 * GIB_, 40 * MB_, 3, 12, 25e9, 4, 16, LAGOM_INTRA_NVSWITCH },
+	{ "A100-PCIe-40GB", 80, 108, TF(19.5, 156, 312, 312, 0), 1555e9,
+	  40 * GIB_, 40 * MB_, 3, 12, 25e9, 4, 16, LAGOM_INTRA_PCIE },
 	{ "A40", 86, 84, TF(37.4, 74.8, 149.7, 149.7, 0), 696e9, 48 * GIB_,
 	  6 * MB_, 3, 4, 14.0625e9, 4, 16, LAGOM_INTRA_PCIE },
 	{ "A10G", 86, 80, TF(31.2, 35, 70, 70, 0), 600e9, 24 * GIB_, 6 * MB_, 0,
@@ -85,6 +90,21 @@ static const struct {
 	{ "3090", NULL, "RTX3090" },	  { "a6000", NULL, "RTX-A6000" },
 	{ "6000", "ada", "RTX6000-Ada" }, { "4090", NULL, "RTX4090" },
 	{ "5090", NULL, "RTX5090" },
+};
+
+/*
+ * Memory variants, tried before gpu_keys: key and qualifier as there, and
+ * the memory size must appear as its own number ("40" in "a100 sxm4 40gb",
+ * "a100 pcie 40 gb").  A name without a size gets gpu_keys' (80 GB) part.
+ */
+static const struct {
+	const char *key;
+	const char *qualifier;
+	const char *memory;
+	const char *gpu;
+} mem_keys[] = {
+	{ "a100", "pcie", "40", "A100-PCIe-40GB" },
+	{ "a100", NULL, "40", "A100-SXM-40GB" },
 };
 
 const struct lagom_gpu_spec *lagom_gpu_table(size_t *count)
@@ -146,6 +166,13 @@ const struct lagom_gpu_spec *lagom_gpu_lookup(const char *name)
 	if (exact)
 		return exact;
 	normalise(name, s, sizeof(s));
+	for (size_t i = 0; i < sizeof(mem_keys) / sizeof(mem_keys[0]); i++) {
+		if (has_key(s, mem_keys[i].key) &&
+		    (!mem_keys[i].qualifier ||
+		     strstr(s, mem_keys[i].qualifier)) &&
+		    has_key(s, mem_keys[i].memory))
+			return gpu_by_canonical(mem_keys[i].gpu);
+	}
 	for (size_t i = 0; i < sizeof(gpu_keys) / sizeof(gpu_keys[0]); i++) {
 		if (!has_key(s, gpu_keys[i].key))
 			continue;

@@ -3,6 +3,7 @@ noinst_LTLIBRARIES += libmodel.la
 libmodel_la_SOURCES = model/model.h model/internal.h model/names.c \
 	model/gpu.c model/coll.c model/nccl.c model/compute.c \
 	model/catalog.c model/workload.c
+libmodel_la_SOURCES += model/fit.c
 
 # workload: the JSON workload reader (jansson; outside the pure core).
 noinst_LTLIBRARIES += libworkload.la
@@ -23,6 +24,15 @@ tests_model_test_workloads_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_model_test_workloads_LDADD = $(MODEL_TEST_LIBS)
 tests_model_busbw_report_SOURCES = tests/model/busbw_report.c
 tests_model_busbw_report_LDADD = libmodel.la libcommon.la -lm
+
+UNIT_TESTS += tests/model/test_fit tests/model/test_gpu
+check_PROGRAMS += tests/model/test_fit tests/model/test_gpu
+tests_model_test_gpu_SOURCES = tests/model/test_gpu.c
+tests_model_test_gpu_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_model_test_gpu_LDADD = $(MODEL_TEST_LIBS)
+tests_model_test_fit_SOURCES = tests/model/test_fit.c
+tests_model_test_fit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_model_test_fit_LDADD = $(MODEL_TEST_LIBS)
 
 UNIT_TESTS += tests/workload/test_workload_json
 check_PROGRAMS += tests/workload/test_workload_json

@@ -543,4 +543,75 @@ int lagom_iteration_time(const struct lagom_hw *hw,
 			 const struct lagom_coll_config *configs,
 			 double *time_s, struct lagom_error *err);
 
+/* ------------------------------------------------------------------ */
+/* Fitting the contention coefficients to a measured curve.            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Physical ranges of the fitted coefficients (doc/model.md section 4.1):
+ * a fit never leaves them.  LAGOM_FIT_NOISE: how far below 1 a measured
+ * slowdown may be and still count as noise.  LAGOM_FIT_MAX_RMS: largest
+ * root-mean-square relative residual of an accepted fit.
+ */
+#define LAGOM_FIT_SM_MAX 2.0
+#define LAGOM_FIT_L2_MAX 5.0
+#define LAGOM_FIT_CAP_MIN 0.25
+#define LAGOM_FIT_CAP_MAX 16.0
+#define LAGOM_FIT_NOISE 0.05
+#define LAGOM_FIT_MAX_RMS 0.15
+#define LAGOM_FIT_MAX_POINTS 512
+
+/*
+ * One measured point of a contention curve: a kernel's time beside
+ * nchannels resident communication CTAs, each moving chunk_bytes per round,
+ * divided by its time alone.
+ */
+struct lagom_fit_point {
+	unsigned nchannels;   /* 0..LAGOM_NCHANNELS_MAX, < the GPU's SMs */
+	uint64_t chunk_bytes; /* > 0 */
+	double slowdown;      /* finite, >= 1 - LAGOM_FIT_NOISE */
+};
+
+/* What a fit found (filled only on success). */
+struct lagom_fit_report {
+	size_t npoints;		  /* points used (all of them) */
+	size_t ninformative;	  /* points with nchannels > 0 */
+	double contention_sm;	  /* as written into hw */
+	double contention_l2;	  /* as written into hw */
+	double contention_l2_cap; /* as written into hw */
+	bool cap_fitted; /* false: no point is beyond the cap, which is kept
+			    (raised to the largest NC * C / L2 seen) */
+	bool at_bound;	 /* a coefficient sits on its range's edge */
+	double rms_rel;	 /* rms of (measured - fitted) / measured */
+	double max_abs;	 /* largest |measured - fitted| slowdown */
+};
+
+/*
+ * Least-squares fit of the global-contention coefficients of doc/model.md
+ * section 4 (contention_sm, contention_l2 and, when points reach it,
+ * contention_l2_cap) to measured slowdowns of one probe kernel.  The wave /
+ * SM-share factor W(NC) comes from the model itself (lagom_compute_time()
+ * with hw's channel_sm_share and the probe's grid), so only
+ * 1 + m * gamma(NC, C) is fitted; m is probe->mem_bound (must be > 0).
+ * probe NULL: grid unknown (smooth SM share), mem_bound 0.2.  probe's
+ * time_s is only checked (the fit works on ratios).
+ *
+ * hw: in, the node (SMs, L2, channel_sm_share, the prior contention_l2_cap);
+ * out, on success only, the three fitted coefficients, each within the
+ * LAGOM_FIT_* ranges.  rep may be NULL.  Deterministic and bounded: no
+ * randomness, work O(n^2) at most, n <= LAGOM_FIT_MAX_POINTS.
+ *
+ * Errors (-EINVAL with a message, hw untouched): no points or more than
+ * LAGOM_FIT_MAX_POINTS; fewer points with nchannels > 0 than the two
+ * coefficients; a point out of range (nchannels above 64 or not below the
+ * SMs, chunk 0, slowdown not finite or below 1 - LAGOM_FIT_NOISE); points
+ * that cannot tell the two coefficients apart (a single chunk size); an
+ * invalid hw or probe, mem_bound 0; a fit whose rms relative residual
+ * exceeds LAGOM_FIT_MAX_RMS (the formula does not describe the points).
+ * -ENOMEM.
+ */
+int lagom_contention_fit(const struct lagom_fit_point *pts, size_t n,
+			 const struct lagom_kernel *probe, struct lagom_hw *hw,
+			 struct lagom_fit_report *rep, struct lagom_error *err);
+
 #endif /* LAGOM_MODEL_MODEL_H */

@@ -265,13 +265,32 @@ int lagom_profile_write_atomic(const char *dir,
  * hardware section knows (SM count, memory, NVLink links and peers, PCIe
  * link, GPUs per NIC, RDMA) and every measurement present (GEMM rate per
  * precision -> gpu.tflops, HBM -> gpu.hbm_Bps, intra_bw -> intra_link_Bps
- * per link or pcie_Bps, nic_bw -> nic_Bps) overrides the table.  The NCCL
- * busbw grid and the contention curve are not folded into struct lagom_hw
- * (it has no place for them); callers that want them read profile->meas.
+ * per link or pcie_Bps, nic_bw -> nic_Bps) overrides the table.  A measured
+ * contention curve is fitted (lagom_profile_fit_contention()) into the
+ * model's contention coefficients; when the fit refuses the curve the
+ * built-in coefficients stay and this is no error (call
+ * lagom_profile_fit_contention() to see why).  The NCCL busbw grid is not
+ * folded into struct lagom_hw; callers that want it read profile->meas.
  * Errors: -ENODEV when the profile has no GPU, -EINVAL when the GPU model is
  * not in the built-in table or the result fails lagom_hw_check().
  */
 int lagom_profile_to_hw(const struct lagom_profile *profile,
 			struct lagom_hw *out, struct lagom_error *err);
+
+/*
+ * Fit the profile's measured contention curve into hw's contention
+ * coefficients (model/model.h lagom_contention_fit(); the probe is
+ * lagom-prolog's 8192^3 GEMM seen as 4096 blocks of 128 x 128 tiles with
+ * mem_bound 0.2, doc/model.md 4.1).  hw: the node's hardware, usually from
+ * lagom_profile_to_hw(); updated only on success.  rep may be NULL.
+ * Errors: -ENODATA when the profile has no measured curve (absent or
+ * "table"), -EINVAL when the fit refuses the curve (err says why, e.g.
+ * "profile gpu001: contention fit: 1 points with channels > 0, need 2 or
+ * more"), -ENOMEM.  For the CLI: shows whether to_hw used the curve.
+ */
+int lagom_profile_fit_contention(const struct lagom_profile *profile,
+				 struct lagom_hw *hw,
+				 struct lagom_fit_report *rep,
+				 struct lagom_error *err);
 
 #endif /* LAGOM_PROFILE_PROFILE_H */

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 
 #include "model/model.h"
 #include "profile/profile.h"
@@ -76,6 +77,54 @@ static void apply_meas(const struct lagom_profile_measurements *m,
 			   m->nic_bw_Bps.source == LAGOM_SOURCE_MEASURED);
 }
 
+/*
+ * lagom-prolog's probe (prolog/probe_contention.c): an 8192^3 GEMM, seen
+ * the way the model sees workload GEMMs: 128 x 128 tiles, one block per SM
+ * at a time, memory-bound share 0.2 (doc/model.md 4.1).
+ */
+#define PROBE_GEMM_N 8192
+#define PROBE_TILE 128
+#define PROBE_MEM_BOUND 0.2
+
+/* Method: the measured contention curve calibrates the model's global
+ * contention term (doc/model.md 4.1). */
+int lagom_profile_fit_contention(const struct lagom_profile *p,
+				 struct lagom_hw *hw,
+				 struct lagom_fit_report *rep,
+				 struct lagom_error *err)
+{
+	const struct lagom_profile_measurements *m = &p->meas;
+	const unsigned tiles = PROBE_GEMM_N / PROBE_TILE;
+	const struct lagom_kernel probe = { .time_s = 1.0,
+					    .grid_blocks = tiles * tiles,
+					    .blocks_per_sm = 1,
+					    .mem_bound = PROBE_MEM_BOUND };
+	struct lagom_fit_point pts[LAGOM_PROFILE_MAX_POINTS];
+	size_t n = m->n_contention;
+	int rc;
+
+	if (m->contention_source != LAGOM_SOURCE_MEASURED || n == 0)
+		return lagom_errprintf(err, ENODATA,
+				       "profile %s: no measured contention "
+				       "curve",
+				       p->node);
+	if (n > LAGOM_PROFILE_MAX_POINTS)
+		n = LAGOM_PROFILE_MAX_POINTS;
+	for (size_t i = 0; i < n; i++) {
+		const struct lagom_contention_point *c = &m->contention[i];
+
+		pts[i] = (struct lagom_fit_point){
+			.nchannels = c->ctas < 0 ? UINT_MAX : (unsigned)c->ctas,
+			.chunk_bytes = c->chunk_bytes,
+			.slowdown = c->slowdown,
+		};
+	}
+	rc = lagom_contention_fit(pts, n, &probe, hw, rep, err);
+	if (rc < 0)
+		return lagom_error_prefix(err, "profile %s", p->node);
+	return 0;
+}
+
 int lagom_profile_to_hw(const struct lagom_profile *p, struct lagom_hw *out,
 			struct lagom_error *err)
 {
@@ -98,6 +147,9 @@ int lagom_profile_to_hw(const struct lagom_profile *p, struct lagom_hw *out,
 		return lagom_error_prefix(err, "profile %s", p->node);
 	apply_hw(h, &hw);
 	apply_meas(&p->meas, &hw);
+	/* A curve the fit refuses leaves the built-in coefficients: a real
+	 * profile must never stop the model from working. */
+	(void)lagom_profile_fit_contention(p, &hw, NULL, NULL);
 	rc = lagom_hw_check(&hw, err);
 	if (rc < 0)
 		return lagom_error_prefix(err, "profile %s", p->node);

@@ -324,6 +324,117 @@ static void to_hw_needs_a_known_gpu(void **state)
 	lagom_profile_destroy(p);
 }
 
+/* The curve lagom-prolog would measure (its 6 CTA counts x 3 chunks) if
+ * the model were exact, for an H100 whose contention is sm and l2. */
+static void model_curve(struct lagom_profile *p, double sm, double l2)
+{
+	static const int ctas[] = { 1, 2, 4, 8, 16, 32 };
+	static const uint64_t chunks[] = { 128 << 10, 512 << 10, 2 << 20 };
+	/* doc/model.md 4.1: the probe GEMM as the fit sees it */
+	const struct lagom_kernel gemm = { .time_s = 1.0,
+					   .grid_blocks = 4096,
+					   .blocks_per_sm = 1,
+					   .mem_bound = 0.2 };
+	struct lagom_hw truth;
+
+	assert_int_equal(lagom_hw_from_spec(p->hw.gpu_model, 8,
+					    LAGOM_INTRA_NVSWITCH, 0, 0, &truth,
+					    NULL),
+			 0);
+	truth.contention_sm = sm;
+	truth.contention_l2 = l2;
+	p->meas.contention_source = LAGOM_SOURCE_MEASURED;
+	p->meas.n_contention = 0;
+	for (size_t c = 0; c < 3; c++)
+		for (size_t k = 0; k < 6; k++) {
+			struct lagom_contention_point *pt =
+				&p->meas.contention[p->meas.n_contention++];
+			double t;
+
+			assert_int_equal(lagom_compute_time(&truth, &gemm,
+							    (unsigned)ctas[k],
+							    chunks[c], &t,
+							    NULL),
+					 0);
+			*pt = (struct lagom_contention_point){ ctas[k],
+							       chunks[c], t };
+		}
+}
+
+static void to_hw_fits_a_measured_contention_curve(void **state)
+{
+	struct lagom_profile *p = sample("gpu001"), *q = NULL;
+	struct lagom_error err = { 0 };
+	struct lagom_fit_report rep;
+	struct lagom_hw hw, table;
+	char *text = NULL;
+	(void)state;
+
+	assert_int_equal(lagom_hw_from_spec("H100-SXM5-80GB", 8,
+					    LAGOM_INTRA_NVSWITCH, 0, 0, &table,
+					    NULL),
+			 0);
+	model_curve(p, 0.2, 1.5);
+	/* through the file format, as the plugin reads it */
+	assert_int_equal(lagom_profile_to_string(p, &text, &err), 0);
+	assert_int_equal(
+		lagom_profile_from_buffer(text, strlen(text), &q, &err), 0);
+	assert_int_equal(lagom_profile_to_hw(q, &hw, &err), 0);
+	assert_double_rel(hw.contention_sm, 0.2, 1e-6);
+	assert_double_rel(hw.contention_l2, 1.5, 1e-6);
+	assert_double_rel(hw.contention_l2_cap, table.contention_l2_cap,
+			  1e-12); /* no point reaches it: kept */
+	assert_true(fabs(hw.contention_l2 - table.contention_l2) > 0.5);
+	hw = table;
+	assert_int_equal(lagom_profile_fit_contention(q, &hw, &rep, &err), 0);
+	assert_int_equal(rep.npoints, 18);
+	assert_double_rel(rep.contention_l2, 1.5, 1e-6);
+	free(text);
+	lagom_profile_destroy(q);
+	lagom_profile_destroy(p);
+}
+
+static void to_hw_keeps_defaults_for_a_garbage_curve(void **state)
+{
+	struct lagom_profile *p = sample("gpu001");
+	struct lagom_error err = { 0 };
+	struct lagom_hw hw, table, before;
+	(void)state;
+
+	assert_int_equal(lagom_hw_from_spec("H100-SXM5-80GB", 8,
+					    LAGOM_INTRA_NVSWITCH, 0, 0, &table,
+					    NULL),
+			 0);
+	model_curve(p, 0.2, 1.5);
+	for (size_t i = 0; i < p->meas.n_contention; i++) /* speed-ups */
+		p->meas.contention[i].slowdown = i % 2 ? 0.5 : 4.0;
+	assert_int_equal(lagom_profile_to_hw(p, &hw, &err), 0);
+	assert_double_near(hw.contention_sm, table.contention_sm, 0);
+	assert_double_near(hw.contention_l2, table.contention_l2, 0);
+	assert_double_near(hw.contention_l2_cap, table.contention_l2_cap, 0);
+	before = hw;
+	assert_int_equal(lagom_profile_fit_contention(p, &hw, NULL, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.text, "profile gpu001: contention fit: "));
+	assert_memory_equal(&hw, &before, sizeof(hw));
+	/* one chunk size only (channels and chunk bytes inseparable), then
+	 * no measured curve at all: defaults, no error */
+	for (size_t i = 0; i < p->meas.n_contention; i++) {
+		struct lagom_contention_point *pt = &p->meas.contention[i];
+		pt->chunk_bytes = 512 << 10;
+		pt->slowdown = 1 + 0.01 * pt->ctas;
+	}
+	assert_int_equal(lagom_profile_to_hw(p, &hw, &err), 0);
+	assert_double_near(hw.contention_l2, table.contention_l2, 0);
+	p->meas.contention_source = LAGOM_SOURCE_TABLE;
+	assert_int_equal(lagom_profile_fit_contention(p, &hw, NULL, &err),
+			 -ENODATA);
+	p->meas.contention_source = LAGOM_SOURCE_ABSENT;
+	assert_int_equal(lagom_profile_to_hw(p, &hw, &err), 0);
+	assert_double_near(hw.contention_l2, table.contention_l2, 0);
+	lagom_profile_destroy(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +450,8 @@ int main(void)
 		cmocka_unit_test(unknown_major_is_eprotonosupport),
 		cmocka_unit_test(to_hw_prefers_measured_values),
 		cmocka_unit_test(to_hw_needs_a_known_gpu),
+		cmocka_unit_test(to_hw_fits_a_measured_contention_curve),
+		cmocka_unit_test(to_hw_keeps_defaults_for_a_garbage_curve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -395,7 +395,8 @@ static void test_hw_p4d(void **state)
 		t->nics[n].speed_Mbps = 100000;
 	if (lagom_topo_to_hw(t, &hw, &err) != 0)
 		fail_msg("%s", err.text);
-	assert_string_equal(hw.gpu.name, "A100-SXM");
+	/* device="0x20b0" in the file: the 40 GB A100 of p4d.24xlarge */
+	assert_string_equal(hw.gpu.name, "A100-SXM-40GB");
 	assert_int_equal(hw.nic_count, 4);
 	assert_int_equal(hw.gpus_per_nic, 2);
 	assert_int_equal(hw.gpus_per_pcie_switch, 2);
