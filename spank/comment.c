@@ -6,9 +6,25 @@
  * segment "{lagom: ...}", keeps everything else byte for byte, appends the
  * new segment and writes it back.  The user's text is never cut: lagom's
  * segment is shortened instead, or left out when there is no room.
+ *
+ * The two round trips to slurmctld (load, update) take a few milliseconds,
+ * so node 0 runs them in a thread: the read from init_post_opt, the write
+ * from task_post_fork, joined in the first task_exit.  The tasks exec
+ * without waiting for slurmctld, and the job is still alive when the
+ * update lands, because slurmstepd tells srun that a task exited only after
+ * task_exit returns (an srun that made its own allocation ends the job once
+ * every task has exited).  No round trip may be in flight while slurmstepd
+ * forks the tasks (between user_init and task_post_fork): the sockets Slurm
+ * and libmunge open are not close-on-exec, and a task would inherit one.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
@@ -56,6 +72,10 @@ static char sanitize(char c)
 		return '/';
 	if ((unsigned char)c < 0x20 || c == 0x7f)
 		return ' ';
+	/* ASCII only: a cut could split a UTF-8 sequence, and a byte that is
+	 * not UTF-8 could make slurmdbd's write of the job record fail */
+	if ((unsigned char)c >= 0x80)
+		return '?';
 	return c;
 }
 
@@ -101,7 +121,7 @@ static int load_comment(uint32_t job_id, bool admin, char *out, size_t len,
 	job_info_msg_t *msg = NULL;
 	const char *cur;
 
-	if (slurm_load_job(&msg, job_id, SHOW_DETAIL) != SLURM_SUCCESS || !msg)
+	if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS || !msg)
 		return lagom_errprintf(err, EIO, "cannot read job %u: %s",
 				       job_id,
 				       slurm_strerror(slurm_get_errno()));
@@ -111,7 +131,15 @@ static int load_comment(uint32_t job_id, bool admin, char *out, size_t len,
 	}
 	cur = admin ? msg->job_array[0].admin_comment
 		    : msg->job_array[0].comment;
-	snprintf(out, len, "%s", cur ? cur : "");
+	cur = cur ? cur : "";
+	if (strlen(cur) >= len) { /* never write back a cut user comment */
+		slurm_free_job_info_msg(msg);
+		return lagom_errprintf(err, ENOSPC,
+				       "job comment is longer than %zu bytes; "
+				       "left alone",
+				       len - 1);
+	}
+	snprintf(out, len, "%s", cur);
 	slurm_free_job_info_msg(msg);
 	return 0;
 }
@@ -137,15 +165,13 @@ static int update_comment(uint32_t job_id, const char *merged, bool admin)
 	return rc;
 }
 
-int lagom_comment_update(uint32_t job_id, const char *text, bool admin,
-			 struct lagom_error *err)
+/* Merge text into the comment read earlier (cur) and write it back. */
+static int apply_comment(uint32_t job_id, const char *cur, const char *text,
+			 bool admin, struct lagom_error *err)
 {
-	char cur[LAGOM_COMMENT_MAX + 1], merged[LAGOM_COMMENT_MAX + 1];
-	int rc = load_comment(job_id, admin, cur, sizeof(cur), err);
+	char merged[LAGOM_COMMENT_MAX + 1];
+	int rc = lagom_comment_merge(cur, text, merged, sizeof(merged), err);
 
-	if (rc < 0)
-		return rc;
-	rc = lagom_comment_merge(cur, text, merged, sizeof(merged), err);
 	if (rc < 0)
 		return rc;
 	if (strcmp(cur, merged) == 0)
@@ -156,4 +182,181 @@ int lagom_comment_update(uint32_t job_id, const char *text, bool admin,
 				       admin ? "AdminComment" : "Comment",
 				       slurm_strerror(slurm_get_errno()));
 	return 0;
+}
+
+int lagom_comment_update(uint32_t job_id, const char *text, bool admin,
+			 struct lagom_error *err)
+{
+	char cur[LAGOM_COMMENT_MAX + 1];
+	int rc = load_comment(job_id, admin, cur, sizeof(cur), err);
+
+	return rc < 0 ? rc : apply_comment(job_id, cur, text, admin, err);
+}
+
+enum text_state {
+	TEXT_PENDING,
+	TEXT_READY,
+	TEXT_CANCELLED
+};
+
+struct lagom_comment_job {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	enum text_state state; /* under mu */
+	bool loaded;	       /* under mu: the read is over */
+	uint32_t job_id;
+	bool admin;
+	int rc;
+	double busy_ms; /* the round trips, not the wait for the text */
+	struct lagom_error err;
+	char text[LAGOM_COMMENT_MAX + 1];
+};
+
+static double since_ms(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* Read the comment now; merge and write once the text is posted. */
+static void *comment_thread(void *arg)
+{
+	struct lagom_comment_job *job = arg;
+	char cur[LAGOM_COMMENT_MAX + 1];
+	struct timespec t0;
+	enum text_state state;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	job->rc = load_comment(job->job_id, job->admin, cur, sizeof(cur),
+			       &job->err);
+	job->busy_ms = since_ms(&t0);
+	pthread_mutex_lock(&job->mu);
+	job->loaded = true;
+	pthread_cond_broadcast(&job->cv);
+	while (job->state == TEXT_PENDING)
+		pthread_cond_wait(&job->cv, &job->mu);
+	state = job->state;
+	pthread_mutex_unlock(&job->mu);
+	if (job->rc < 0 || state != TEXT_READY)
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	job->rc = apply_comment(job->job_id, cur, job->text, job->admin,
+				&job->err);
+	job->busy_ms += since_ms(&t0);
+	return NULL;
+}
+
+/*
+ * Keep lagom.so mapped after Slurm's dlclose(), so that a thread still
+ * waiting on slurmctld when slurmstepd unloads the plugin never runs
+ * unmapped code.  false when the module cannot be pinned.
+ */
+static bool pin_module(void)
+{
+	Dl_info info;
+
+	if (!dladdr((void *)&comment_thread, &info) || !info.dli_fname)
+		return false;
+	return dlopen(info.dli_fname,
+		      RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
+}
+
+struct lagom_comment_job *lagom_comment_start(uint32_t job_id, bool admin)
+{
+	struct lagom_comment_job *job = calloc(1, sizeof(*job));
+	sigset_t all, old;
+	int rc;
+
+	if (!job)
+		return NULL;
+	job->job_id = job_id;
+	job->admin = admin;
+	job->state = TEXT_PENDING;
+	pthread_mutex_init(&job->mu, NULL);
+	pthread_cond_init(&job->cv, NULL);
+	/* the thread takes no signal meant for slurmstepd */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&job->thread, NULL, comment_thread, job);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		pthread_cond_destroy(&job->cv);
+		pthread_mutex_destroy(&job->mu);
+		free(job);
+		return NULL;
+	}
+	return job;
+}
+
+static void set_text(struct lagom_comment_job *job, const char *text)
+{
+	pthread_mutex_lock(&job->mu);
+	if (job->state == TEXT_PENDING) {
+		if (text)
+			snprintf(job->text, sizeof(job->text), "%s", text);
+		job->state = text ? TEXT_READY : TEXT_CANCELLED;
+		pthread_cond_broadcast(&job->cv);
+	}
+	pthread_mutex_unlock(&job->mu);
+}
+
+void lagom_comment_wait_read(struct lagom_comment_job *job)
+{
+	pthread_mutex_lock(&job->mu);
+	while (!job->loaded)
+		pthread_cond_wait(&job->cv, &job->mu);
+	pthread_mutex_unlock(&job->mu);
+}
+
+void lagom_comment_post(struct lagom_comment_job *job, const char *text)
+{
+	set_text(job, text);
+}
+
+void lagom_comment_cancel(struct lagom_comment_job *job)
+{
+	set_text(job, NULL);
+}
+
+int lagom_comment_wait(struct lagom_comment_job *job, unsigned timeout_ms,
+		       double *busy_ms, struct lagom_error *err)
+{
+	struct timespec deadline;
+	int rc;
+
+	lagom_comment_cancel(job); /* no text by now: none will come */
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	if (pthread_timedjoin_np(job->thread, NULL, &deadline) != 0) {
+		if (!pin_module()) {
+			/* cannot leave it running: wait as long as it takes */
+			pthread_join(job->thread, NULL);
+			goto done;
+		}
+		/* the thread keeps job (a small leak in an exiting stepd) */
+		pthread_detach(job->thread);
+		return lagom_errprintf(
+			err, ETIMEDOUT,
+			"slurmctld did not answer within %u ms; not waiting",
+			timeout_ms);
+	}
+done:
+	rc = job->rc;
+	if (busy_ms)
+		*busy_ms = job->busy_ms;
+	if (rc < 0 && err)
+		*err = job->err;
+	pthread_cond_destroy(&job->cv);
+	pthread_mutex_destroy(&job->mu);
+	free(job);
+	return rc;
 }

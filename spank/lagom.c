@@ -113,6 +113,13 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 	return lagom_remote_task_post_fork(sp, &lagom_g);
 }
 
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+	if (!lagom_g.cfg_ok || spank_context() != S_CTX_REMOTE)
+		return 0;
+	return lagom_remote_task_exit(sp, &lagom_g);
+}
+
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	if (spank_context() == S_CTX_REMOTE)

@@ -5,7 +5,7 @@
  * options.c the --lagom and --lagom-workload options; local.c the srun and
  * sbatch/salloc side; remote.c the slurmstepd side (plan once per node in
  * user_init, environment per task in task_init, comment from node 0 in
- * task_post_fork);
+ * a thread started in init_post_opt and joined in task_exit);
  * envset.c decides what to set (the user wins); comment.c merges the job
  * comment; step.c reads the step's placement; plan.c is the only caller of
  * the planner.
@@ -56,6 +56,7 @@ struct lagom_state {
 	enum lagom_mode mode_opt;
 	bool workload_given;
 	char workload[LAGOM_WORKLOAD_ARG_MAX];
+	bool opt_invalid; /* a bad value reached slurmstepd: lagom off */
 	/* Remote context, filled in user_init. */
 	enum lagom_mode mode; /* the option, else cfg.default_mode */
 	bool planned;	      /* plan computed and items decided */
@@ -64,6 +65,7 @@ struct lagom_state {
 	struct lagom_env_item *items;
 	size_t n_items;
 	bool comment_done;
+	struct lagom_comment_job *comment_job; /* node 0, until task_exit */
 	bool user_verbose; /* srun -v: tell the job's stderr too */
 };
 
@@ -76,7 +78,8 @@ int lagom_option_mode_cb(int val, const char *optarg, int remote);
 int lagom_option_workload_cb(int val, const char *optarg, int remote);
 /* Check a --lagom-workload value: non-empty, printable, not too long. */
 int lagom_workload_arg_check(const char *value, struct lagom_error *err);
-/* Mode in effect: the option if given, else the admin's default. */
+/* Mode in effect: the option if given, else the admin's default; off
+ * when a bad option value reached slurmstepd. */
 enum lagom_mode lagom_effective_mode(const struct lagom_state *st);
 
 /* local.c: srun (local) and sbatch/salloc (allocator) contexts. */
@@ -87,6 +90,7 @@ int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st);
 int lagom_remote_user_init(spank_t sp, struct lagom_state *st);
 int lagom_remote_task_init(spank_t sp, struct lagom_state *st);
 int lagom_remote_task_post_fork(spank_t sp, struct lagom_state *st);
+int lagom_remote_task_exit(spank_t sp, struct lagom_state *st);
 void lagom_remote_exit(spank_t sp, struct lagom_state *st);
 
 /*
@@ -110,8 +114,8 @@ size_t lagom_env_skipped(const struct lagom_env_item *items, size_t n,
  * lagom_comment_merge() removes any earlier lagom segment from existing
  * (NULL allowed), keeps the rest byte for byte, and appends the new
  * segment, shortening TEXT (never the user's part) so that the result fits
- * LAGOM_COMMENT_MAX bytes.  Braces, '|' and control characters in text
- * become '(' ')' '/' ' '.  out must hold LAGOM_COMMENT_MAX + 1 bytes.
+ * LAGOM_COMMENT_MAX bytes.  Braces, '|', control characters and non-ASCII
+ * bytes in text become '(' ')' '/' ' ' '?'.  out must hold LAGOM_COMMENT_MAX + 1 bytes.
  * Returns 0, or -ENOSPC when the user's part leaves no room for a segment
  * (then the comment must be left alone).
  */
@@ -124,6 +128,33 @@ int lagom_comment_merge(const char *existing, const char *text, char *out,
  */
 int lagom_comment_update(uint32_t job_id, const char *text, bool admin,
 			 struct lagom_error *err);
+/*
+ * The same in two steps, so that node 0's tasks never wait for slurmctld:
+ * lagom_comment_start() starts a thread (all signals blocked) that reads
+ * the job's comment at once and then waits for the text;
+ * lagom_comment_post() hands it the text (copied), after which it merges
+ * and writes; lagom_comment_cancel() tells it no text will come.  Returns
+ * NULL when no thread could be started (then use lagom_comment_update()).
+ * Post and cancel act once; later calls do nothing.
+ */
+struct lagom_comment_job;
+struct lagom_comment_job *lagom_comment_start(uint32_t job_id, bool admin);
+/* Wait until the thread's read is over (bounded by Slurm's MessageTimeout):
+ * then it holds no socket until the text is posted. */
+void lagom_comment_wait_read(struct lagom_comment_job *job);
+void lagom_comment_post(struct lagom_comment_job *job, const char *text);
+void lagom_comment_cancel(struct lagom_comment_job *job);
+/*
+ * Cancel if no text was posted, then wait up to timeout_ms for the thread;
+ * returns its result (0, also when cancelled, or a negative errno with err
+ * filled), writes how long its round trips took to *busy_ms (NULL allowed)
+ * and frees job.  On timeout the thread is left to finish on its own
+ * (lagom.so is pinned with RTLD_NODELETE so Slurm's dlclose cannot unmap
+ * it; job is leaked) and -ETIMEDOUT is returned; when the module cannot be
+ * pinned, it waits for the thread however long it takes.
+ */
+int lagom_comment_wait(struct lagom_comment_job *job, unsigned timeout_ms,
+		       double *busy_ms, struct lagom_error *err);
 
 /* lagom.c: logging with the "lagom: " prefix. */
 void lagom_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -6,8 +6,12 @@
  * the value in the state struct; on Slurm 22.05 they run twice in the remote
  * context (launch message, then environment), so storing is idempotent and
  * the last value wins (srun applies environment values before the command
- * line's).  A bad value fails with -1 and one line; srun adds "Invalid
- * --lagom argument".
+ * line's).  A bad value fails with -1 and one line in srun, sbatch and
+ * salloc (srun adds "Invalid --lagom argument").  In slurmstepd (remote)
+ * a bad value, which only a hand-made _SLURM_SPANK_OPTION_lagom_* variable
+ * can bring there, is logged and turns lagom off for the step: -1 there
+ * would fail the step's option processing, and for a batch step drain the
+ * node.
  */
 #include <errno.h>
 #include <string.h>
@@ -47,11 +51,22 @@ int lagom_options_register(spank_t sp)
 	return 0;
 }
 
+/* A bad value in slurmstepd: lagom stays off for this step, the step runs. */
+static int refuse_remote(const char *option, const char *value)
+{
+	lagom_g.opt_invalid = true;
+	lagom_log_info("%s%s%.64s: bad value; lagom is off for this step",
+		       option, value ? "=" : "", value ? value : "");
+	return 0;
+}
+
 int lagom_option_mode_cb(int val, const char *optarg, int remote)
 {
 	enum lagom_mode mode;
 
 	if (lagom_mode_parse(optarg, &mode) < 0) {
+		if (remote)
+			return refuse_remote("--lagom", optarg);
 		lagom_log_error("--lagom=%s: expected auto, off or explain",
 				optarg ? optarg : "");
 		return -1;
@@ -87,6 +102,8 @@ int lagom_option_workload_cb(int val, const char *optarg, int remote)
 	struct lagom_error err = { 0 };
 
 	if (lagom_workload_arg_check(optarg, &err) < 0) {
+		if (remote)
+			return refuse_remote("--lagom-workload", NULL);
 		lagom_log_error("%s", err.text);
 		return -1;
 	}
@@ -109,5 +126,7 @@ bool lagom_workload_is_file(const char *workload)
 
 enum lagom_mode lagom_effective_mode(const struct lagom_state *st)
 {
+	if (st->opt_invalid)
+		return LAGOM_MODE_OFF;
 	return st->mode_given ? st->mode_opt : st->cfg.default_mode;
 }

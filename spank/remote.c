@@ -2,14 +2,20 @@
  * spank/remote.c - slurmstepd: plan once per node, environment per task,
  * the job comment from node 0.
  *
- *   init_post_opt  the options are known: settle the mode
+ *   init_post_opt  the options are known: settle the mode; node 0 starts
+ *                  a thread that reads the job's comment (root)
  *   user_init      (euid = the user) read the placement, compute the plan,
- *                  decide per variable against the user's environment
+ *                  decide per variable against the user's environment;
+ *                  node 0 makes sure the read is over (the tasks are
+ *                  forked next and would inherit its socket)
  *   task_init      (each task, as the user) set the decided variables
- *   task_post_fork (root, once on node 0) merge the summary into the
- *                  job's comment while the job surely exists (from exit,
- *                  an srun that made its own allocation can race the end
- *                  of the job: "Job has already finished")
+ *   task_post_fork (root, node 0, all tasks forked) hand the comment text
+ *                  to the thread, which merges and writes it while the
+ *                  tasks exec
+ *   task_exit      (root, node 0) join that thread: the job surely exists
+ *                  until then (from exit, an srun that made its own
+ *                  allocation can race the end of the job: "Job has
+ *                  already finished")
  *   exit           free everything
  *
  * Fail open: every problem is one "lagom:" line (slurmd log; the job's
@@ -31,6 +37,10 @@
  * steps: user options do not reach them, and the real steps inside them
  * are planned on their own. */
 #define LAGOM_FIRST_SPECIAL_STEP 0xfffffff0u
+
+/* How long task_exit waits for slurmctld to take the comment (a healthy
+ * controller answers in milliseconds; Slurm's own MessageTimeout is 10 s). */
+#define LAGOM_COMMENT_WAIT_MS 10000u
 
 /*
  * One "lagom:" line: always in the slurmd log; also on the job's stderr
@@ -69,9 +79,29 @@ static bool user_asked_verbose(spank_t sp)
 	       atoi(buf) > 3;
 }
 
+/*
+ * Node 0 of a real step reads the job's comment in a thread from here on
+ * (root, before slurmstepd sets up I/O), so that by the time the plan is
+ * known only the update is left, and it runs while the tasks start.
+ */
+static void start_comment(spank_t sp, struct lagom_state *st)
+{
+	uint32_t job_id, step_id, node_id;
+
+	if (st->mode == LAGOM_MODE_OFF || st->cfg.comment == LAGOM_COMMENT_NO ||
+	    spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_NODEID, &node_id) != ESPANK_SUCCESS ||
+	    node_id != 0 || step_id >= LAGOM_FIRST_SPECIAL_STEP)
+		return;
+	st->comment_job = lagom_comment_start(
+		job_id, st->cfg.comment == LAGOM_COMMENT_ADMIN);
+}
+
 int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st)
 {
 	st->mode = lagom_effective_mode(st);
+	start_comment(sp, st);
 	return 0;
 }
 
@@ -177,6 +207,9 @@ int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 	report_plan(st, elapsed_ms(&start));
 	if (st->mode == LAGOM_MODE_EXPLAIN && st->step.node_id == 0)
 		explain(st);
+	/* slurmstepd forks the tasks next: no socket may be open then */
+	if (st->comment_job)
+		lagom_comment_wait_read(st->comment_job);
 	return 0;
 }
 
@@ -213,26 +246,84 @@ static void comment_text(const struct lagom_state *st, char *buf, size_t len)
 		 skipped[0] ? " skipped=" : "", skipped);
 }
 
-int lagom_remote_task_post_fork(spank_t sp, struct lagom_state *st)
+static void finish_comment(const struct lagom_state *st, int rc,
+			   const struct lagom_error *err)
+{
+	if (rc < 0)
+		lagom_log_info("job %u.%u: comment not written: %s",
+			       st->step.job_id, st->step.step_id,
+			       err && err->text[0] ? err->text : "error");
+}
+
+/* Join the comment thread, if any (bounded: slurmctld may be down). */
+static void wait_comment(struct lagom_state *st)
+{
+	struct lagom_error err = { 0 };
+	struct timespec start;
+	double busy_ms = 0;
+	int rc;
+
+	if (!st->comment_job)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	rc = lagom_comment_wait(st->comment_job, LAGOM_COMMENT_WAIT_MS,
+				&busy_ms, &err);
+	st->comment_job = NULL;
+	finish_comment(st, rc, &err);
+	if (st->cfg.verbose >= 2)
+		lagom_log_info("job %u.%u: comment took %.1f ms, %.1f ms of "
+			       "it after the first task exited",
+			       st->step.job_id, st->step.step_id, busy_ms,
+			       elapsed_ms(&start));
+}
+
+/*
+ * Node 0 hands the comment text to the thread in task_post_fork: every
+ * task is forked by then (no task can inherit the thread's socket) and
+ * slurmstepd is root again (AdminComment needs root).  The tasks exec
+ * right after, without waiting for the update.  Without a thread
+ * (pthread_create failed) it is written here, synchronously.
+ */
+static void post_comment(struct lagom_state *st)
 {
 	struct lagom_error err = { 0 };
 	char text[LAGOM_COMMENT_MAX + 1];
+	bool admin = st->cfg.comment == LAGOM_COMMENT_ADMIN;
 
 	if (!st->planned || st->comment_done || st->step.node_id != 0 ||
 	    st->cfg.comment == LAGOM_COMMENT_NO)
-		return 0;
+		return;
 	st->comment_done = true;
 	comment_text(st, text, sizeof(text));
-	if (lagom_comment_update(st->step.job_id, text,
-				 st->cfg.comment == LAGOM_COMMENT_ADMIN,
-				 &err) < 0)
-		lagom_log_info("job %u.%u: comment not written: %s",
-			       st->step.job_id, st->step.step_id, err.text);
+	if (st->comment_job)
+		lagom_comment_post(st->comment_job, text);
+	else
+		finish_comment(st,
+			       lagom_comment_update(st->step.job_id, text,
+						    admin, &err),
+			       &err);
+}
+
+int lagom_remote_task_post_fork(spank_t sp, struct lagom_state *st)
+{
+	post_comment(st);
+	return 0;
+}
+
+/*
+ * The first task exit on node 0 waits for the comment thread: slurmstepd
+ * reports the task's exit to srun only after this returns, so the job
+ * cannot have ended before the update reaches slurmctld.
+ */
+int lagom_remote_task_exit(spank_t sp, struct lagom_state *st)
+{
+	wait_comment(st);
 	return 0;
 }
 
 void lagom_remote_exit(spank_t sp, struct lagom_state *st)
 {
+	wait_comment(st); /* no task exited (a failed launch) */
 	lagom_planner_result_destroy(st->plan);
 	st->plan = NULL;
 	free(st->items);

@@ -105,10 +105,44 @@ static int ranks_per_node(const char *spec, unsigned *out,
 	return 0;
 }
 
+/*
+ * The step's node list, however long (a list of irregular names on a big
+ * cluster can pass any fixed buffer; falling back to the job's list then
+ * would plan for the wrong nodes).  SLURM_NODELIST only when the step's
+ * list is absent.  Returns 0 and a string to free in *out, or a negative
+ * errno with err filled.
+ */
+static int step_nodelist(spank_t sp, char **out, struct lagom_error *err)
+{
+	static const char *const names[] = { "SLURM_STEP_NODELIST",
+					     "SLURM_NODELIST" };
+
+	for (size_t i = 0; i < 2; i++) {
+		for (size_t len = 8192; len <= (1u << 24); len *= 8) {
+			char *buf = malloc(len);
+			spank_err_t rc;
+
+			if (!buf)
+				return lagom_errprintf(err, ENOMEM,
+						       "out of memory");
+			rc = spank_getenv(sp, names[i], buf, (int)len);
+			if (rc == ESPANK_SUCCESS) {
+				*out = buf;
+				return 0;
+			}
+			free(buf);
+			if (rc != ESPANK_NOSPACE)
+				break;
+		}
+	}
+	return lagom_errprintf(err, ENOENT, "SLURM_STEP_NODELIST not set");
+}
+
 int lagom_step_read(spank_t sp, struct lagom_step *step,
 		    struct lagom_error *err)
 {
 	char buf[8192];
+	char *nodes = NULL;
 	int rc;
 
 	memset(step, 0, sizeof(*step));
@@ -123,11 +157,11 @@ int lagom_step_read(spank_t sp, struct lagom_step *step,
 	    step_getenv(sp, "SLURM_SUBMIT_DIR", step->cwd, sizeof(step->cwd)) <
 		    0)
 		step->cwd[0] = '\0';
-	if (step_getenv(sp, "SLURM_STEP_NODELIST", buf, sizeof(buf)) < 0 &&
-	    step_getenv(sp, "SLURM_NODELIST", buf, sizeof(buf)) < 0)
-		return lagom_errprintf(err, ENOENT,
-				       "SLURM_STEP_NODELIST not set");
-	rc = expand_nodes(buf, step, err);
+	rc = step_nodelist(sp, &nodes, err);
+	if (rc < 0)
+		return rc;
+	rc = expand_nodes(nodes, step, err);
+	free(nodes);
 	if (rc < 0)
 		return rc;
 	if (step_getenv(sp, "SLURM_STEP_TASKS_PER_NODE", buf, sizeof(buf)) < 0)

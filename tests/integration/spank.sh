@@ -145,6 +145,60 @@ check "sacct shows lagom's comment with the plan id" grep -q "{lagom: .*$plan_id
 check "... and keeps the user's --comment" grep -q '^my-experiment-7 {lagom: ' <<<"$comment"
 check "... within 1024 bytes" [ "${#comment}" -le 1024 ]
 
+# sacct field FIELD of job JOB, polled until it contains "{lagom: " (the
+# job-complete record reaches slurmdbd shortly after the job ends)
+sacct_lagom() { # JOB FIELD
+	local c= _
+	for _ in $(seq 1 20); do
+		c=$(timeout 10 sacct -X -n -P -j "$1" -o "$2" 2>/dev/null | head -1)
+		case $c in *"{lagom: "*) break ;; esac
+		sleep 0.5
+	done
+	echo "$c"
+}
+
+# srun with its own allocation ends the job as soon as its tasks exit: the
+# comment, written off the launch path, must still land every time
+jobs=
+for _ in $(seq 1 8); do
+	run srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp \
+		bash -c 'echo $SLURM_JOB_ID'
+	jobs="$jobs $(head -1 "$out")"
+done
+missing=
+for j in $jobs; do
+	grep -q "{lagom: .*$plan_id" <<<"$(sacct_lagom "$j" Comment)" || missing="$missing $j"
+done
+check "8 short srun jobs (own allocation): sacct shows lagom's comment for each (missing:${missing:- none})" \
+	[ -z "$missing" ]
+cluster_plugstack $P comment=admin
+run srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp --comment=mine \
+	bash -c 'echo $SLURM_JOB_ID'
+job=$(head -1 "$out")
+check "comment=admin: sacct shows lagom's line in AdminComment" \
+	grep -q "{lagom: .*$plan_id" <<<"$(sacct_lagom "$job" AdminComment)"
+check "comment=admin: the user's Comment is untouched" \
+	[ "$(timeout 10 sacct -X -n -P -j "$job" -o Comment | head -1)" = mine ]
+
+# the comment's round trips to slurmctld never leave a socket in a task
+# (Slurm's and libmunge's sockets are not close-on-exec)
+: >"$CLUSTER_DIR/fds"
+for _ in $(seq 1 15); do
+	timeout 60 srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp -l \
+		bash -c 'for f in /proc/$$/fd/*; do echo "$f $(readlink "$f")"; done' \
+		>>"$CLUSTER_DIR/fds" 2>&1
+done
+check_that "no task inherits a socket from lagom's comment thread (15 steps)" \
+	'[ "$(grep -c "fd/" "$CLUSTER_DIR/fds")" -ge 135 ] && ! grep -q socket: "$CLUSTER_DIR/fds"'
+
+# a bad option value that bypasses srun's check (a hand-made variable in
+# the job's environment) reaches slurmstepd: the step runs, lagom is off
+cluster_plugstack $P default=auto
+run env _SLURM_SPANK_OPTION_lagom_lagom=bogus srun -N3 --gres=gpu:4 bash -c "$show_env"
+check_that "a bad --lagom value reaching slurmstepd: the step runs, nothing injected" \
+	'[ "$rc" -eq 0 ] && [ "$(wc -l <"$out")" -eq 3 ] && ! grep -q "LAGOM_\|NCCL_" "$out"'
+cluster_plugstack $P
+
 # --- fail open: the job runs, exit 0, one lagom: line ----------------------
 fail_open() { # WHAT
 	check_that "fail open, $1: the job runs and exits 0" '[ "$rc" -eq 0 ] && [ "$(wc -l <"$out")" -eq 3 ]'

@@ -2,10 +2,14 @@
  * tests/spank/stub.c - the fake SPANK host (see stub.h).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
@@ -17,6 +21,46 @@
 struct stub stub;
 
 static int stub_errno;
+static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
+
+void stub_open_gate(void)
+{
+	pthread_mutex_lock(&gate_mu);
+	stub.load_gate = false;
+	stub.update_gate = false;
+	pthread_cond_broadcast(&gate_cv);
+	pthread_mutex_unlock(&gate_mu);
+}
+
+static void *open_later(void *arg)
+{
+	usleep((useconds_t)(uintptr_t)arg * 1000);
+	stub_open_gate();
+	return NULL;
+}
+
+void stub_open_gate_later(unsigned delay_ms)
+{
+	pthread_t t;
+
+	pthread_create(&t, NULL, open_later, (void *)(uintptr_t)delay_ms);
+	pthread_detach(t);
+}
+
+static void wait_gate(bool *gate)
+{
+	struct timespec deadline;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 5;
+	pthread_mutex_lock(&gate_mu);
+	while (*gate && !stub.gate_timed_out)
+		if (pthread_cond_timedwait(&gate_cv, &gate_mu, &deadline) ==
+		    ETIMEDOUT)
+			stub.gate_timed_out = true;
+	pthread_mutex_unlock(&gate_mu);
+}
 
 void stub_reset(spank_context_t ctx)
 {
@@ -230,6 +274,8 @@ int slurm_load_job(job_info_msg_t **resp, uint32_t job_id, uint16_t flags)
 {
 	job_info_msg_t *msg;
 
+	wait_gate(&stub.load_gate);
+	__atomic_add_fetch(&stub.loads, 1, __ATOMIC_SEQ_CST);
 	if (stub.load_fails || job_id != stub.job_id) {
 		stub_errno = ESLURM_INVALID_JOB_ID;
 		return -1;
@@ -264,6 +310,7 @@ void slurm_init_job_desc_msg(job_desc_msg_t *desc)
 
 int slurm_update_job(job_desc_msg_t *desc)
 {
+	wait_gate(&stub.update_gate);
 	if (desc->job_id != stub.job_id ||
 	    strlen(desc->comment ? desc->comment : "") > 1024 ||
 	    strlen(desc->admin_comment ? desc->admin_comment : "") > 1024) {

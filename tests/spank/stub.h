@@ -46,6 +46,12 @@ struct stub {
 	char admin_comment[2048];
 	int updates;
 	bool load_fails;
+	/* slurm_load_job (load_gate) or slurm_update_job (update_gate) waits
+	 * (up to 5 s) while its gate is set, until stub_open_gate(): shows
+	 * whether the caller waits for it. */
+	bool load_gate, update_gate;
+	bool gate_timed_out;
+	int loads; /* slurm_load_job calls that returned */
 };
 
 extern struct stub stub;
@@ -55,6 +61,10 @@ void stub_reset(spank_context_t ctx);
 void stub_setenv(const char *name, const char *value);
 /* Value of name in the stub environment, or NULL. */
 const char *stub_getenv(const char *name);
+/* Clear both gates and wake whoever waits on them. */
+void stub_open_gate(void);
+/* stub_open_gate() from another thread after delay_ms. */
+void stub_open_gate_later(unsigned delay_ms);
 /* Number of log lines containing needle. */
 int stub_log_count(const char *needle);
 

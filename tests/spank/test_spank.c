@@ -47,6 +47,8 @@ static void run_remote(const char *mode)
 	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0); /* task 2 */
 	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_exit(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_exit(SP, 0, NULL), 0);
 }
 
 static void finish(void)
@@ -290,6 +292,87 @@ static void comment_only_from_node0_and_real_steps(void **state)
 	finish();
 }
 
+/*
+ * The tasks do not wait for slurmctld, and no round trip is in flight while
+ * slurmstepd forks them: user_init returns only once the comment's read is
+ * over, task_post_fork returns while the update is still blocked, and the
+ * first task_exit waits for it (the job is alive until then).
+ */
+static void comment_off_the_launch_path(void **state)
+{
+	remote_step(0, 0, NULL);
+	strcpy(stub.comment, "mine");
+	stub.load_gate = true;
+	stub.update_gate = true;
+	assert_int_equal(lagom_option_mode_cb(1, "auto", 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	stub_open_gate_later(100);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(__atomic_load_n(&stub.loads, __ATOMIC_SEQ_CST), 1);
+	stub.update_gate = true; /* the load opened both */
+	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
+	assert_int_equal(stub.updates, 0);
+	assert_string_equal(stub.comment, "mine");
+	stub_open_gate();
+	assert_int_equal(slurm_spank_task_exit(SP, 0, NULL), 0);
+	assert_false(stub.gate_timed_out);
+	assert_int_equal(stub.updates, 1);
+	assert_non_null(strstr(stub.comment, "mine {lagom: lagom 0.1.0 "));
+	assert_int_equal(slurm_spank_task_exit(SP, 0, NULL), 0);
+	assert_int_equal(stub.updates, 1);
+	/* a failed launch (no task_exit): exit still waits for it */
+	remote_step(0, 0, NULL);
+	assert_int_equal(lagom_option_mode_cb(1, "auto", 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_exit(SP, 0, NULL), 0);
+	assert_int_equal(stub.updates, 1);
+	/* a failed update is one line in the log, never a failed task */
+	remote_step(0, 0, NULL);
+	stub.load_fails = true;
+	run_remote("auto");
+	assert_int_equal(stub.updates, 0);
+	assert_int_equal(stub_log_count("comment not written"), 1);
+	finish();
+}
+
+/* A bad option value that reaches slurmstepd (a hand-made
+ * _SLURM_SPANK_OPTION_lagom_lagom in the job's environment) must not fail
+ * the step (for a batch step that drains the node): lagom is off. */
+static void bad_remote_option_fails_open(void **state)
+{
+	remote_step(0, 1, ARGV("default=auto"));
+	assert_int_equal(lagom_option_mode_cb(1, "bogus", 1), 0);
+	assert_int_equal(lagom_effective_mode(&lagom_g), LAGOM_MODE_OFF);
+	run_remote(NULL);
+	assert_int_equal(stub.plan_calls, 0);
+	assert_int_equal(stub.n_setenv, 0);
+	assert_int_equal(stub.updates, 0);
+	assert_int_equal(stub_log_count("--lagom=bogus: bad value"), 1);
+	remote_step(0, 0, NULL);
+	assert_int_equal(lagom_option_workload_cb(2, "a\tb", 1), 0);
+	run_remote("auto");
+	assert_int_equal(stub.plan_calls, 0);
+	assert_int_equal(stub.n_setenv, 0);
+	finish();
+}
+
+/* A comment longer than the limit (not settable through Slurm today) is
+ * never cut and written back. */
+static void overlong_comment_left_alone(void **state)
+{
+	remote_step(0, 0, NULL);
+	memset(stub.comment, 'u', 1100);
+	stub.comment[1100] = '\0';
+	run_remote("auto");
+	assert_int_equal(stub.updates, 0);
+	assert_int_equal(strlen(stub.comment), 1100);
+	assert_int_equal(stub_log_count("longer than 1024 bytes"), 1);
+	finish();
+}
+
 static void comment_merge_keeps_user_text(void **state)
 {
 	char out[LAGOM_COMMENT_MAX + 1];
@@ -302,6 +385,11 @@ static void comment_merge_keeps_user_text(void **state)
 					     sizeof(out), NULL),
 			 0);
 	assert_string_equal(out, "my run {lagom: b(c)/d }");
+	/* ASCII only: no split UTF-8 sequence, nothing slurmdbd can refuse */
+	assert_int_equal(lagom_comment_merge("", "w=caf\xc3\xa9\xff", out,
+					     sizeof(out), NULL),
+			 0);
+	assert_string_equal(out, "{lagom: w=caf???}");
 	/* lagom's earlier segment is replaced, the user's text around it kept */
 	assert_int_equal(lagom_comment_merge("x {lagom: old} y", "new", out,
 					     sizeof(out), NULL),
@@ -371,6 +459,28 @@ static void malformed_step_strings_fail_open(void **state)
 	finish();
 }
 
+/* A step node list longer than any fixed buffer is read whole, never
+ * replaced by the job's list (that would plan for other nodes). */
+static void long_step_nodelist(void **state)
+{
+	static char list[200 * 48];
+	size_t used = 0;
+
+	for (int i = 0; i < 200; i++)
+		used += (size_t)snprintf(
+			list + used, sizeof(list) - used,
+			"%sgpu-node-with-a-long-name-rack%03d-%06d",
+			i ? "," : "", i / 10, i);
+	assert_true(used > 8192);
+	remote_step(0, 0, NULL);
+	stub_setenv("SLURM_STEP_NODELIST", list);
+	stub_setenv("SLURM_NODELIST", "n1,n2,n3,n4");
+	run_remote("auto");
+	assert_int_equal(stub.plan_calls, 1);
+	assert_int_equal(stub.plan_nodes, 200);
+	finish();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,9 +497,13 @@ int main(void)
 		cmocka_unit_test(fail_open_planner_error),
 		cmocka_unit_test(fail_open_missing_placement),
 		cmocka_unit_test(comment_only_from_node0_and_real_steps),
+		cmocka_unit_test(comment_off_the_launch_path),
+		cmocka_unit_test(bad_remote_option_fails_open),
+		cmocka_unit_test(overlong_comment_left_alone),
 		cmocka_unit_test(comment_merge_keeps_user_text),
 		cmocka_unit_test(skipped_list_truncates),
 		cmocka_unit_test(malformed_step_strings_fail_open),
+		cmocka_unit_test(long_step_nodelist),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
