@@ -247,7 +247,10 @@ static int synth_output(const struct synth_opts *o,
 	int rc;
 
 	if (!o->output || strcmp(o->output, "-") == 0)
-		return fputs(text, stdout) == EOF ? CLI_FAIL : CLI_OK;
+		return fputs(text, stdout) == EOF
+			       ? cli_fail(CLI_FAIL,
+					  "cannot write to standard output")
+			       : CLI_OK;
 	if (stat(o->output, &st) == 0 && S_ISDIR(st.st_mode)) {
 		if (lagom_profile_write_atomic(o->output, p, &err))
 			return cli_fail(CLI_FAIL, "%s", err.text);

@@ -40,11 +40,22 @@ static const struct command commands[] = {
 	{ "topo", cli_cmd_topo },
 };
 
-int main(int argc, char **argv)
+/*
+ * A command that succeeded but whose output did not reach stdout (a full
+ * disk, a closed pipe, `lagom profile synth > FILE` on a full file system)
+ * has failed: exit 1 rather than leave a truncated file behind a 0.
+ */
+static int flushed(int status)
+{
+	if (status == CLI_OK && (fflush(stdout) != 0 || ferror(stdout)))
+		return cli_fail(CLI_FAIL, "cannot write to standard output");
+	return status;
+}
+
+static int dispatch(int argc, char **argv)
 {
 	size_t i;
 
-	opterr = 0; /* our own one-line messages (cli_bad_option) */
 	if (argc < 2)
 		return cli_fail(CLI_USAGE,
 				"no command given (try 'lagom --help')");
@@ -63,4 +74,10 @@ int main(int argc, char **argv)
 			return commands[i].run(argc - 1, argv + 1);
 	return cli_fail(CLI_USAGE, "unknown command '%s' (try 'lagom --help')",
 			argv[1]);
+}
+
+int main(int argc, char **argv)
+{
+	opterr = 0; /* our own one-line messages (cli_bad_option) */
+	return flushed(dispatch(argc, argv));
 }

@@ -38,7 +38,7 @@ static int names_from_list(const char *list, struct cli_step *s)
 {
 	const char *p = list;
 
-	do {
+	for (;;) {
 		size_t len = strcspn(p, ",");
 
 		if (len == 0 || strchr(p, '[') != NULL)
@@ -50,9 +50,30 @@ static int names_from_list(const char *list, struct cli_step *s)
 		if (add_name(s, p, len))
 			return cli_fail(CLI_FAIL, "out of memory");
 		p += len;
-		p += *p == ',';
-	} while (*p);
-	return 0;
+		if (*p == '\0')
+			return 0;
+		p++; /* a ',' at the end leaves an empty name: refused */
+	}
+}
+
+/* A node named twice in --nodelist is a usage error, not a failed plan. */
+static int names_unique(const struct cli_step *s)
+{
+	char **sorted = malloc(s->count * sizeof(*sorted));
+	size_t i;
+	int rc = 0;
+
+	if (!sorted)
+		return cli_fail(CLI_FAIL, "out of memory");
+	memcpy(sorted, s->names, s->count * sizeof(*sorted));
+	qsort(sorted, s->count, sizeof(*sorted), cmp_str);
+	for (i = 1; i < s->count && rc == 0; i++)
+		if (strcmp(sorted[i - 1], sorted[i]) == 0)
+			rc = cli_fail(CLI_USAGE,
+				      "--nodelist: %s is named twice",
+				      sorted[i]);
+	free(sorted);
+	return rc;
 }
 
 /* The first n NODE.json files of dir, by name. */
@@ -133,9 +154,11 @@ int cli_plan_step(const struct plan_opts *o, struct cli_step *s)
 		return cli_fail(CLI_USAGE, "--profile: %s: %s", o->profile,
 				strerror(errno));
 	s->is_dir = S_ISDIR(st.st_mode);
-	if (o->nodelist)
+	if (o->nodelist) {
 		rc = names_from_list(o->nodelist, s);
-	else if (s->is_dir)
+		if (rc == 0)
+			rc = names_unique(s);
+	} else if (s->is_dir)
 		rc = names_from_dir(o->profile, o->nodes, s);
 	else
 		rc = names_invented(o->nodes, s);

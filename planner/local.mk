@@ -14,3 +14,12 @@ tests_planner_test_planner_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_planner_LDADD = libplanner.la libsearch.la \
 	libprofile.la libplacement.la libmodel.la libcommon.la \
 	$(CMOCKA_LIBS) $(JANSSON_LIBS) -lslurm -lm
+
+# Every allocation of the planner fails in turn (link-time wrappers).
+UNIT_TESTS += tests/planner/test_planner_oom
+check_PROGRAMS += tests/planner/test_planner_oom
+tests_planner_test_planner_oom_SOURCES = tests/planner/test_planner_oom.c
+tests_planner_test_planner_oom_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_planner_oom_LDFLAGS = -Wl,--wrap=malloc,--wrap=calloc \
+	-Wl,--wrap=realloc,--wrap=strdup,--wrap=strndup,--wrap=asprintf
+tests_planner_test_planner_oom_LDADD = $(tests_planner_test_planner_LDADD)

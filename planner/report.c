@@ -170,6 +170,21 @@ static void one_word(const char *in, char *out, size_t len)
 	out[i] = '\0';
 }
 
+/*
+ * The speedup as LAGOM_PREDICTED_SPEEDUP says it: the job comment and the
+ * task's environment agree, and no printf float (LC_NUMERIC of the host
+ * process: slurmstepd or a co-loaded plugin may set "1,13") is involved.
+ */
+static const char *summary_speedup(const struct lagom_planner_result *res)
+{
+	size_t i;
+
+	for (i = 0; i < res->env_count; i++)
+		if (strcmp(res->env[i].name, "LAGOM_PREDICTED_SPEEDUP") == 0)
+			return res->env[i].value;
+	return "1.00";
+}
+
 static int make_summary(struct lagom_planner_result *res)
 {
 	const struct lagom_plan *p = res->plan;
@@ -184,10 +199,9 @@ static int make_summary(struct lagom_planner_result *res)
 			 (unsigned long long)(p->env.buffsize_bytes / 2048));
 	rc = asprintf(&res->summary,
 		      "lagom %s plan=%s workload=%s channels=%s chunk=%s "
-		      "algo=%s speedup=%.2fx%s%s",
+		      "algo=%s speedup=%sx%s%s",
 		      PACKAGE_VERSION, res->plan_id, wl, nc, chunk, algos,
-		      res->predicted_speedup,
-		      res->fell_back ? " fallback=" : "",
+		      summary_speedup(res), res->fell_back ? " fallback=" : "",
 		      res->fell_back ? res->fallback_reason : "");
 	if (rc < 0) {
 		res->summary = NULL;

@@ -4,7 +4,7 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/cli/lib.sh"
 
-plan 35
+plan 43
 
 P=$TMP/n001.json
 "$LAGOM" profile synth --gpu H100-SXM --gpus-per-node 8 --node n001 \
@@ -65,6 +65,38 @@ expect_status 2 "empty --nodelist with a profile directory" plan \
 expect_status 2 "empty --nodelist with a profile file" plan --profile "$P" \
 	--nodelist ''
 expect_status 2 "missing topology file" topo --xml "$TMP/none.xml"
+expect_status 2 "--nodelist ending in ','" plan --profile "$P" \
+	--nodelist 'n001,'
+expect_status 2 "--nodelist naming a node twice" plan --profile "$P" \
+	--nodelist 'n001,n002,n001'
+
+# Output that cannot be written is a runtime failure (exit 1, one line),
+# never a 0 behind a truncated file.
+full_status() {
+	local what=$1 n
+	shift
+	if [ ! -w /dev/full ]; then
+		skip "$what: no writable /dev/full"
+		return
+	fi
+	"$LAGOM" "$@" >/dev/full 2>"$TMP/err"
+	rc=$?
+	n=$(wc -l <"$TMP/err")
+	if [ "$rc" -eq 1 ] && [ "$n" -eq 1 ] && grep -q '^lagom: ' "$TMP/err"
+	then
+		ok "$what"
+	else
+		not_ok "$what: exit $rc with $n stderr lines, want 1 and 1"
+		sed 's/^/# /' "$TMP/err"
+	fi
+}
+full_status "stdout full: profile synth" profile synth --gpu H100-SXM \
+	--gpus-per-node 8 --node n001
+full_status "stdout full: workloads" workloads
+full_status "stdout full: predict" $PRED --bytes 1M
+full_status "stdout full: topo" topo --xml "$FIX/hwloc/nvidiaDGX2.xml"
+full_status "stdout full: profile check" profile check --no-trust "$P"
+full_status "stdout full: --help" --help
 
 printf 'not xml at all\n' >"$TMP/bad.xml"
 expect_status 1 "a topology file that does not parse is a runtime error" \
