@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,19 @@ static uint64_t fnv1a64(uint64_t h, const char *s)
  * "key=value;" per field, numbers printed exactly), so it does not depend on
  * JSON formatting or on the order of keys in the file.
  */
+/*
+ * Whole bytes per second: printf's %g follows LC_NUMERIC, and a node whose
+ * slurmstepd runs under a decimal-comma locale must hash the same text.
+ */
+static uint64_t whole_Bps(double bw_Bps)
+{
+	if (!(bw_Bps > 0))
+		return 0;
+	if (bw_Bps >= 1.8e19)
+		return UINT64_MAX;
+	return (uint64_t)llround(bw_Bps);
+}
+
 void lagom_profile_fingerprint(const struct lagom_profile_hw *hw, char *out,
 			       size_t len)
 {
@@ -102,13 +116,13 @@ void lagom_profile_fingerprint(const struct lagom_profile_hw *hw, char *out,
 		 "gpu_count=%d;gpu_sm_count=%d;gpu_memory_bytes=%" PRIu64 ";"
 		 "intra=%s;nvlinks_per_gpu=%d;nvlink_peers=%d;pcie_gen=%d;"
 		 "pcie_lanes=%d;gpus_per_pcie_switch=%d;nic_count=%d;"
-		 "nic_rdma=%d;gpus_per_nic=%d;nic_link_bw_Bps=%.17g;",
+		 "nic_rdma=%d;gpus_per_nic=%d;nic_link_bw_Bps=%" PRIu64 ";",
 		 hw->cpu_model, hw->cpu_cores, hw->numa_nodes, hw->gpu_model,
 		 hw->gpu_count, hw->gpu_sm_count, hw->gpu_memory_bytes,
 		 intra ? intra : "?", hw->nvlinks_per_gpu, hw->nvlink_peers,
 		 hw->pcie_gen, hw->pcie_lanes, hw->gpus_per_pcie_switch,
 		 hw->nic_count, hw->nic_rdma != 0, hw->gpus_per_nic,
-		 hw->nic_link_bw_Bps);
+		 whole_Bps(hw->nic_link_bw_Bps));
 	snprintf(out, len, "fnv1a64:%016" PRIx64,
 		 fnv1a64(0xcbf29ce484222325ULL, text));
 }

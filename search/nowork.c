@@ -26,9 +26,17 @@ static int nw_case_init(struct nw_case *c, const struct lagom_hw *hw,
 {
 	int rc;
 
+	/*
+	 * An example that does not fit the step is skipped (1), but running
+	 * out of memory is an error: a node that skipped an example for that
+	 * reason would plan differently from its peers.
+	 */
 	memset(c, 0, sizeof(*c));
-	if (lagom_workload_from_name(name, hw, nodes, gpn, &c->w, NULL) < 0)
-		return 1; /* this example does not fit the step: skipped */
+	rc = lagom_workload_from_name(name, hw, nodes, gpn, &c->w, NULL);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0)
+		return 1;
 	if ((rc = sproblem_init(&c->p, hw, c->w, opts, NULL)) < 0)
 		return rc;
 	c->def = calloc(c->p.nclass + 1, sizeof(*c->def));
@@ -38,11 +46,16 @@ static int nw_case_init(struct nw_case *c, const struct lagom_hw *hw,
 	for (size_t j = 0; j < c->p.nclass; j++) {
 		rc = lagom_nccl_default(hw, &c->p.cls[j].comm, c->p.cls[j].coll,
 					c->p.cls[j].bytes, &c->def[j], NULL);
+		if (rc == -ENOMEM)
+			return rc;
 		if (rc < 0)
 			return 1;
 	}
 	sproblem_apply(&c->p, c->def);
-	if (sproblem_iteration(&c->p, &c->nccl_s) < 0 || c->nccl_s <= 0)
+	rc = sproblem_iteration(&c->p, &c->nccl_s);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0 || c->nccl_s <= 0)
 		return 1;
 	return 0;
 }

@@ -121,8 +121,12 @@ static void without_a_gpu_nothing_is_measured(void **state)
 	struct probe_opts o = { .budget_s = 20, .ngpus_hint = 0 };
 	struct probe_result r;
 
-	if (access("/dev/nvidiactl", F_OK) == 0)
-		skip();
+	/* cmocka 1.1.5's skip() prints "not ok # SKIP", a FAIL for automake */
+	if (access("/dev/nvidiactl", F_OK) == 0) {
+		print_message(
+			"# not checked: this node has an NVIDIA driver\n");
+		return;
+	}
 	probe_run(&o, &r);
 	assert_true(r.gpus_seen <= 0);
 	assert_int_equal(r.meas.busbw_source, LAGOM_SOURCE_ABSENT);
