@@ -25,7 +25,7 @@ static const char plan_usage[] =
 	"  --profile FILE|DIR    one profile for every node, or the profile\n"
 	"                        directory (NODE.json per node)\n"
 	"  --nodes N             nodes of the step (1-65536)\n"
-	"  --nodelist A,B,...    with DIR: the step's nodes (default: the\n"
+	"  --nodelist HOSTLIST   with DIR: the step's nodes (default: the\n"
 	"                        first N profiles of DIR by name)\n"
 	"  --gpus-per-node G     GPUs per node used by the step (default: all)\n"
 	"  --workload NAME|FILE  catalog name (see 'lagom workloads') or a\n"

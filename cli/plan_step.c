@@ -13,6 +13,7 @@
 
 #include "cli/cli_plan.h"
 #include "cli/cli_workload.h"
+#include "topology/placement.h"
 
 static int add_name(struct cli_step *s, const char *name, size_t len)
 {
@@ -33,47 +34,36 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* "a,b,c" (no hostlist brackets: give them expanded). */
+/*
+ * --nodelist: a Slurm hostlist ("gpu[001-004],b001"), expanded and checked
+ * by topology/placement.h exactly as the plugin expands the step's nodes
+ * (a host named twice is refused there).  An empty entry, which Slurm would
+ * skip, is refused here.
+ */
 static int names_from_list(const char *list, struct cli_step *s)
 {
-	const char *p = list;
+	struct lagom_error err = { 0 };
+	struct lagom_nodelist *nl;
+	size_t len = strlen(list), i;
 
-	for (;;) {
-		size_t len = strcspn(p, ",");
+	if (len == 0 || list[0] == ',' || list[len - 1] == ',' ||
+	    strstr(list, ",,"))
+		return cli_fail(CLI_USAGE,
+				"--nodelist: empty node name in '%s'", list);
+	nl = lagom_nodelist_create(list, &err);
+	if (!nl)
+		return cli_fail(err.errnum == ENOMEM ? CLI_FAIL : CLI_USAGE,
+				"--nodelist: %s", err.text);
+	for (i = 0; i < lagom_nodelist_count(nl); i++) {
+		const char *name = lagom_nodelist_name(nl, i);
 
-		if (len == 0 || strchr(p, '[') != NULL)
-			return cli_fail(CLI_USAGE,
-					"--nodelist: expected names separated "
-					"by ',' (expand hostlists first), got "
-					"'%s'",
-					list);
-		if (add_name(s, p, len))
+		if (add_name(s, name, strlen(name))) {
+			lagom_nodelist_destroy(nl);
 			return cli_fail(CLI_FAIL, "out of memory");
-		p += len;
-		if (*p == '\0')
-			return 0;
-		p++; /* a ',' at the end leaves an empty name: refused */
+		}
 	}
-}
-
-/* A node named twice in --nodelist is a usage error, not a failed plan. */
-static int names_unique(const struct cli_step *s)
-{
-	char **sorted = malloc(s->count * sizeof(*sorted));
-	size_t i;
-	int rc = 0;
-
-	if (!sorted)
-		return cli_fail(CLI_FAIL, "out of memory");
-	memcpy(sorted, s->names, s->count * sizeof(*sorted));
-	qsort(sorted, s->count, sizeof(*sorted), cmp_str);
-	for (i = 1; i < s->count && rc == 0; i++)
-		if (strcmp(sorted[i - 1], sorted[i]) == 0)
-			rc = cli_fail(CLI_USAGE,
-				      "--nodelist: %s is named twice",
-				      sorted[i]);
-	free(sorted);
-	return rc;
+	lagom_nodelist_destroy(nl);
+	return 0;
 }
 
 /* The first n NODE.json files of dir, by name. */
@@ -154,11 +144,9 @@ int cli_plan_step(const struct plan_opts *o, struct cli_step *s)
 		return cli_fail(CLI_USAGE, "--profile: %s: %s", o->profile,
 				strerror(errno));
 	s->is_dir = S_ISDIR(st.st_mode);
-	if (o->nodelist) {
+	if (o->nodelist)
 		rc = names_from_list(o->nodelist, s);
-		if (rc == 0)
-			rc = names_unique(s);
-	} else if (s->is_dir)
+	else if (s->is_dir)
 		rc = names_from_dir(o->profile, o->nodes, s);
 	else
 		rc = names_invented(o->nodes, s);

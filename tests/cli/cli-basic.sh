@@ -4,7 +4,7 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/cli/lib.sh"
 
-plan 46
+plan 47
 
 O=$TMP/o.json
 E=$TMP/e.txt
@@ -132,6 +132,11 @@ run_lagom "$TMP/o2.json" "$E" plan --profile "$TMP/dir" --nodelist b001,a001 \
 	--no-trust --workload phi-2:fsdp --job-id 77 --format json
 check "plan --nodelist: node order does not change the plan" \
 	cmp -s "$O" "$TMP/o2.json"
+run_lagom "$TMP/o3.json" "$E" plan --profile "$TMP/dir" \
+	--nodelist 'a[001],b[001]' --no-trust --workload phi-2:fsdp --job-id 77 \
+	--format json
+check "plan --nodelist: a Slurm hostlist expands to the same step" \
+	cmp -s "$O" "$TMP/o3.json"
 run_lagom "$O" "$E" plan --profile "$P" --nodes 2 --format json
 check "plan without a workload: the catalog's worst case" \
 	jtrue "$O" 'd["workload"] == "catalog-worst-case" and len(d["plan_id"]) == 16'

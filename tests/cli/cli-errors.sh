@@ -4,7 +4,7 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/cli/lib.sh"
 
-plan 43
+plan 45
 
 P=$TMP/n001.json
 "$LAGOM" profile synth --gpu H100-SXM --gpus-per-node 8 --node n001 \
@@ -69,6 +69,10 @@ expect_status 2 "--nodelist ending in ','" plan --profile "$P" \
 	--nodelist 'n001,'
 expect_status 2 "--nodelist naming a node twice" plan --profile "$P" \
 	--nodelist 'n001,n002,n001'
+expect_status 2 "--nodelist whose expansion names a node twice" plan \
+	--profile "$P" --nodelist 'n[001-002],n002'
+expect_status 2 "--nodelist that is no hostlist" plan --profile "$P" \
+	--nodelist 'n[002-001]'
 
 # Output that cannot be written is a runtime failure (exit 1, one line),
 # never a 0 behind a truncated file.
