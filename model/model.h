@@ -222,6 +222,17 @@ int lagom_hw_from_spec(const char *gpu, unsigned gpus_per_node,
 /* Check a hw description (profile readers call this): 0 or -EINVAL. */
 int lagom_hw_check(const struct lagom_hw *hw, struct lagom_error *err);
 
+/*
+ * Put hw's bandwidths on the achievable basis: when bw_measured is false,
+ * multiply intra_link_Bps, pcie_Bps and nic_Bps by the model's calibrated
+ * efficiencies (doc/model.md 2) and set bw_measured; a measured description
+ * is left as it is.  Two descriptions can then be compared field by field
+ * (the planner's weakest node).  The PCIe cross-socket factor for more than
+ * four ranks per node is not a property of one link and is not applied: a
+ * converted description is treated like a measured one from then on.
+ */
+void lagom_hw_bw_achievable(struct lagom_hw *hw);
+
 /* ------------------------------------------------------------------ */
 /* Communicators and collective configurations.                        */
 /* ------------------------------------------------------------------ */

@@ -23,3 +23,10 @@ tests_planner_test_planner_oom_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_planner_oom_LDFLAGS = -Wl,--wrap=malloc,--wrap=calloc \
 	-Wl,--wrap=realloc,--wrap=strdup,--wrap=strndup,--wrap=asprintf
 tests_planner_test_planner_oom_LDADD = $(tests_planner_test_planner_LDADD)
+
+# The weakest hardware depends on the nodes' hardware only (names, order).
+UNIT_TESTS += tests/planner/test_weakest
+check_PROGRAMS += tests/planner/test_weakest
+tests_planner_test_weakest_SOURCES = tests/planner/test_weakest.c
+tests_planner_test_weakest_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_weakest_LDADD = $(tests_planner_test_planner_LDADD)
