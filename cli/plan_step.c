@@ -13,6 +13,7 @@
 
 #include "cli/cli_plan.h"
 #include "cli/cli_workload.h"
+#include "workload/workload.h"
 #include "topology/placement.h"
 
 static int add_name(struct cli_step *s, const char *name, size_t len)
@@ -163,18 +164,12 @@ int cli_plan_workload(const struct plan_opts *o, struct cli_step *s)
 {
 	struct lagom_error err = { 0 };
 	struct lagom_workload *w = NULL;
-	struct stat st;
-	bool looks_like_file;
 
 	if (!o->workload)
 		return 0;
-	looks_like_file = strchr(o->workload, '/') ||
-			  strstr(o->workload, ".json") ||
-			  stat(o->workload, &st) == 0;
-	if (looks_like_file) {
-		if (stat(o->workload, &st) != 0)
-			return cli_fail(CLI_USAGE, "--workload: %s: %s",
-					o->workload, strerror(errno));
+	/* The plugin's rule (workload/workload.h), so `lagom plan` shows
+	 * the plan a job with the same --lagom-workload gets. */
+	if (lagom_workload_is_file(o->workload)) {
 		return cli_workload_read(o->workload, &s->hw,
 					 (unsigned)s->count, s->gpus_per_node,
 					 &s->workload);

@@ -49,7 +49,4 @@ int lagom_plan_compute(const struct lagom_config *cfg,
 		       struct lagom_planner_result **out,
 		       struct lagom_error *err);
 
-/* true when a --lagom-workload value names a file rather than the catalog. */
-bool lagom_workload_is_file(const char *workload);
-
 #endif /* LAGOM_SPANK_PLAN_H */
