@@ -15,6 +15,7 @@
 #include "cli/cli_workload.h"
 #include "workload/workload.h"
 #include "topology/placement.h"
+#include "catalog/catalog.h"
 
 static int add_name(struct cli_step *s, const char *name, size_t len)
 {

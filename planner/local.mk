@@ -12,7 +12,7 @@ check_PROGRAMS += tests/planner/test_planner
 tests_planner_test_planner_SOURCES = tests/planner/test_planner.c
 tests_planner_test_planner_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_planner_LDADD = libplanner.la libsearch.la \
-	libprofile.la libplacement.la libmodel.la libcommon.la \
+	libprofile.la libplacement.la libcatalog.la libmodel.la libcommon.la \
 	$(CMOCKA_LIBS) $(JANSSON_LIBS) -lslurm -lm
 
 # Every allocation of the planner fails in turn (link-time wrappers).

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
-#include "config/config.h"
+#include "plugstack/plugstack.h"
 #include "planner/planner.h"
 
 #define LAGOM_NODE_NAME_MAX 64

@@ -2,7 +2,7 @@
 # (Slurm placement, switch tree).  See topology/topology.h, topology/placement.h.
 
 # libtopology: hwloc adapter, NCCL topology file reader, and the bridge to the
-# model (topo_to_hw.c: link libmodel.la too).  Links $(HWLOC_LIBS).
+# model (topo_to_hw.c: link libcatalog.la libmodel.la too).  Links $(HWLOC_LIBS).
 noinst_LTLIBRARIES += libtopology.la
 libtopology_la_SOURCES = topology/topology.h topology/topo_internal.h \
 	topology/topo_core.c topology/topo_hwloc.c topology/nccl_topo.c \
@@ -26,7 +26,7 @@ check_PROGRAMS += tests/topology/test_topo_fixtures \
 tests_topology_test_topo_fixtures_SOURCES = \
 	tests/topology/test_topo_fixtures.c
 tests_topology_test_topo_fixtures_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_topology_test_topo_fixtures_LDADD = libtopology.la libmodel.la \
+tests_topology_test_topo_fixtures_LDADD = libtopology.la libcatalog.la libmodel.la \
 	libcommon.la $(HWLOC_LIBS) $(CMOCKA_LIBS) -lm
 
 tests_topology_test_nccl_topo_SOURCES = tests/topology/test_nccl_topo.c

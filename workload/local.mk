@@ -11,7 +11,7 @@ check_PROGRAMS += tests/workload/test_workload_json tests/workload/test_file
 tests_workload_test_workload_json_SOURCES = tests/workload/test_workload_json.c
 tests_workload_test_workload_json_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) \
 	$(JANSSON_CFLAGS)
-tests_workload_test_workload_json_LDADD = libworkload.la libmodel.la \
+tests_workload_test_workload_json_LDADD = libworkload.la libcatalog.la libmodel.la \
 	libcommon.la -lm $(JANSSON_LIBS) $(CMOCKA_LIBS)
 tests_workload_test_file_SOURCES = tests/workload/test_file.c
 tests_workload_test_file_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
