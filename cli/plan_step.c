@@ -14,7 +14,7 @@
 #include "cli/cli_plan.h"
 #include "cli/cli_workload.h"
 #include "workload/workload.h"
-#include "topology/placement.h"
+#include "placement/placement.h"
 #include "catalog/catalog.h"
 
 static int add_name(struct cli_step *s, const char *name, size_t len)
@@ -38,7 +38,7 @@ static int cmp_str(const void *a, const void *b)
 
 /*
  * --nodelist: a Slurm hostlist ("gpu[001-004],b001"), expanded and checked
- * by topology/placement.h exactly as the plugin expands the step's nodes
+ * by placement/placement.h exactly as the plugin expands the step's nodes
  * (a host named twice is refused there).  An empty entry, which Slurm would
  * skip, is refused here.
  */

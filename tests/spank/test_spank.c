@@ -430,7 +430,7 @@ static void skipped_list_truncates(void **state)
 	assert_string_equal(tiny, "NCCL_ALGO...");
 }
 
-/* The step's strings go through topology/placement.h's strict parsers. */
+/* The step's strings go through placement/placement.h's strict parsers. */
 static void malformed_step_strings_fail_open(void **state)
 {
 	static const char *const tasks[] = { "", "2(x3", "a", "0" };
