@@ -115,10 +115,11 @@ int lagom_call_check(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	return 0;
 }
 
-int lagom_coll_config_check(const struct lagom_hw *hw,
-			    const struct lagom_comm *comm, enum lagom_coll coll,
-			    uint64_t bytes, const struct lagom_coll_config *cfg,
-			    struct lagom_error *err)
+int lagom_coll_config_check_nocheck(const struct lagom_hw *hw,
+				    const struct lagom_comm *comm,
+				    enum lagom_coll coll, uint64_t bytes,
+				    const struct lagom_coll_config *cfg,
+				    struct lagom_error *err)
 {
 	if (!cfg)
 		return lagom_errprintf(err, EINVAL, "no configuration");
@@ -153,7 +154,7 @@ int lagom_coll_config_check(const struct lagom_hw *hw,
 			(unsigned long long)cfg->chunk_bytes,
 			lagom_proto_name(cfg->proto),
 			(unsigned long long)lagom_chunk_max_bytes(cfg->proto));
-	if (!lagom_coll_allowed(hw, comm, coll, cfg->algo, cfg->proto))
+	if (!lagom_coll_allowed_nocheck(hw, comm, coll, cfg->algo, cfg->proto))
 		return lagom_errprintf(
 			err, EINVAL, "%s/%s not available for %s here",
 			lagom_algo_name(cfg->algo),
@@ -312,7 +313,7 @@ static double thread_factor(const struct lagom_coll_config *cfg)
 /*
  * Path rates: link bandwidth x efficiencies, capped by what NC channels
  * move.  The part that does not depend on NC is prepared once (rates_prep),
- * so a caller can price a whole channel grid (lagom_coll_time_nc_s).
+ * so a caller can price a whole channel grid (lagom_coll_times_s_nocheck).
  */
 struct rates {
 	double intra_link_Bps; /* intra-node link rate x efficiencies */
@@ -445,10 +446,12 @@ static double coll_time(const struct lagom_hw *hw,
 	return time;
 }
 
-void lagom_coll_time_nc_s(const struct lagom_hw *hw,
-			  const struct lagom_comm *comm, enum lagom_coll coll,
-			  uint64_t bytes, const struct lagom_coll_config *cfg,
-			  const unsigned *nchannels, size_t n, double *time_s)
+void lagom_coll_times_s_nocheck(const struct lagom_hw *hw,
+				const struct lagom_comm *comm,
+				enum lagom_coll coll, uint64_t bytes,
+				const struct lagom_coll_config *cfg,
+				const unsigned *nchannels, size_t n,
+				double *time_s)
 {
 	struct coll_prep c;
 
@@ -457,9 +460,10 @@ void lagom_coll_time_nc_s(const struct lagom_hw *hw,
 		time_s[i] = coll_time_at(&c, cfg, nchannels[i]);
 }
 
-double lagom_coll_time_s(const struct lagom_hw *hw,
-			 const struct lagom_comm *comm, enum lagom_coll coll,
-			 uint64_t bytes, const struct lagom_coll_config *cfg)
+double lagom_coll_time_s_nocheck(const struct lagom_hw *hw,
+				 const struct lagom_comm *comm,
+				 enum lagom_coll coll, uint64_t bytes,
+				 const struct lagom_coll_config *cfg)
 {
 	return coll_time(hw, comm, coll, bytes, cfg, NULL);
 }
@@ -472,8 +476,8 @@ int lagom_coll_predict(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	int rc = lagom_call_check(hw, comm, coll, err);
 
 	if (rc == 0)
-		rc = lagom_coll_config_check(hw, comm, coll, bytes, config,
-					     err);
+		rc = lagom_coll_config_check_nocheck(hw, comm, coll, bytes,
+						     config, err);
 	if (rc)
 		return rc;
 	if (!out)

@@ -34,3 +34,9 @@ bench_bench_model_SOURCES = bench/bench_model.c
 bench_bench_model_LDADD = libcatalog.la libmodel.la libcommon.la -lm
 
 EXTRA_DIST += tests/model/busbw.sh doc/model.md
+
+UNIT_TESTS += tests/model/test_nocheck
+check_PROGRAMS += tests/model/test_nocheck
+tests_model_test_nocheck_SOURCES = tests/model/test_nocheck.c
+tests_model_test_nocheck_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_model_test_nocheck_LDADD = $(MODEL_TEST_LIBS)

@@ -194,12 +194,13 @@ bool lagom_coll_supported(const struct lagom_hw *hw,
 {
 	if (lagom_call_check(hw, comm, coll, NULL))
 		return false;
-	return lagom_coll_allowed(hw, comm, coll, algo, proto);
+	return lagom_coll_allowed_nocheck(hw, comm, coll, algo, proto);
 }
 
-bool lagom_coll_allowed(const struct lagom_hw *hw,
-			const struct lagom_comm *comm, enum lagom_coll coll,
-			enum lagom_algo algo, enum lagom_proto proto)
+bool lagom_coll_allowed_nocheck(const struct lagom_hw *hw,
+				const struct lagom_comm *comm,
+				enum lagom_coll coll, enum lagom_algo algo,
+				enum lagom_proto proto)
 {
 	if ((int)algo < 0 || algo >= LAGOM_ALGO_COUNT || (int)proto < 0 ||
 	    proto >= LAGOM_PROTO_COUNT)
@@ -435,7 +436,7 @@ int lagom_nccl_default(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	for (int a = 0; a < LAGOM_ALGO_COUNT; a++) {
 		for (int p = 0; p < LAGOM_PROTO_COUNT; p++) {
 			double t;
-			if (!lagom_coll_allowed(hw, comm, coll, a, p))
+			if (!lagom_coll_allowed_nocheck(hw, comm, coll, a, p))
 				continue;
 			t = nccl_time_us(&c, a, p, bytes);
 			if (t < best_us) {
@@ -451,7 +452,7 @@ int lagom_nccl_default(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	best.chunk_bytes = lagom_chunk_default_bytes(best.algo, best.proto);
 	if (best.chunk_bytes > bytes)
 		best.chunk_bytes = bytes;
-	rc = lagom_coll_config_check(hw, comm, coll, bytes, &best, err);
+	rc = lagom_coll_config_check_nocheck(hw, comm, coll, bytes, &best, err);
 	if (rc)
 		return rc;
 	*out = best;

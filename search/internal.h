@@ -9,7 +9,7 @@
 #ifndef LAGOM_SEARCH_INTERNAL_H
 #define LAGOM_SEARCH_INTERNAL_H
 
-#include "model/internal.h"
+#include "model/model.h"
 #include "search/engine.h"
 #include "search/search.h"
 
@@ -48,7 +48,7 @@ struct sproblem {
 	 * Every input the model checks (hardware, each collective's
 	 * communicator and size, each region) passed its check once at
 	 * sproblem_init(): the search then calls the model's unchecked entry
-	 * points (model/internal.h), which compute the same values.  When
+	 * points (lagom_*_nocheck(), model/model.h), which compute the same values.  When
 	 * false, the checked API is used and reports the error.
 	 */
 	bool valid;
@@ -96,7 +96,7 @@ int sproblem_search(struct sproblem *p, bool exhaustive,
 /* Iteration time with p->cfg (all occurrences). */
 int sproblem_iteration(struct sproblem *p, double *time_s);
 /* The same, given class_x (NULL: none): per class, the time per call of the
- * configuration its occurrences have in p->cfg (lagom_coll_time_s()). */
+ * configuration its occurrences have in p->cfg (lagom_coll_time_s_nocheck()). */
 int sproblem_iteration_x(struct sproblem *p, const double *class_x,
 			 double *time_s);
 
@@ -106,7 +106,7 @@ int sproblem_coll_time(struct sproblem *p, size_t j,
 /*
  * Region r (index into p->w->regions) with its collectives at
  * p->cfg[region_first[r]...]; coll_time_s: their durations when known
- * (lagom_coll_time_s() of those configurations), else NULL.
+ * (lagom_coll_time_s_nocheck() of those configurations), else NULL.
  */
 int sproblem_region(struct sproblem *p, unsigned r, const double *coll_time_s,
 		    struct lagom_region_time *rt);

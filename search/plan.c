@@ -60,11 +60,11 @@ static void comm_only_nc(struct sproblem *p, size_t j,
 	    t.chunk_bytes > k->bytes)
 		t.chunk_bytes = search_chunk_bytes(0, t.algo, t.proto,
 						   k->bytes);
-	if (lagom_coll_config_check(p->hw, &k->comm, k->coll, k->bytes, &t,
-				    p->err) < 0)
+	if (lagom_coll_config_check_nocheck(p->hw, &k->comm, k->coll, k->bytes,
+					    &t, p->err) < 0)
 		return;
-	lagom_coll_time_nc_s(p->hw, &k->comm, k->coll, k->bytes, &t, p->nc_grid,
-			     p->n_nc, x);
+	lagom_coll_times_s_nocheck(p->hw, &k->comm, k->coll, k->bytes, &t,
+				   p->nc_grid, p->n_nc, x);
 	for (unsigned i = 0; i < p->n_nc; i++)
 		if (better(x[i], *best)) {
 			*best = x[i];
@@ -183,9 +183,9 @@ static void env_configs(struct sproblem *p, const struct lagom_coll_config *def,
 			nc[i] = i == 0 || def[j].nchannels <= p->nc_grid[i - 1]
 					? def[j].nchannels
 					: p->nc_grid[i - 1];
-		lagom_coll_time_nc_s(p->hw, &p->cls[j].comm, p->cls[j].coll,
-				     p->cls[j].bytes, &c[j], nc, p->n_nc + 1,
-				     &x[j * (p->n_nc + 1)]);
+		lagom_coll_times_s_nocheck(
+			p->hw, &p->cls[j].comm, p->cls[j].coll, p->cls[j].bytes,
+			&c[j], nc, p->n_nc + 1, &x[j * (p->n_nc + 1)]);
 	}
 }
 

@@ -270,7 +270,7 @@ static void set_impl_mask(const struct sproblem *p, struct sclass *k)
 	if (!p->valid && lagom_call_check(p->hw, &k->comm, k->coll, NULL) != 0)
 		return; /* supports nothing */
 	for (unsigned i = 0; i < SEARCH_IMPLS; i++)
-		if (lagom_coll_allowed(
+		if (lagom_coll_allowed_nocheck(
 			    p->hw, &k->comm, k->coll,
 			    (enum lagom_algo)(i / LAGOM_PROTO_COUNT),
 			    (enum lagom_proto)(i % LAGOM_PROTO_COUNT)))
@@ -371,11 +371,11 @@ int sproblem_coll_time(struct sproblem *p, size_t j,
 	int rc;
 
 	if (p->valid) {
-		rc = lagom_coll_config_check(p->hw, &k->comm, k->coll, k->bytes,
-					     c, p->err);
+		rc = lagom_coll_config_check_nocheck(p->hw, &k->comm, k->coll,
+						     k->bytes, c, p->err);
 		if (rc == 0)
-			*x_s = lagom_coll_time_s(p->hw, &k->comm, k->coll,
-						 k->bytes, c);
+			*x_s = lagom_coll_time_s_nocheck(p->hw, &k->comm,
+							 k->coll, k->bytes, c);
 		return rc;
 	}
 	rc = lagom_coll_predict(p->hw, &k->comm, k->coll, k->bytes, c, &t,
@@ -397,12 +397,13 @@ int sproblem_region(struct sproblem *p, unsigned r, const double *coll_time_s,
 					 rt, p->err);
 	if (!coll_time_s) {
 		for (size_t k = 0; k < reg->ncolls; k++)
-			x[k] = lagom_coll_time_s(p->hw, &reg->colls[k].comm,
-						 reg->colls[k].coll,
-						 reg->colls[k].bytes, &cfg[k]);
+			x[k] = lagom_coll_time_s_nocheck(
+				p->hw, &reg->colls[k].comm, reg->colls[k].coll,
+				reg->colls[k].bytes, &cfg[k]);
 		coll_time_s = x;
 	}
-	return lagom_region_timeline(p->hw, reg, cfg, coll_time_s, rt, p->err);
+	return lagom_region_timeline_nocheck(p->hw, reg, cfg, coll_time_s, rt,
+					     p->err);
 }
 
 int sproblem_iteration_x(struct sproblem *p, const double *class_x,
@@ -421,11 +422,11 @@ int sproblem_iteration_x(struct sproblem *p, const double *class_x,
 		for (size_t k = 0; class_x && p->valid && k < reg->ncolls; k++)
 			x[k] = p->occ_class_comm[o + k]
 				       ? class_x[p->occ_class[o + k]]
-				       : lagom_coll_time_s(p->hw,
-							   &reg->colls[k].comm,
-							   reg->colls[k].coll,
-							   reg->colls[k].bytes,
-							   &p->cfg[o + k]);
+				       : lagom_coll_time_s_nocheck(
+						 p->hw, &reg->colls[k].comm,
+						 reg->colls[k].coll,
+						 reg->colls[k].bytes,
+						 &p->cfg[o + k]);
 		if ((rc = sproblem_region(p, r, class_x ? x : NULL, &rt)) < 0)
 			return rc;
 		t += (reg->repeat ? reg->repeat : 1) * rt.z_s;

@@ -37,8 +37,8 @@ static int impl_times(struct sproblem *p, size_t j, unsigned i,
 		return 0;
 	}
 	if (p->valid) { /* valid by construction */
-		lagom_coll_time_nc_s(p->hw, &k->comm, k->coll, k->bytes, c,
-				     p->nc_grid, p->n_nc, x);
+		lagom_coll_times_s_nocheck(p->hw, &k->comm, k->coll, k->bytes,
+					   c, p->nc_grid, p->n_nc, x);
 	} else {
 		for (unsigned n = 0; n < p->n_nc; n++) {
 			struct lagom_coll_config cn = *c;
@@ -114,9 +114,9 @@ static int occ_cost(struct sproblem *p, const struct lagom_region *r,
 		double t;
 
 		if (p->valid)
-			t = lagom_kernel_time_s(p->hw, &r->kernels[k],
-						cfg->nchannels,
-						cfg->chunk_bytes);
+			t = lagom_kernel_time_s_nocheck(p->hw, &r->kernels[k],
+							cfg->nchannels,
+							cfg->chunk_bytes);
 		else if ((rc = lagom_compute_time(
 				  p->hw, &r->kernels[k], cfg->nchannels,
 				  cfg->chunk_bytes, &t, p->err)) < 0)

@@ -3,7 +3,14 @@
 # and calls no Slurm, hwloc or jansson function.  This reads the undefined
 # symbols of the core's archives (nm -u) and fails on any forbidden one.
 #
-#   purity.sh [ARCHIVE...]   default: the core archives of the build tree
+# It also fails when a source file includes another folder's private header
+# (`X/...internal....h` or `X/..._int.h` from a file outside folder X):
+# what a folder shares with others is in its public header.  X's own
+# white-box tests (tests/X/) may include it.
+#
+#   purity.sh [--src DIR] [ARCHIVE...]
+#   default: the core archives of the build tree and the source tree; with
+#   --src alone, only DIR's includes; with archives alone, only those.
 . "${top_srcdir:-.}/tests/lib/tap.sh"
 
 # One extended regular expression per line, matched against a whole symbol.
@@ -20,12 +27,49 @@ slurm_.*|spank_.*|hwloc_.*|json_.*|jansson_.*|exit|abort
 pattern=$(printf '%s\n' "$forbidden" | sed '/^$/d' | paste -sd'|' -)
 pattern="^($pattern)(@.*)?\$"
 
-if [ $# -eq 0 ]; then
+# Each "file:line: X/private.h" where file, outside folder X, includes X's
+# private header.  Copies of the tree (distcheck's lagom-*/) and VCS and
+# autotools caches are not read.
+private_includes() {
+	(cd "$1" && find . \( -name .git -o -name autom4te.cache -o \
+		-name 'lagom-[0-9]*' \) -prune -o \
+		-type f \( -name '*.c' -o -name '*.h' \) -print) |
+		sed 's|^\./||' | sort | while IFS= read -r f; do
+		grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]+/[^"/]*(internal[^"/]*|_int)\.h"' \
+			"$1/$f" 2>/dev/null |
+			sed -E 's/^([0-9]+):[^"]*"([^"]*)".*/\1 \2/' |
+			while read -r line hdr; do
+				case "$f" in
+				"${hdr%/*}"/* | tests/"${hdr%/*}"/*) ;;
+				*) echo "$f:$line: $hdr" ;;
+				esac
+			done
+	done
+}
+
+src=
+if [ "${1:-}" = --src ]; then
+	src=$2
+	shift 2
+elif [ $# -eq 0 ]; then
+	src=${top_srcdir:-.}
 	set -- "$top_builddir/.libs/libmodel.a" "$top_builddir/.libs/libcatalog.a" \
 		"$top_builddir/.libs/libsearch.a"
 fi
 
-plan $#
+n=$#
+[ -z "$src" ] || n=$((n + 1))
+plan $n
+if [ -n "$src" ]; then
+	bad=$(private_includes "$src")
+	if [ -n "$bad" ]; then
+		printf '%s\n' "$bad" | sed 's/^/# /'
+		not_ok "no file includes another folder's private header:" \
+			$(printf '%s\n' "$bad" | sed 's/:.*//' | tr '\n' ' ')
+	else
+		ok "no file includes another folder's private header"
+	fi
+fi
 for archive in "$@"; do
 	if [ ! -f "$archive" ]; then
 		not_ok "$archive: not built"
