@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "profile/profile.h"
 
 static const char *const source_names[] = {
@@ -78,15 +79,6 @@ void lagom_profile_destroy(struct lagom_profile *profile)
 	free(profile);
 }
 
-static uint64_t fnv1a64(uint64_t h, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 /*
  * The fingerprint hashes a canonical text of the hardware section (one
  * "key=value;" per field, numbers printed exactly), so it does not depend on
@@ -124,5 +116,5 @@ void lagom_profile_fingerprint(const struct lagom_profile_hw *hw, char *out,
 		 hw->nic_count, hw->nic_rdma != 0, hw->gpus_per_nic,
 		 whole_Bps(hw->nic_link_bw_Bps));
 	snprintf(out, len, "fnv1a64:%016" PRIx64,
-		 fnv1a64(0xcbf29ce484222325ULL, text));
+		 lagom_fnv1a64(text, strlen(text)));
 }

@@ -9,21 +9,6 @@
 #include "config.h"
 #include "search/internal.h"
 
-#define FNV_OFFSET 14695981039346656037ull
-#define FNV_PRIME 1099511628211ull
-
-uint64_t lagom_fnv1a64(const void *data, size_t len)
-{
-	const unsigned char *b = data;
-	uint64_t h = FNV_OFFSET;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= FNV_PRIME;
-	}
-	return h;
-}
-
 /* Where encoded text goes: buf, or (buf NULL) only its hash and length. */
 struct out {
 	char *buf;
@@ -44,10 +29,7 @@ static void put_s(struct out *o, const char *s)
 	if (o->buf) {
 		memcpy(o->buf + o->pos, s, n + 1);
 	} else {
-		for (size_t i = 0; i < n; i++) {
-			o->hash ^= (unsigned char)s[i];
-			o->hash *= FNV_PRIME;
-		}
+		o->hash = lagom_fnv1a64_update(o->hash, s, n);
 	}
 	o->pos += n;
 }
@@ -239,7 +221,8 @@ static int records_id(const struct lagom_plan *plan,
 		      const struct lagom_plan_globals *g, uint64_t *id,
 		      struct lagom_error *err)
 {
-	struct out o = { .len = LAGOM_PLAN_TEXT_MAX, .hash = FNV_OFFSET };
+	struct out o = { .len = LAGOM_PLAN_TEXT_MAX,
+			 .hash = LAGOM_FNV1A64_INIT };
 
 	put_records(&o, plan, g);
 	if (o.overflow)

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/hash.h"
 #include "model/model.h"
 
 #define LAGOM_PLAN_MAX_COLLS 256 /* doc/plan-format.md */
@@ -192,8 +193,7 @@ int lagom_plan_id(const struct lagom_plan *plan,
 		  const struct lagom_plan_env_opts *opts, uint64_t *id,
 		  struct lagom_error *err);
 
-/* 64-bit FNV-1a of len bytes. */
-uint64_t lagom_fnv1a64(const void *data, size_t len);
+/* lagom_fnv1a64(): common/hash.h (64-bit FNV-1a). */
 
 #define LAGOM_ENV_NAME_MAX 32
 #define LAGOM_ENV_VALUE_MAX 32

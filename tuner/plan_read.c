@@ -5,8 +5,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "tuner/plan_read.h"
@@ -49,20 +47,6 @@ static const struct name_value proto_names[] = {
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-
-__attribute__((format(printf, 3, 4))) static int plan_fail(
-	struct lagom_error *err, int errnum, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		err->errnum = errnum;
-		va_start(ap, fmt);
-		vsnprintf(err->text, sizeof(err->text), fmt, ap);
-		va_end(ap);
-	}
-	return -errnum;
-}
 
 static int tok_eq(const char *s, size_t n, const char *lit)
 {
@@ -182,27 +166,30 @@ static int parse_header(const struct fields *f, struct tuner_plan *plan,
 {
 	if (f->count != HEADER_FIELDS ||
 	    !tok_eq(f->s[0], f->n[0], "lagom-plan"))
-		return plan_fail(err, EINVAL,
-				 "record 1: not a 'lagom-plan' header of %d "
-				 "fields",
-				 HEADER_FIELDS);
+		return lagom_errprintf(
+			err, EINVAL,
+			"record 1: not a 'lagom-plan' header of %d "
+			"fields",
+			HEADER_FIELDS);
 	if (!tok_eq(f->s[1], f->n[1], "1"))
-		return plan_fail(err, EINVAL,
-				 "record 1: format version is not 1");
+		return lagom_errprintf(err, EINVAL,
+				       "record 1: format version is not 1");
 	if (parse_version(f->s[2], f->n[2], plan->lagom_version) < 0)
-		return plan_fail(err, EINVAL, "record 1: bad lagom version");
+		return lagom_errprintf(err, EINVAL,
+				       "record 1: bad lagom version");
 	if (parse_plan_id(f->s[3], f->n[3], &plan->plan_id) < 0)
-		return plan_fail(err, EINVAL,
-				 "record 1: plan id is not 16 lowercase hex "
-				 "digits");
+		return lagom_errprintf(
+			err, EINVAL,
+			"record 1: plan id is not 16 lowercase hex "
+			"digits");
 	if (parse_kv(f->s[4], f->n[4], "job", &plan->job_id) < 0 ||
 	    parse_kv(f->s[5], f->n[5], "ranks", &plan->ranks) < 0 ||
 	    parse_kv(f->s[6], f->n[6], "nodes", &plan->nodes) < 0)
-		return plan_fail(err, EINVAL,
-				 "record 1: bad job=, ranks= or nodes=");
+		return lagom_errprintf(err, EINVAL,
+				       "record 1: bad job=, ranks= or nodes=");
 	if (plan->nodes == 0 || plan->nodes > plan->ranks)
-		return plan_fail(err, EINVAL,
-				 "record 1: need 1 <= nodes <= ranks");
+		return lagom_errprintf(err, EINVAL,
+				       "record 1: need 1 <= nodes <= ranks");
 	return 0;
 }
 
@@ -231,9 +218,10 @@ static int parse_env(const struct fields *f, struct tuner_plan_env *env,
 	uint64_t tuner, nthreads;
 
 	if (f->count != ENV_FIELDS || !tok_eq(f->s[0], f->n[0], "env"))
-		return plan_fail(err, EINVAL,
-				 "record 2: not an 'env' record of %d fields",
-				 ENV_FIELDS);
+		return lagom_errprintf(
+			err, EINVAL,
+			"record 2: not an 'env' record of %d fields",
+			ENV_FIELDS);
 	if (parse_kv(f->s[1], f->n[1], "tuner", &tuner) < 0 || tuner > 1 ||
 	    parse_ctas(f->s[2], f->n[2], env) < 0 ||
 	    parse_kv(f->s[3], f->n[3], "buffsize", &env->buffsize_bytes) < 0 ||
@@ -242,14 +230,16 @@ static int parse_env(const struct fields *f, struct tuner_plan_env *env,
 	    (nthreads != 0 &&
 	     (nthreads < TUNER_PLAN_MIN_NTHREADS ||
 	      nthreads > TUNER_PLAN_MAX_NTHREADS || nthreads % 32 != 0)))
-		return plan_fail(err, EINVAL,
-				 "record 2: bad tuner=, ctas=, buffsize= or "
-				 "nthreads=");
+		return lagom_errprintf(
+			err, EINVAL,
+			"record 2: bad tuner=, ctas=, buffsize= or "
+			"nthreads=");
 	if (parse_named(f->s[5], f->n[5], "algo", algo_names, N_OF(algo_names),
 			&env->algo) < 0 ||
 	    parse_named(f->s[6], f->n[6], "proto", proto_names,
 			N_OF(proto_names), &env->proto) < 0)
-		return plan_fail(err, EINVAL, "record 2: bad algo= or proto=");
+		return lagom_errprintf(err, EINVAL,
+				       "record 2: bad algo= or proto=");
 	env->tuner = (unsigned)tuner;
 	env->nthreads = (unsigned)nthreads;
 	return 0;
@@ -277,32 +267,36 @@ static int parse_coll(const struct fields *f, const struct tuner_plan *plan,
 		      struct lagom_error *err)
 {
 	if (f->count != COLL_FIELDS)
-		return plan_fail(err, EINVAL,
-				 "record %zu: a coll record has %d fields",
-				 record, COLL_FIELDS);
+		return lagom_errprintf(
+			err, EINVAL, "record %zu: a coll record has %d fields",
+			record, COLL_FIELDS);
 	if (parse_named(f->s[1], f->n[1], "", op_names, N_OF(op_names),
 			&e->func) < 0)
-		return plan_fail(err, EINVAL, "record %zu: unknown op", record);
+		return lagom_errprintf(err, EINVAL, "record %zu: unknown op",
+				       record);
 	if (parse_named(f->s[6], f->n[6], "algo", algo_names, N_OF(algo_names),
 			&e->algo) < 0 ||
 	    parse_named(f->s[7], f->n[7], "proto", proto_names,
 			N_OF(proto_names), &e->proto) < 0)
-		return plan_fail(err, EINVAL,
-				 "record %zu: bad algo= or proto=", record);
+		return lagom_errprintf(
+			err, EINVAL, "record %zu: bad algo= or proto=", record);
 	if (parse_coll_numbers(f, e) < 0)
-		return plan_fail(err, EINVAL,
-				 "record %zu: a number is malformed or out of "
-				 "range",
-				 record);
+		return lagom_errprintf(
+			err, EINVAL,
+			"record %zu: a number is malformed or out of "
+			"range",
+			record);
 	if (e->min_bytes > e->max_bytes)
-		return plan_fail(err, EINVAL,
-				 "record %zu: min-bytes > max-bytes", record);
+		return lagom_errprintf(err, EINVAL,
+				       "record %zu: min-bytes > max-bytes",
+				       record);
 	if (e->nodes == 0 || e->nodes > e->ranks || e->ranks > plan->ranks ||
 	    e->nodes > plan->nodes)
-		return plan_fail(err, EINVAL,
-				 "record %zu: shape outside 1 <= nodes <= "
-				 "ranks within the plan's world",
-				 record);
+		return lagom_errprintf(
+			err, EINVAL,
+			"record %zu: shape outside 1 <= nodes <= "
+			"ranks within the plan's world",
+			record);
 	return 0;
 }
 
@@ -312,16 +306,17 @@ static int check_bytes(const char *text, size_t len, struct lagom_error *err)
 	size_t i;
 
 	if (len > TUNER_PLAN_MAX_BYTES)
-		return plan_fail(err, E2BIG, "plan is %zu bytes, over %d", len,
-				 TUNER_PLAN_MAX_BYTES);
+		return lagom_errprintf(err, E2BIG, "plan is %zu bytes, over %d",
+				       len, TUNER_PLAN_MAX_BYTES);
 	if (len == 0)
-		return plan_fail(err, EINVAL, "plan is empty");
+		return lagom_errprintf(err, EINVAL, "plan is empty");
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)text[i];
 
 		if ((c < 0x20 || c > 0x7e) && c != '\n')
-			return plan_fail(err, EINVAL,
-					 "byte %zu is not printable ASCII", i);
+			return lagom_errprintf(
+				err, EINVAL, "byte %zu is not printable ASCII",
+				i);
 	}
 	return 0;
 }
@@ -334,10 +329,11 @@ static int parse_record(const char *rec, size_t n, size_t record,
 	struct fields f;
 
 	if (split_fields(rec, n, &f) < 0)
-		return plan_fail(err, EINVAL,
-				 "record %zu: empty record or field, or too "
-				 "many fields",
-				 record);
+		return lagom_errprintf(
+			err, EINVAL,
+			"record %zu: empty record or field, or too "
+			"many fields",
+			record);
 	if (record == 1)
 		return parse_header(&f, plan, err);
 	if (record == 2)
@@ -347,11 +343,11 @@ static int parse_record(const char *rec, size_t n, size_t record,
 		return 0;
 	}
 	if (!tok_eq(f.s[0], f.n[0], "coll"))
-		return plan_fail(err, EINVAL, "record %zu: not coll or end",
-				 record);
+		return lagom_errprintf(err, EINVAL,
+				       "record %zu: not coll or end", record);
 	if (plan->n_entries == TUNER_PLAN_MAX_ENTRIES)
-		return plan_fail(err, E2BIG, "more than %d coll records",
-				 TUNER_PLAN_MAX_ENTRIES);
+		return lagom_errprintf(err, E2BIG, "more than %d coll records",
+				       TUNER_PLAN_MAX_ENTRIES);
 	return parse_coll(&f, plan, &plan->entries[plan->n_entries++], record,
 			  err);
 }
@@ -379,12 +375,13 @@ int tuner_plan_parse(const char *text, size_t len, struct tuner_plan *plan,
 		/* After "end": nothing, or the one '\n' of a written file. */
 		if (ended && end < len &&
 		    !(text[end] == '\n' && end + 1 == len))
-			return plan_fail(err, EINVAL,
-					 "record %zu: data after end", record);
+			return lagom_errprintf(err, EINVAL,
+					       "record %zu: data after end",
+					       record);
 	}
 	if (!ended)
-		return plan_fail(err, EINVAL,
-				 "no 'end' record: the plan is truncated");
+		return lagom_errprintf(
+			err, EINVAL, "no 'end' record: the plan is truncated");
 	return 0;
 }
 

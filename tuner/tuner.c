@@ -49,18 +49,6 @@ __attribute__((format(printf, 3, 4))) static void tuner_log(
 	    __LINE__, "lagom tuner: %s", line);
 }
 
-__attribute__((format(printf, 3, 4))) static int work_fail(
-	struct lagom_error *err, int errnum, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->errnum = errnum;
-	va_start(ap, fmt);
-	vsnprintf(err->text, sizeof(err->text), fmt, ap);
-	va_end(ap);
-	return -errnum;
-}
-
 /* Read at most cap bytes of a regular file; *len > cap - 1 means too big. */
 static int read_plan_file(const char *path, char *buf, size_t cap, size_t *len,
 			  struct lagom_error *err)
@@ -70,17 +58,17 @@ static int read_plan_file(const char *path, char *buf, size_t cap, size_t *len,
 	int fd;
 
 	if (path[0] != '/')
-		return work_fail(err, EINVAL, "LAGOM_PLAN=@%.64s: not absolute",
-				 path);
+		return lagom_errprintf(err, EINVAL,
+				       "LAGOM_PLAN=@%.64s: not absolute", path);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
-		return work_fail(err, errno, "LAGOM_PLAN=@%.128s: %s", path,
-				 strerror(errno));
+		return lagom_errprintf(err, errno, "LAGOM_PLAN=@%.128s: %s",
+				       path, strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return work_fail(err, EINVAL,
-				 "LAGOM_PLAN=@%.128s: not a regular file",
-				 path);
+		return lagom_errprintf(err, EINVAL,
+				       "LAGOM_PLAN=@%.128s: not a regular file",
+				       path);
 	}
 	while (got < cap) {
 		ssize_t n = read(fd, buf + got, cap - got);
@@ -104,7 +92,7 @@ static int load_plan_text(struct plan_work *w, size_t *len,
 	size_t n;
 
 	if (!env || !env[0])
-		return work_fail(err, ENOENT, "LAGOM_PLAN is not set");
+		return lagom_errprintf(err, ENOENT, "LAGOM_PLAN is not set");
 	if (env[0] == '@')
 		return read_plan_file(env + 1, w->text, sizeof(w->text), len,
 				      err);
@@ -129,15 +117,17 @@ static int plan_acquire(struct plan_work *w, struct lagom_error *err)
 	if (rc < 0)
 		return rc;
 	if (strcmp(w->plan.lagom_version, PACKAGE_VERSION) != 0)
-		return work_fail(err, EINVAL,
-				 "plan written by lagom %s, this is lagom %s",
-				 w->plan.lagom_version, PACKAGE_VERSION);
+		return lagom_errprintf(
+			err, EINVAL,
+			"plan written by lagom %s, this is lagom %s",
+			w->plan.lagom_version, PACKAGE_VERSION);
 	if (w->plan.job_id != 0 && slurm_job &&
 	    (tuner_parse_u64(slurm_job, strlen(slurm_job), &job) < 0 ||
 	     job != w->plan.job_id))
-		return work_fail(err, EINVAL,
-				 "plan is for job %llu, SLURM_JOB_ID is %.24s",
-				 (unsigned long long)w->plan.job_id, slurm_job);
+		return lagom_errprintf(
+			err, EINVAL,
+			"plan is for job %llu, SLURM_JOB_ID is %.24s",
+			(unsigned long long)w->plan.job_id, slurm_job);
 	return 0;
 }
 
