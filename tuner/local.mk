@@ -18,6 +18,12 @@ libnccl_tuner_lagom_la_LIBADD =
 EXTRA_libnccl_tuner_lagom_la_DEPENDENCIES = tuner/tuner.map
 EXTRA_DIST += tuner/tuner.map doc/tuner.md
 
+# Golden plans through the reader, one TAP line each (plan_golden.sh).
+check_PROGRAMS += tests/tuner/plan_tool
+tests_tuner_plan_tool_SOURCES = tests/tuner/plan_tool.c tuner/plan_read.c \
+	tuner/plan_read.h common/error.c common/error.h
+tests_tuner_plan_tool_CFLAGS = $(AM_CFLAGS)
+
 # Tests: the plan reader alone, and the built module driven as NCCL does.
 TUNER_CHECKS = tests/tuner/test_plan_read tests/tuner/test_tuner_abi \
 	tests/tuner/test_tuner_noop
@@ -57,8 +63,10 @@ tests_tuner_test_nccl_header_CFLAGS = $(AM_CFLAGS) -Wno-strict-prototypes \
 tests_tuner_test_nccl_header_LDADD = $(CMOCKA_LIBS)
 endif
 
-SCRIPT_TESTS += tests/tuner/symbols.sh tests/tuner/fuzz_smoke.sh
+SCRIPT_TESTS += tests/tuner/symbols.sh tests/tuner/fuzz_smoke.sh \
+	tests/tuner/plan_golden.sh
 EXTRA_DIST += tests/tuner/symbols.sh tests/tuner/fuzz_smoke.sh \
+	tests/tuner/plan_golden.sh \
 	tests/tuner/plans tests/fuzz/fuzz_plan.c tests/fuzz/corpus/plan
 
 # libFuzzer target for the plan reader ('make fuzz' runs LAGOM_FUZZERS).
