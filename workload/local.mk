@@ -18,3 +18,10 @@ tests_workload_test_file_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_workload_test_file_LDADD = $(tests_workload_test_workload_json_LDADD)
 
 EXTRA_DIST += tests/workload/data doc/workload-format.md
+
+# Golden documents through the reader, one TAP line each (golden.sh).
+check_PROGRAMS += tests/workload/workload_tool
+tests_workload_workload_tool_SOURCES = tests/workload/workload_tool.c
+tests_workload_workload_tool_LDADD = $(tests_workload_test_workload_json_LDADD)
+SCRIPT_TESTS += tests/workload/golden.sh
+EXTRA_DIST += tests/workload/golden.sh
