@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <strings.h>
 
+#include "common/nccl_names.h"
 #include "model/model.h"
 
 static const char *const coll_names[LAGOM_COLL_COUNT] = {
@@ -12,16 +13,10 @@ static const char *const coll_names[LAGOM_COLL_COUNT] = {
 	"reduce",    "alltoall",  "sendrecv",
 };
 
-static const char *const algo_names[LAGOM_ALGO_COUNT] = {
-	"tree", "ring",	    "collnetdirect", "collnetchain",
-	"nvls", "nvlstree", "pat",
-};
-
-static const char *const proto_names[LAGOM_PROTO_COUNT] = {
-	"ll",
-	"ll128",
-	"simple",
-};
+/* Algorithm and protocol names: common/nccl_names.h (shared with the
+ * tuner), in NCCL's numbering, which enum lagom_algo/lagom_proto follow. */
+_Static_assert(LAGOM_ALGO_COUNT == LAGOM_NCCL_NUM_ALGOS, "algorithm table");
+_Static_assert(LAGOM_PROTO_COUNT == LAGOM_NCCL_NUM_PROTOS, "protocol table");
 
 static const char *const precision_names[LAGOM_PREC_COUNT] = {
 	"fp32", "tf32", "fp16", "bf16", "fp8",
@@ -69,8 +64,9 @@ static int find_name(const char *const *names, int count, const char *name)
 	}
 
 NAME_FUNCS(lagom_coll, enum lagom_coll, coll_names, LAGOM_COLL_COUNT)
-NAME_FUNCS(lagom_algo, enum lagom_algo, algo_names, LAGOM_ALGO_COUNT)
-NAME_FUNCS(lagom_proto, enum lagom_proto, proto_names, LAGOM_PROTO_COUNT)
+NAME_FUNCS(lagom_algo, enum lagom_algo, lagom_nccl_algo_names, LAGOM_ALGO_COUNT)
+NAME_FUNCS(lagom_proto, enum lagom_proto, lagom_nccl_proto_names,
+	   LAGOM_PROTO_COUNT)
 NAME_FUNCS(lagom_precision, enum lagom_precision, precision_names,
 	   LAGOM_PREC_COUNT)
 NAME_FUNCS(lagom_intra, enum lagom_intra, intra_names, LAGOM_INTRA_COUNT)

@@ -1,7 +1,7 @@
 # tuner: libnccl-tuner-lagom.so, NCCL's tuner plugin applying LAGOM_PLAN per
 # collective (tuner/nccl_tuner_abi.h, tuner/plan_read.h, doc/tuner.md).
 # It links nothing but libc: its own plan reader and common/'s error
-# helper compiled in, no convenience library.
+# helper and NCCL name table compiled in, no convenience library.
 
 # Installed as $(libdir)/libnccl-tuner-lagom.so.  Its own install-dir name
 # (not lib_LTLIBRARIES, which Makefile.am does not initialise) keeps this
@@ -10,7 +10,8 @@ lagomtunerdir = $(libdir)
 lagomtuner_LTLIBRARIES = libnccl-tuner-lagom.la
 libnccl_tuner_lagom_la_SOURCES = tuner/tuner.c tuner/tuner_abi.c \
 	tuner/tuner_int.h tuner/nccl_tuner_abi.h \
-	tuner/plan_read.c tuner/plan_read.h common/error.c common/error.h
+	tuner/plan_read.c tuner/plan_read.h common/error.c common/error.h \
+	common/nccl_names.c common/nccl_names.h
 libnccl_tuner_lagom_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libnccl_tuner_lagom_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/tuner/tuner.map -Wl,--as-needed
@@ -21,7 +22,8 @@ EXTRA_DIST += tuner/tuner.map doc/tuner.md
 # Golden plans through the reader, one TAP line each (plan_golden.sh).
 check_PROGRAMS += tests/tuner/plan_tool
 tests_tuner_plan_tool_SOURCES = tests/tuner/plan_tool.c tuner/plan_read.c \
-	tuner/plan_read.h common/error.c common/error.h
+	tuner/plan_read.h common/error.c common/error.h \
+	common/nccl_names.c common/nccl_names.h
 tests_tuner_plan_tool_CFLAGS = $(AM_CFLAGS)
 
 # Tests: the plan reader alone, and the built module driven as NCCL does.
@@ -30,7 +32,8 @@ TUNER_CHECKS = tests/tuner/test_plan_read tests/tuner/test_tuner_abi \
 UNIT_TESTS += $(TUNER_CHECKS)
 check_PROGRAMS += $(TUNER_CHECKS)
 tests_tuner_test_plan_read_SOURCES = tests/tuner/test_plan_read.c \
-	tuner/plan_read.c tuner/plan_read.h common/error.c common/error.h
+	tuner/plan_read.c tuner/plan_read.h common/error.c common/error.h \
+	common/nccl_names.c common/nccl_names.h
 tests_tuner_test_plan_read_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_tuner_test_plan_read_LDADD = $(CMOCKA_LIBS)
 tests_tuner_test_plan_read_CPPFLAGS = $(AM_CPPFLAGS) \
@@ -76,11 +79,11 @@ fuzz: fuzz-plan
 fuzz-plan: tests/fuzz/fuzz_plan
 tests/fuzz/fuzz_plan: $(srcdir)/tests/fuzz/fuzz_plan.c \
 		$(srcdir)/tuner/plan_read.c $(srcdir)/tuner/plan_read.h \
-		$(srcdir)/common/error.c
+		$(srcdir)/common/error.c $(srcdir)/common/nccl_names.c
 	@test -n "$(CLANG)" || { echo "fuzz-plan needs clang (libFuzzer)"; exit 1; }
 	@$(MKDIR_P) tests/fuzz
 	$(AM_V_CC)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-I$(top_srcdir) -I$(top_builddir) -D_GNU_SOURCE -o $@ \
 		$(srcdir)/tests/fuzz/fuzz_plan.c $(srcdir)/tuner/plan_read.c \
-		$(srcdir)/common/error.c
+		$(srcdir)/common/error.c $(srcdir)/common/nccl_names.c
 .PHONY: fuzz-plan

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/nccl_names.h"
 #include "tuner/plan_read.h"
 
 #define HEADER_FIELDS 7
@@ -31,19 +32,6 @@ static const struct name_value op_names[] = {
 	{ "broadcast", 0 },	{ "reduce", 1 },    { "allgather", 2 },
 	{ "reducescatter", 3 }, { "allreduce", 4 }, { "sendrecv", 5 },
 	{ "alltoall", 8 },
-};
-
-static const struct name_value algo_names[] = {
-	{ "any", TUNER_PLAN_ANY }, { "tree", 0 },	  { "ring", 1 },
-	{ "collnetdirect", 2 },	   { "collnetchain", 3 }, { "nvls", 4 },
-	{ "nvlstree", 5 },	   { "pat", 6 },
-};
-
-static const struct name_value proto_names[] = {
-	{ "any", TUNER_PLAN_ANY },
-	{ "ll", 0 },
-	{ "ll128", 1 },
-	{ "simple", 2 },
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -96,6 +84,30 @@ static int parse_named(const char *s, size_t n, const char *key,
 	for (i = 0; i < count; i++) {
 		if (tok_eq(s, n, table[i].name)) {
 			*out = table[i].value;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* "key=any" (TUNER_PLAN_ANY) or "key=<name>" with name = names[*out]
+ * (common/nccl_names.h, NCCL's numbering); returns 0 and *out, or -1. */
+static int parse_nccl_name(const char *s, size_t n, const char *key,
+			   const char *const *names, size_t count, int *out)
+{
+	size_t k = strlen(key), i;
+
+	if (n <= k + 1 || memcmp(s, key, k) != 0 || s[k] != '=')
+		return -1;
+	s += k + 1;
+	n -= k + 1;
+	if (tok_eq(s, n, "any")) {
+		*out = TUNER_PLAN_ANY;
+		return 0;
+	}
+	for (i = 0; i < count; i++) {
+		if (tok_eq(s, n, names[i])) {
+			*out = (int)i;
 			return 0;
 		}
 	}
@@ -234,10 +246,10 @@ static int parse_env(const struct fields *f, struct tuner_plan_env *env,
 			err, EINVAL,
 			"record 2: bad tuner=, ctas=, buffsize= or "
 			"nthreads=");
-	if (parse_named(f->s[5], f->n[5], "algo", algo_names, N_OF(algo_names),
-			&env->algo) < 0 ||
-	    parse_named(f->s[6], f->n[6], "proto", proto_names,
-			N_OF(proto_names), &env->proto) < 0)
+	if (parse_nccl_name(f->s[5], f->n[5], "algo", lagom_nccl_algo_names,
+			    LAGOM_NCCL_NUM_ALGOS, &env->algo) < 0 ||
+	    parse_nccl_name(f->s[6], f->n[6], "proto", lagom_nccl_proto_names,
+			    LAGOM_NCCL_NUM_PROTOS, &env->proto) < 0)
 		return lagom_errprintf(err, EINVAL,
 				       "record 2: bad algo= or proto=");
 	env->tuner = (unsigned)tuner;
@@ -274,10 +286,10 @@ static int parse_coll(const struct fields *f, const struct tuner_plan *plan,
 			&e->func) < 0)
 		return lagom_errprintf(err, EINVAL, "record %zu: unknown op",
 				       record);
-	if (parse_named(f->s[6], f->n[6], "algo", algo_names, N_OF(algo_names),
-			&e->algo) < 0 ||
-	    parse_named(f->s[7], f->n[7], "proto", proto_names,
-			N_OF(proto_names), &e->proto) < 0)
+	if (parse_nccl_name(f->s[6], f->n[6], "algo", lagom_nccl_algo_names,
+			    LAGOM_NCCL_NUM_ALGOS, &e->algo) < 0 ||
+	    parse_nccl_name(f->s[7], f->n[7], "proto", lagom_nccl_proto_names,
+			    LAGOM_NCCL_NUM_PROTOS, &e->proto) < 0)
 		return lagom_errprintf(
 			err, EINVAL, "record %zu: bad algo= or proto=", record);
 	if (parse_coll_numbers(f, e) < 0)
