@@ -6,7 +6,8 @@
 
 fuzz_setup lagom-fuzz
 if ! fuzz_build fuzz_plan "$top_srcdir/tests/fuzz/fuzz_plan.c" \
-	"$top_srcdir/tuner/plan_read.c"; then
+	"$top_srcdir/tuner/plan_read.c" "$top_srcdir/common/error.c" \
+	"$top_srcdir/common/nccl_names.c"; then
 	plan_skip_all "libFuzzer unavailable: $(fuzz_build_error fuzz_plan)"
 fi
 
