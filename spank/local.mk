@@ -39,6 +39,16 @@ tests_spank_test_spank_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_spank_test_spank_LDADD = libspank.la libplacement.la libmodel.la \
 	libconfig.la libcommon.la $(CMOCKA_LIBS) -lpthread -lm
 
+# The step's plan on its way from srun to the nodes, and the GPU request.
+UNIT_TESTS += tests/spank/test_carrier
+check_PROGRAMS += tests/spank/test_carrier
+tests_spank_test_carrier_SOURCES = tests/spank/test_carrier.c \
+	tests/spank/stub.c tests/spank/stub.h
+tests_spank_test_carrier_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+tests_spank_test_carrier_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_spank_test_carrier_LDADD = libspank.la libplacement.la libmodel.la \
+	libconfig.la libcommon.la $(CMOCKA_LIBS) -lpthread -lm
+
 # lagom.so's exported and undefined symbols (a missing one would only show
 # as a "symbol lookup error" inside a job step).
 SCRIPT_TESTS += tests/spank/symbols.sh
