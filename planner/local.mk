@@ -23,3 +23,10 @@ tests_planner_test_planner_oom_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_planner_oom_LDFLAGS = -Wl,--wrap=malloc,--wrap=calloc \
 	-Wl,--wrap=realloc,--wrap=strdup,--wrap=strndup,--wrap=asprintf
 tests_planner_test_planner_oom_LDADD = $(tests_planner_test_planner_LDADD)
+
+# srun's cost to plan one big step (doc/consistency.md): opens, bytes, time.
+LAGOM_BENCHES += bench/bench_plan_scale
+bench_bench_plan_scale_SOURCES = bench/bench_plan_scale.c
+bench_bench_plan_scale_LDFLAGS = -Wl,--wrap=open,--wrap=openat,--wrap=read
+bench_bench_plan_scale_LDADD = libplanner.la libsearch.la libprofile.la \
+	libplacement.la libmodel.la libcommon.la $(JANSSON_LIBS) -lslurm -lm

@@ -377,8 +377,36 @@ out:
 	return rc;
 }
 
-/* Byte ranges: classes of one (coll, ranks, nodes) split the size axis at
- * the midpoints between their sizes, so every call finds its class. */
+/*
+ * Byte windows: a class covers the sizes near the one the workload names,
+ * [bytes / SEARCH_WINDOW, bytes * SEARCH_WINDOW], and nothing far from
+ * it: a 4-byte all-reduce or a 32-byte metadata all-gather that the
+ * workload does not describe keeps NCCL's own choice.  Neighbouring
+ * classes of one (coll, ranks, nodes) whose windows overlap split at the
+ * midpoint between their sizes.  The factor covers NCCL grouping calls of
+ * up to 4x different sizes into one tuner call (reference/nccl.md 2.4)
+ * only partly: such a group's sum lands in the window of its largest call.
+ */
+#define SEARCH_WINDOW 2u
+
+static uint64_t window_lo(uint64_t bytes)
+{
+	return bytes / SEARCH_WINDOW;
+}
+
+static uint64_t window_hi(uint64_t bytes)
+{
+	return bytes > UINT64_MAX / SEARCH_WINDOW ? UINT64_MAX
+						  : bytes * SEARCH_WINDOW;
+}
+
+static bool same_class_axis(const struct lagom_plan_coll *a,
+			    const struct lagom_plan_coll *b)
+{
+	return a->coll == b->coll && a->comm.ranks == b->comm.ranks &&
+	       a->comm.nodes == b->comm.nodes;
+}
+
 static void set_ranges(struct lagom_plan *plan)
 {
 	for (size_t j = 0; j < plan->ncolls; j++) {
@@ -387,18 +415,18 @@ static void set_ranges(struct lagom_plan *plan)
 		const struct lagom_plan_coll *next = j + 1 < plan->ncolls
 							     ? c + 1
 							     : NULL;
+		uint64_t lo = window_lo(c->bytes), hi = window_hi(c->bytes);
 
-		if (prev && (prev->coll != c->coll ||
-			     prev->comm.ranks != c->comm.ranks ||
-			     prev->comm.nodes != c->comm.nodes))
-			prev = NULL;
-		if (next && (next->coll != c->coll ||
-			     next->comm.ranks != c->comm.ranks ||
-			     next->comm.nodes != c->comm.nodes))
-			next = NULL;
-		c->min_bytes = prev ? prev->max_bytes + 1 : 0;
-		c->max_bytes = next ? c->bytes + (next->bytes - c->bytes) / 2
-				    : UINT64_MAX;
+		if (prev && same_class_axis(prev, c) && prev->max_bytes >= lo)
+			lo = prev->max_bytes + 1;
+		if (next && same_class_axis(next, c)) {
+			uint64_t mid = c->bytes + (next->bytes - c->bytes) / 2;
+
+			if (mid < hi)
+				hi = mid;
+		}
+		c->min_bytes = lo;
+		c->max_bytes = hi;
 	}
 }
 

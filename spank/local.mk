@@ -55,8 +55,9 @@ SCRIPT_TESTS += tests/spank/symbols.sh
 EXTRA_DIST += tests/spank/symbols.sh
 
 # Integration: one script starts one real cluster for every check.
-INTEGRATION_TESTS += tests/integration/spank.sh
-EXTRA_DIST += tests/integration/spank.sh tests/lib/cluster.sh \
+INTEGRATION_TESTS += tests/integration/spank.sh tests/integration/one_plan.sh
+EXTRA_DIST += tests/integration/spank.sh tests/integration/one_plan.sh \
+	tests/lib/cluster.sh \
 	bench/bench_launch.sh
 dist_man_MANS += doc/lagom-spank.8
 
