@@ -153,6 +153,47 @@ static void test_size_windows(void **state)
 	}
 }
 
+/* Best of the candidates: the plan is never predicted slower than the
+ * communication-only tuner it computes under the same model (seen before:
+ * llama-3-70b:tp8,fsdp on 128 H100 nodes, 443.398 ms against 443.014). */
+static void test_never_slower_than_comm_only(void **state)
+{
+	static const char *const names[] = { "llama-3-70b:tp8,fsdp",
+					     "llama-3.1-8b:fsdp",
+					     "phi-2:tp8,mb8", "mpt-7b:fsdp" };
+	static const unsigned nodes[] = { 2, 16, 128 };
+	struct lagom_hw hw;
+	unsigned adopted = 0;
+
+	(void)state;
+	assert_int_equal(lagom_hw_from_spec("H100", 8, LAGOM_INTRA_DEFAULT, 8,
+					    400, &hw, NULL),
+			 0);
+	for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++)
+		for (size_t k = 0; k < sizeof(nodes) / sizeof(nodes[0]); k++) {
+			struct lagom_workload *w = NULL;
+			struct lagom_plan *p = NULL;
+
+			assert_int_equal(lagom_workload_from_name(names[n], &hw,
+								  nodes[k], 8,
+								  &w, NULL),
+					 0);
+			assert_int_equal(lagom_search_plan(&hw, w, nodes[k], 8,
+							   NULL, &p, NULL),
+					 0);
+			assert_true(p->lagom_s <= p->comm_only_s);
+			assert_true(p->lagom_s <= p->nccl_s);
+			assert_true(p->speedup_comm_only >= 1.0);
+			adopted += p->comm_only_adopted;
+			lagom_workload_destroy(w);
+			lagom_plan_destroy(p);
+		}
+	print_message("# comm-only plan adopted in %u of %zu cases\n",
+		      adopted,
+		      sizeof(names) / sizeof(names[0]) *
+			      (sizeof(nodes) / sizeof(nodes[0])));
+}
+
 /* Paper workloads: never slower than NCCL's defaults by the model's own
  * prediction, and FSDP gains more than EP over the paper's test bed (the
  * paper reports its ranges by parallelism over both clusters). */
@@ -616,6 +657,7 @@ int main(void)
 		cmocka_unit_test(test_model_vs_exhaustive),
 		cmocka_unit_test(test_paper_workloads),
 		cmocka_unit_test(test_size_windows),
+		cmocka_unit_test(test_never_slower_than_comm_only),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_encode_round_trip),
 		cmocka_unit_test(test_env),
