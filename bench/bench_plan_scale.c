@@ -225,7 +225,8 @@ int main(int argc, char **argv)
 	for (int s = 0; s < nsizes; s++) {
 		if (sizes[s] == 0 || sizes[s] > 65536 ||
 		    write_profiles(dir, fixture, sizes[s], names) < 0) {
-			fprintf(stderr, "bench_plan_scale: bad size or fixture\n");
+			fprintf(stderr,
+				"bench_plan_scale: bad size or fixture\n");
 			return 1;
 		}
 		run(dir, names, sizes[s], 1);

@@ -233,8 +233,8 @@ int lagom_planner_run(const struct lagom_planner_input *in,
 				      "a single GPU: no collective "
 				      "to tune",
 				      err);
-	else if ((rc = make_plan(in, res->hw, g.hops, gpus, &res->plan,
-				 err)) == 0)
+	else if ((rc = make_plan(in, res->hw, g.hops, gpus, &res->plan, err)) ==
+		 0)
 		rc = planner_finish(in, res->hw, res, err);
 	if (rc) {
 		lagom_planner_result_destroy(res);

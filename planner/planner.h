@@ -159,8 +159,8 @@ struct lagom_planner_result {
  * that it is read once per step and enters every rank's plan alike.
  */
 struct lagom_planner_inputs {
-	struct lagom_hw *hw;   /* weakest of the step's nodes (owned) */
-	enum lagom_hops hops;  /* farthest distance between them */
+	struct lagom_hw *hw;	/* weakest of the step's nodes (owned) */
+	enum lagom_hops hops;	/* farthest distance between them */
 	unsigned gpus_per_node; /* GPUs per node planned for */
 };
 

@@ -103,20 +103,18 @@ int lagom_carrier_encode(const struct lagom_carrier *c, char **out,
 	for (size_t i = 0; i < c->nvars; i++)
 		cap += strlen(c->vars[i].name) + strlen(c->vars[i].value) + 6;
 	if (cap > LAGOM_CARRIER_MAX)
-		return lagom_errprintf(err, E2BIG,
-				       "step plan over %u bytes",
+		return lagom_errprintf(err, E2BIG, "step plan over %u bytes",
 				       LAGOM_CARRIER_MAX);
 	if (!(buf = malloc(cap)))
 		return lagom_errprintf(err, ENOMEM, "out of memory");
-	n = snprintf(buf, cap,
-		     "lagom-step 1\njob=%" PRIu32 " step=%" PRIu32
-		     " nodes=%" PRIu32 " tasks=%" PRIu32
-		     " tpn=%s gpus=%u nodes_hash=%016" PRIx64
-		     " mode=%s plan=%s\nsummary %s\n",
-		     c->step.job_id, c->step.step_id, c->step.nnodes,
-		     c->step.ntasks, c->step.tpn, c->gpus_per_node,
-		     c->step.nodes_hash, mode_word(c->mode), c->plan_id,
-		     c->summary);
+	n = snprintf(
+		buf, cap,
+		"lagom-step 1\njob=%" PRIu32 " step=%" PRIu32 " nodes=%" PRIu32
+		" tasks=%" PRIu32 " tpn=%s gpus=%u nodes_hash=%016" PRIx64
+		" mode=%s plan=%s\nsummary %s\n",
+		c->step.job_id, c->step.step_id, c->step.nnodes, c->step.ntasks,
+		c->step.tpn, c->gpus_per_node, c->step.nodes_hash,
+		mode_word(c->mode), c->plan_id, c->summary);
 	len = (size_t)n;
 	for (size_t i = 0; i < c->nvars; i++)
 		len += (size_t)snprintf(buf + len, cap - len, "var %s=%s\n",
@@ -194,15 +192,14 @@ static int check_end(const char *text, const char *p)
 	return strcmp(p, want) == 0 ? 0 : -EINVAL;
 }
 
-static int decode_body(const char *text, struct lagom_carrier *c,
-		       char *line, size_t len, struct lagom_error *err)
+static int decode_body(const char *text, struct lagom_carrier *c, char *line,
+		       size_t len, struct lagom_error *err)
 {
 	const char *p = text;
 	int rc;
 
 	if (next_line(&p, line, len) || strcmp(line, "lagom-step 1") != 0)
-		return lagom_errprintf(err, EINVAL,
-				       "not a lagom-step 1 text");
+		return lagom_errprintf(err, EINVAL, "not a lagom-step 1 text");
 	if (next_line(&p, line, len) || parse_header(line, c) < 0)
 		return lagom_errprintf(err, EINVAL, "bad step line");
 	if (next_line(&p, line, len) || strncmp(line, "summary ", 8) != 0 ||
@@ -230,8 +227,8 @@ int lagom_carrier_decode(const char *text, struct lagom_carrier *out,
 	char *line;
 	int rc;
 
-	if (!text || (len = strnlen(text, LAGOM_CARRIER_MAX + 1)) >
-			     LAGOM_CARRIER_MAX)
+	if (!text ||
+	    (len = strnlen(text, LAGOM_CARRIER_MAX + 1)) > LAGOM_CARRIER_MAX)
 		return lagom_errprintf(err, E2BIG, "step plan over %u bytes",
 				       LAGOM_CARRIER_MAX);
 	c = calloc(1, sizeof(*c));
@@ -256,17 +253,16 @@ int lagom_carrier_matches(const struct lagom_carrier *c,
 			  struct lagom_error *err)
 {
 	const struct lagom_carrier_step *s = &c->step;
-	const char *what = s->job_id != here->job_id	   ? "job id"
-			   : s->step_id != here->step_id   ? "step id"
-			   : s->nnodes != here->nnodes	   ? "node count"
-			   : s->ntasks != here->ntasks	   ? "task count"
-			   : strcmp(s->tpn, here->tpn)	   ? "tasks per node"
+	const char *what = s->job_id != here->job_id	 ? "job id"
+			   : s->step_id != here->step_id ? "step id"
+			   : s->nnodes != here->nnodes	 ? "node count"
+			   : s->ntasks != here->ntasks	 ? "task count"
+			   : strcmp(s->tpn, here->tpn)	 ? "tasks per node"
 			   : s->nodes_hash != here->nodes_hash ? "node list"
 							       : NULL;
 
 	if (what)
-		return lagom_errprintf(err, ESRCH,
-				       "the plan is for another step (%s)",
-				       what);
+		return lagom_errprintf(
+			err, ESRCH, "the plan is for another step (%s)", what);
 	return 0;
 }

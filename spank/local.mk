@@ -58,8 +58,9 @@ EXTRA_DIST += tests/spank/symbols.sh
 INTEGRATION_TESTS += tests/integration/spank.sh tests/integration/one_plan.sh
 EXTRA_DIST += tests/integration/spank.sh tests/integration/one_plan.sh \
 	tests/lib/cluster.sh \
-	bench/bench_launch.sh
+	bench/bench_launch.sh bench/spank_null.c
 dist_man_MANS += doc/lagom-spank.8
+EXTRA_DIST += doc/consistency.md
 
 # `make bench-launch`: srun -N3 true with and without lagom (root only).
 bench-launch: spank/lagom.la

@@ -148,12 +148,12 @@ static void report_plan(const struct lagom_state *st, double plan_ms)
 			 st->items[i].action == LAGOM_ENV_OVERRIDE;
 	lagom_env_skipped(st->items, st->n_items, skipped, sizeof(skipped));
 	lagom_log_info(
-	     "job %u.%u on %s: %s plan %s from srun, checked in %.1f ms: "
-	     "%zu variables set%s%s",
-	     st->step.job_id, st->step.step_id, st->step.node_name,
-	     lagom_mode_name(st->mode), st->carrier.plan_id, plan_ms,
-	     st->mode == LAGOM_MODE_AUTO ? n_set : 0,
-	     skipped[0] ? ", kept the user's " : "", skipped);
+		"job %u.%u on %s: %s plan %s from srun, checked in %.1f ms: "
+		"%zu variables set%s%s",
+		st->step.job_id, st->step.step_id, st->step.node_name,
+		lagom_mode_name(st->mode), st->carrier.plan_id, plan_ms,
+		st->mode == LAGOM_MODE_AUTO ? n_set : 0,
+		skipped[0] ? ", kept the user's " : "", skipped);
 }
 
 /* The plan text from the step's environment (to free), or NULL. */
@@ -187,7 +187,8 @@ static int step_here(spank_t sp, const struct lagom_state *st,
 		    ESPANK_SUCCESS ||
 	    spank_getenv(sp, "SLURM_STEP_TASKS_PER_NODE", here->tpn,
 			 sizeof(here->tpn)) != ESPANK_SUCCESS)
-		return lagom_errprintf(err, EIO, "cannot read the step's tasks");
+		return lagom_errprintf(err, EIO,
+				       "cannot read the step's tasks");
 	/* a heterogeneous step: each component sees its own counts, the
 	 * environment the whole step's */
 	if (spank_getenv(sp, "SLURM_STEP_NUM_NODES", buf, sizeof(buf)) !=
@@ -199,9 +200,8 @@ static int step_here(spank_t sp, const struct lagom_state *st,
 	here->step_id = st->step.step_id;
 	here->nnodes = st->step.nnodes;
 	here->ntasks = ntasks;
-	here->nodes_hash =
-		lagom_nodes_hash((const char *const *)st->step.node_names,
-				 st->step.node_count);
+	here->nodes_hash = lagom_nodes_hash(
+		(const char *const *)st->step.node_names, st->step.node_count);
 	return 0;
 }
 

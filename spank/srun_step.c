@@ -34,8 +34,8 @@ static int tres_gpu_entry(const char *e, size_t len, unsigned long *count)
 	char *stop;
 	unsigned long v;
 
-	if (len > 5 && (strncmp(p, "gres:", 5) == 0 ||
-			strncmp(p, "gres/", 5) == 0))
+	if (len > 5 &&
+	    (strncmp(p, "gres:", 5) == 0 || strncmp(p, "gres/", 5) == 0))
 		p += 5;
 	if ((size_t)(end - p) < 4 || strncmp(p, "gpu", 3) != 0 ||
 	    (p[3] != ':' && p[3] != '='))
@@ -113,8 +113,9 @@ int lagom_step_gpus(const struct lagom_gpu_request *req,
 	*gpus = 0;
 	return 0;
 malformed:
-	return lagom_errprintf(err, EINVAL, "cannot read the step's GPU "
-					    "request");
+	return lagom_errprintf(err, EINVAL,
+			       "cannot read the step's GPU "
+			       "request");
 }
 
 /* The step's record from slurmctld: node list and GPU request. */
@@ -139,8 +140,9 @@ static int fetch_step(uint32_t job_id, uint32_t step_id, char **nodes,
 	}
 	s = &resp->job_steps[0];
 	if (s->step_id.step_het_comp != NO_VAL) {
-		rc = lagom_errprintf(err, EINVAL, "a heterogeneous step: left "
-						  "to NCCL");
+		rc = lagom_errprintf(err, EINVAL,
+				     "a heterogeneous step: left "
+				     "to NCCL");
 		goto out;
 	}
 	*nodes = s->nodes ? strdup(s->nodes) : NULL;
@@ -263,8 +265,8 @@ int lagom_srun_step_read(spank_t sp, struct lagom_step *step,
 				     step->node_count, id->nnodes);
 		goto out;
 	}
-	id->nodes_hash = lagom_nodes_hash(
-		(const char *const *)step->node_names, step->node_count);
+	id->nodes_hash = lagom_nodes_hash((const char *const *)step->node_names,
+					  step->node_count);
 out:
 	free(nodes);
 	lagom_gpu_request_release(&req);

@@ -88,7 +88,8 @@ static long class_of(const struct lagom_plan *p, enum lagom_coll coll,
 		     uint64_t bytes)
 {
 	for (size_t j = 0; j < p->ncolls; j++)
-		if (p->colls[j].coll == coll && p->colls[j].min_bytes <= bytes &&
+		if (p->colls[j].coll == coll &&
+		    p->colls[j].min_bytes <= bytes &&
 		    bytes <= p->colls[j].max_bytes)
 			return (long)j;
 	return -1;
@@ -188,8 +189,7 @@ static void test_never_slower_than_comm_only(void **state)
 			lagom_workload_destroy(w);
 			lagom_plan_destroy(p);
 		}
-	print_message("# comm-only plan adopted in %u of %zu cases\n",
-		      adopted,
+	print_message("# comm-only plan adopted in %u of %zu cases\n", adopted,
 		      sizeof(names) / sizeof(names[0]) *
 			      (sizeof(nodes) / sizeof(nodes[0])));
 }

@@ -242,8 +242,8 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-int slurm_get_job_steps(time_t update_time, uint32_t job_id,
-			uint32_t step_id, job_step_info_response_msg_t **resp,
+int slurm_get_job_steps(time_t update_time, uint32_t job_id, uint32_t step_id,
+			job_step_info_response_msg_t **resp,
 			uint16_t show_flags)
 {
 	job_step_info_response_msg_t *msg;
@@ -263,8 +263,9 @@ int slurm_get_job_steps(time_t update_time, uint32_t job_id,
 
 		s->step_id.job_id = job_id;
 		s->step_id.step_id = step_id;
-		s->step_id.step_het_comp =
-			stub.step_het_comp ? stub.step_het_comp : NO_VAL;
+		s->step_id.step_het_comp = stub.step_het_comp
+						   ? stub.step_het_comp
+						   : NO_VAL;
 		s->nodes = dup_or_null(stub.step_nodes);
 		s->tres_per_node = dup_or_null(stub.tres_per_node);
 		s->tres_per_task = dup_or_null(stub.tres_per_task);

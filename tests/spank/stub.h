@@ -55,10 +55,9 @@ struct stub {
 	/* slurm_get_job_steps: the step's record (strings borrowed) */
 	int step_calls;
 	bool steps_fail;
-	unsigned step_records; /* 0 means 1 */
+	unsigned step_records;	/* 0 means 1 */
 	uint32_t step_het_comp; /* 0 means NO_VAL (not heterogeneous) */
-	const char *step_nodes, *tres_per_node, *tres_per_task,
-		*tres_per_step;
+	const char *step_nodes, *tres_per_node, *tres_per_task, *tres_per_step;
 };
 
 extern struct stub stub;

@@ -28,12 +28,12 @@ static void fill(struct lagom_carrier *c)
 	strcpy(c->plan_id, "0350460e27b8928e");
 	strcpy(c->summary, "lagom 0.1.0 plan=0350460e27b8928e speedup=1.10x");
 	assert_int_equal(lagom_carrier_add(c, "NCCL_MIN_CTAS", "4", NULL), 0);
-	assert_int_equal(
-		lagom_carrier_add(c, "LAGOM_PLAN",
-				  "lagom-plan 1 0.1.0 0350460e27b8928e job=4242 "
-				  "ranks=16 nodes=2;env tuner=1;end",
-				  NULL),
-		0);
+	assert_int_equal(lagom_carrier_add(
+				 c, "LAGOM_PLAN",
+				 "lagom-plan 1 0.1.0 0350460e27b8928e job=4242 "
+				 "ranks=16 nodes=2;env tuner=1;end",
+				 NULL),
+			 0);
 }
 
 static void round_trip(void **state)
@@ -157,8 +157,8 @@ static void matches_names_the_field(void **state)
 	assert_non_null(strstr(err.text, "job id"));
 	/* order matters: Slurm gives both sides the same order */
 	assert_true(lagom_nodes_hash(other, 2) !=
-		    lagom_nodes_hash((const char *const[]){ "gpu003", "gpu001" },
-				     2));
+		    lagom_nodes_hash(
+			    (const char *const[]){ "gpu003", "gpu001" }, 2));
 	lagom_carrier_release(&c);
 }
 
@@ -194,34 +194,34 @@ static void gpus_per_node_from_request(void **state)
 	assert_int_equal(lagom_tasks_per_node_parse("3,2(x2)", &uneven, NULL),
 			 0);
 	assert_int_equal(
-		lagom_step_gpus(&(struct lagom_gpu_request){
-					.per_node = "gres:gpu:4" },
-				&uneven, &g, NULL),
+		lagom_step_gpus(
+			&(struct lagom_gpu_request){ .per_node = "gres:gpu:4" },
+			&uneven, &g, NULL),
 		0);
 	assert_int_equal(g, 4);
 	assert_int_equal(
-		lagom_step_gpus(&(struct lagom_gpu_request){
-					.per_task = "gres:gpu:2" },
-				&even, &g, NULL),
+		lagom_step_gpus(
+			&(struct lagom_gpu_request){ .per_task = "gres:gpu:2" },
+			&even, &g, NULL),
 		0);
 	assert_int_equal(g, 4);
 	assert_int_equal(
-		lagom_step_gpus(&(struct lagom_gpu_request){
-					.per_task = "gres:gpu:1" },
-				&uneven, &g, &err),
+		lagom_step_gpus(
+			&(struct lagom_gpu_request){ .per_task = "gres:gpu:1" },
+			&uneven, &g, &err),
 		-EINVAL);
 	assert_non_null(strstr(err.text, "differ between nodes"));
-	assert_int_equal(
-		lagom_step_gpus(&(struct lagom_gpu_request){
-					.per_step = "cpu:3,gres:gpu:7" },
-				&even, &g, &err),
-		-EINVAL);
+	assert_int_equal(lagom_step_gpus(
+				 &(struct lagom_gpu_request){
+					 .per_step = "cpu:3,gres:gpu:7" },
+				 &even, &g, &err),
+			 -EINVAL);
 	assert_non_null(strstr(err.text, "--gpus=7 over 3 nodes"));
-	assert_int_equal(
-		lagom_step_gpus(&(struct lagom_gpu_request){
-					.per_socket = "gres:gpu:1" },
-				&even, &g, &err),
-		-EINVAL);
+	assert_int_equal(lagom_step_gpus(
+				 &(struct lagom_gpu_request){
+					 .per_socket = "gres:gpu:1" },
+				 &even, &g, &err),
+			 -EINVAL);
 	g = 99;
 	assert_int_equal(lagom_step_gpus(&(struct lagom_gpu_request){ 0 },
 					 &even, &g, NULL),

@@ -44,7 +44,9 @@ static char *carrier_text(enum lagom_mode mode, uint32_t step_id,
 {
 	static const char *const nodes[] = { "n1", "n2", "n3" };
 	struct lagom_carrier c = {
-		.step = { .job_id = 42, .step_id = step_id, .nnodes = 3,
+		.step = { .job_id = 42,
+			  .step_id = step_id,
+			  .nnodes = 3,
 			  .ntasks = 6 },
 		.gpus_per_node = 4,
 		.mode = mode,
@@ -57,10 +59,9 @@ static char *carrier_text(enum lagom_mode mode, uint32_t step_id,
 	c.step.nodes_hash = lagom_nodes_hash(nodes, 3);
 	assert_int_equal(lagom_carrier_add(&c, "NCCL_MAX_CTAS", "8", NULL), 0);
 	assert_int_equal(lagom_carrier_add(&c, "NCCL_ALGO", "Ring", NULL), 0);
-	assert_int_equal(
-		lagom_carrier_add(&c, "LAGOM_PLAN_ID", "0123456789abcdef",
-				  NULL),
-		0);
+	assert_int_equal(lagom_carrier_add(&c, "LAGOM_PLAN_ID",
+					   "0123456789abcdef", NULL),
+			 0);
 	assert_int_equal(lagom_carrier_encode(&c, &text, NULL), 0);
 	lagom_carrier_release(&c);
 	return text;
@@ -330,18 +331,18 @@ static void srun_fails_open(void **state)
 		uint32_t het;
 	} cases[] = {
 		{ NULL, NULL, NULL, "2(x3)", "no GPUs", 0, false, 0 },
-		{ NULL, NULL, "cpu:3,gres:gpu:7", "2(x3)", "unevenly", 0,
-		  false, 0 },
+		{ NULL, NULL, "cpu:3,gres:gpu:7", "2(x3)", "unevenly", 0, false,
+		  0 },
 		{ NULL, "gres:gpu:1", NULL, "3,2(x2)", "differ between", 0,
 		  false, 0 },
 		{ "gres:gpu:4", NULL, NULL, "2(x3)", "stub planner says no",
 		  -ENOENT, false, 0 },
-		{ "gres:gpu:4", NULL, NULL, "2(x3)", "from slurmctld", 0,
-		  true, 0 },
-		{ "gres:gpu:4", NULL, NULL, "2(x3)", "heterogeneous", 0,
-		  false, 1 },
-		{ "gres:gpu:4", NULL, NULL, "2(x2)", "does not match", 0,
-		  false, 0 },
+		{ "gres:gpu:4", NULL, NULL, "2(x3)", "from slurmctld", 0, true,
+		  0 },
+		{ "gres:gpu:4", NULL, NULL, "2(x3)", "heterogeneous", 0, false,
+		  1 },
+		{ "gres:gpu:4", NULL, NULL, "2(x2)", "does not match", 0, false,
+		  0 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -642,8 +643,10 @@ static void long_step_nodelist(void **state)
 {
 	static char list[200 * 48];
 	const char *names[200];
-	struct lagom_carrier c = { .step = { .job_id = 42, .nnodes = 200,
-					     .ntasks = 200, .tpn = "1(x200)" },
+	struct lagom_carrier c = { .step = { .job_id = 42,
+					     .nnodes = 200,
+					     .ntasks = 200,
+					     .tpn = "1(x200)" },
 				   .gpus_per_node = 4,
 				   .mode = LAGOM_MODE_AUTO,
 				   .plan_id = "00000000000000aa" };
