@@ -156,23 +156,33 @@ static void report_plan(const struct lagom_state *st, double plan_ms)
 		skipped[0] ? ", kept the user's " : "", skipped);
 }
 
-/* The plan text from the step's environment (to free), or NULL. */
-static char *read_carrier(spank_t sp)
+/*
+ * The plan text from the step's environment into *text (to free): 1 when
+ * there is one, 0 when there is none or it is longer than
+ * LAGOM_CARRIER_MAX (the same on every node: applied nowhere), -ENOMEM
+ * when this node cannot hold it.
+ */
+static int read_carrier(spank_t sp, char **text)
 {
-	for (size_t len = 8192; len <= 2 * LAGOM_CARRIER_MAX; len *= 4) {
+	size_t len = 8192;
+
+	for (;;) {
 		char *buf = malloc(len);
 		spank_err_t rc;
 
 		if (!buf)
-			return NULL;
+			return -ENOMEM;
 		rc = spank_getenv(sp, LAGOM_CARRIER_VAR, buf, (int)len);
-		if (rc == ESPANK_SUCCESS)
-			return buf;
+		if (rc == ESPANK_SUCCESS) {
+			*text = buf;
+			return 1;
+		}
 		free(buf);
-		if (rc != ESPANK_NOSPACE)
-			return NULL;
+		if (rc != ESPANK_NOSPACE || len > LAGOM_CARRIER_MAX)
+			return 0;
+		len = len * 4 > LAGOM_CARRIER_MAX ? LAGOM_CARRIER_MAX + 1
+						  : len * 4;
 	}
-	return NULL;
 }
 
 /* This step's identity, from what every node of it sees alike. */
@@ -255,35 +265,46 @@ static void note_gpus(const struct lagom_state *st)
 			       st->step.gpus_per_node);
 }
 
+/* This node alone cannot apply a plan the others apply: its tasks fail,
+ * so Slurm ends the step rather than letting it hang. */
+static void cannot_apply(struct lagom_state *st)
+{
+	st->apply_failed = true;
+	lagom_log_error("job %u.%u on %s: out of memory applying the step's "
+			"plan: failing this node's tasks so the step cannot "
+			"hang",
+			st->step.job_id, st->step.step_id,
+			st->step.node_name[0] ? st->step.node_name : "?");
+}
+
 int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 {
 	struct lagom_error err = { 0 };
 	struct timespec start;
 	uint32_t step_id = 0;
-	char *text;
+	char *text = NULL;
+	int rc;
 
 	if (spank_get_item(sp, S_JOB_STEPID, &step_id) == ESPANK_SUCCESS &&
 	    step_id >= LAGOM_FIRST_SPECIAL_STEP)
 		return 0;
-	if (!(text = read_carrier(sp)))
+	if ((rc = read_carrier(sp, &text)) <= 0) {
+		if (rc < 0)
+			cannot_apply(st);
 		return 0; /* srun planned nothing: every node leaves NCCL */
+	}
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	spank_unsetenv(sp, LAGOM_CARRIER_VAR);
 	st->user_verbose = user_asked_verbose(sp);
-	if (check_carrier(sp, st, text, &err) < 0) {
-		free(text);
-		fail_open(st, err.text);
-		lagom_carrier_release(&st->carrier);
+	rc = check_carrier(sp, st, text, &err);
+	free(text);
+	if (rc == -ENOMEM || (rc == 0 && decide(sp, st) < 0)) {
+		cannot_apply(st);
 		return 0;
 	}
-	free(text);
-	if (decide(sp, st) < 0) {
-		st->apply_failed = true;
-		lagom_log_error("job %u.%u on %s: out of memory applying plan "
-				"%s: failing this node's tasks so the step "
-				"cannot hang",
-				st->step.job_id, st->step.step_id,
-				st->step.node_name, st->carrier.plan_id);
+	if (rc < 0) {
+		fail_open(st, err.text);
+		lagom_carrier_release(&st->carrier);
 		return 0;
 	}
 	st->mode = st->carrier.mode;
