@@ -20,8 +20,9 @@
  * contents of the profile files (and topology.conf).  The order of
  * node_names does not matter (the planner sorts a copy); nothing node-local
  * (hwloc, clock, environment, this node's name) enters the plan.  node_name
- * is used only in error messages.  Every node of a step therefore produces
- * byte-identical plan text, plan id and environment.
+ * is used only in error messages.  The plugin runs it once per step, in
+ * srun, and hands the result to every node (doc/consistency.md); the CLI's
+ * `lagom plan` computes the same bytes from the same inputs.
  *
  * Errors: lagom_planner_run() returns 0, or a negative errno with one line in
  * err (no "lagom:" prefix):
