@@ -114,10 +114,12 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	struct lagom_step step;
 	struct timespec t0;
 	char *text = NULL;
+	double step_ms;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (lagom_srun_step_read(sp, &step, &id, &err) < 0)
 		goto fail;
+	step_ms = ms_since(&t0);
 	if (step.gpus_per_node == 0) {
 		lagom_errprintf(&err, ENODEV,
 				"no GPUs in this step (request them with "
@@ -134,9 +136,11 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 				LAGOM_CARRIER_VAR);
 		goto fail;
 	}
-	say(st, "job %u.%u: %s plan %s for %u nodes x %u GPUs in %.1f ms",
+	say(st,
+	    "job %u.%u: %s plan %s for %u nodes x %u GPUs in %.1f ms "
+	    "(%.1f ms of it asking slurmctld for the step)",
 	    id.job_id, id.step_id, lagom_mode_name(mode), res->plan_id,
-	    id.nnodes, res->gpus_per_node, ms_since(&t0));
+	    id.nnodes, res->gpus_per_node, ms_since(&t0), step_ms);
 	if (mode == LAGOM_MODE_EXPLAIN)
 		explain(res);
 	goto out;
