@@ -39,7 +39,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "config/config.h"
+#include "plugstack/plugstack.h"
 
 #define LAGOM_CARRIER_VAR "SLURM_LAGOM_STEP_PLAN"
 /* Below Slurm's 256 KiB limit on one environment value (ENV_BUFSIZE). */

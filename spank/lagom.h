@@ -27,7 +27,7 @@
 #include <slurm/spank.h>
 
 #include "common/error.h"
-#include "config/config.h"
+#include "plugstack/plugstack.h"
 #include "spank/carrier.h"
 #include "spank/plan.h"
 

@@ -23,7 +23,7 @@
 
 #include "spank/lagom.h"
 #include "spank/srun_step.h"
-#include "topology/placement.h"
+#include "placement/placement.h"
 
 /* One TRES list entry naming the GPU count: "gres:gpu:4", "gres:gpu:a100:4",
  * "gres/gpu:4", "gres/gpu=4" or "gpu:4".  1 and *count when found, 0 when

@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "spank/carrier.h"
 #include "spank/plan.h"
-#include "topology/placement.h"
+#include "placement/placement.h"
 
 /* slurmctld's TRES request strings of a step (owned; NULL: none). */
 struct lagom_gpu_request {
