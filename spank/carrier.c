@@ -88,6 +88,20 @@ static const char *mode_word(enum lagom_mode m)
 	return m == LAGOM_MODE_EXPLAIN ? "explain" : "auto";
 }
 
+/* The step line of c, without its newline, into buf. */
+static const char *header_line(const struct lagom_carrier *c, char *buf,
+			       size_t len)
+{
+	snprintf(buf, len,
+		 "job=%" PRIu32 " step=%" PRIu32 " nodes=%" PRIu32
+		 " tasks=%" PRIu32 " tpn=%s gpus=%u nodes_hash=%016" PRIx64
+		 " mode=%s plan=%s",
+		 c->step.job_id, c->step.step_id, c->step.nnodes,
+		 c->step.ntasks, c->step.tpn, c->gpus_per_node,
+		 c->step.nodes_hash, mode_word(c->mode), c->plan_id);
+	return buf;
+}
+
 int lagom_carrier_encode(const struct lagom_carrier *c, char **out,
 			 struct lagom_error *err)
 {
@@ -107,14 +121,10 @@ int lagom_carrier_encode(const struct lagom_carrier *c, char **out,
 				       LAGOM_CARRIER_MAX);
 	if (!(buf = malloc(cap)))
 		return lagom_errprintf(err, ENOMEM, "out of memory");
-	n = snprintf(
-		buf, cap,
-		"lagom-step 1\njob=%" PRIu32 " step=%" PRIu32 " nodes=%" PRIu32
-		" tasks=%" PRIu32 " tpn=%s gpus=%u nodes_hash=%016" PRIx64
-		" mode=%s plan=%s\nsummary %s\n",
-		c->step.job_id, c->step.step_id, c->step.nnodes, c->step.ntasks,
-		c->step.tpn, c->gpus_per_node, c->step.nodes_hash,
-		mode_word(c->mode), c->plan_id, c->summary);
+	n = snprintf(buf, cap, "lagom-step 1\n");
+	header_line(c, buf + n, cap - (size_t)n);
+	n += (int)strlen(buf + n);
+	n += snprintf(buf + n, cap - (size_t)n, "\nsummary %s\n", c->summary);
 	len = (size_t)n;
 	for (size_t i = 0; i < c->nvars; i++)
 		len += (size_t)snprintf(buf + len, cap - len, "var %s=%s\n",
@@ -143,6 +153,7 @@ static int next_line(const char **p, char *line, size_t len)
 static int parse_header(const char *line, struct lagom_carrier *c)
 {
 	char tpn[LAGOM_CARRIER_TPN_MAX], mode[16], id[32];
+	char canon[LAGOM_CARRIER_TPN_MAX + 256];
 	uint64_t hash;
 	int used = 0;
 
@@ -156,6 +167,8 @@ static int parse_header(const char *line, struct lagom_carrier *c)
 	    line[used] != '\0' || strlen(id) != 16 ||
 	    strspn(id, "0123456789abcdef") != 16)
 		return -EINVAL;
+	if (!printable(tpn, sizeof(tpn)))
+		return -EINVAL;
 	if (strcmp(mode, "auto") == 0)
 		c->mode = LAGOM_MODE_AUTO;
 	else if (strcmp(mode, "explain") == 0)
@@ -165,7 +178,8 @@ static int parse_header(const char *line, struct lagom_carrier *c)
 	strcpy(c->step.tpn, tpn);
 	c->step.nodes_hash = hash;
 	strcpy(c->plan_id, id);
-	return 0;
+	/* only the canonical spelling ("+1", " 1", "0x..." are refused) */
+	return strcmp(line, header_line(c, canon, sizeof(canon))) ? -EINVAL : 0;
 }
 
 /* "NAME=VALUE" after "var ". */
@@ -203,7 +217,8 @@ static int decode_body(const char *text, struct lagom_carrier *c, char *line,
 	if (next_line(&p, line, len) || parse_header(line, c) < 0)
 		return lagom_errprintf(err, EINVAL, "bad step line");
 	if (next_line(&p, line, len) || strncmp(line, "summary ", 8) != 0 ||
-	    strlen(line + 8) >= sizeof(c->summary))
+	    strlen(line + 8) >= sizeof(c->summary) ||
+	    !printable(line + 8, sizeof(c->summary)))
 		return lagom_errprintf(err, EINVAL, "bad summary line");
 	strcpy(c->summary, line + 8);
 	while (strncmp(p, "var ", 4) == 0) {

@@ -48,6 +48,11 @@ tests_spank_test_carrier_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 tests_spank_test_carrier_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_spank_test_carrier_LDADD = $(tests_spank_test_spank_LDADD)
 
+# A bounded libFuzzer run of the decoder every node runs (clang only).
+SCRIPT_TESTS += tests/spank/fuzz_smoke.sh
+EXTRA_DIST += tests/spank/fuzz_smoke.sh tests/fuzz/fuzz_carrier.c \
+	tests/fuzz/corpus/carrier
+
 # lagom.so's exported and undefined symbols (a missing one would only show
 # as a "symbol lookup error" inside a job step).
 SCRIPT_TESTS += tests/spank/symbols.sh
