@@ -250,6 +250,7 @@ static int kind_rows(const struct ctx *c, const struct item *it, size_t a,
 		};
 		memcpy(r->kernel, f->names[k0->name].text,
 		       sizeof(r->kernel) - 1);
+		r->kernel_hash = f->names[k0->name].hash;
 		/* alone_median sorted buf + 4n: recompute for the next group */
 		alone = alone_median(c, it, a, b, buf + 4 * n, &alone_n);
 	}
@@ -262,6 +263,8 @@ static int cmp_row(const void *a, const void *b)
 	int s = strcmp(x->kernel, y->kernel);
 	if (s)
 		return s;
+	if (x->kernel_hash != y->kernel_hash)
+		return x->kernel_hash < y->kernel_hash ? -1 : 1;
 	if (x->grid_blocks != y->grid_blocks)
 		return x->grid_blocks < y->grid_blocks ? -1 : 1;
 	if (x->block_threads != y->block_threads)

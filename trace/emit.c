@@ -3,6 +3,7 @@
  * (doc/workload-format.md) and the contention table as JSON
  * (doc/workload-import.md), with jansson.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -144,9 +145,12 @@ json_t *lagom_trace_workload_json(const struct lagom_trace_import *imp)
 
 static json_t *row_json(const struct lagom_trace_contention *r)
 {
-	return json_pack("{s:s, s:i, s:i, s:i, s:f, s:s, s:i, s:i, s:i, s:i, "
+	char id[17];
+
+	snprintf(id, sizeof(id), "%016llx", (unsigned long long)r->kernel_hash);
+	return json_pack("{s:s, s:s, s:i, s:i, s:i, s:f, s:s, s:i, s:i, s:i, s:i, "
 			 "s:f, s:f, s:f}",
-			 "kernel", r->kernel, "grid_blocks",
+			 "kernel", r->kernel, "kernel_id", id, "grid_blocks",
 			 (json_int_t)r->grid_blocks, "block_threads",
 			 (json_int_t)r->block_threads, "blocks_per_sm",
 			 (json_int_t)r->blocks_per_sm, "mem_bound",

@@ -61,6 +61,7 @@ struct lagom_trace_coll_info {
 /* One row of the measured contention table. */
 struct lagom_trace_contention {
 	char kernel[LAGOM_NAME_MAX]; /* truncated kernel name */
+	uint64_t kernel_hash;	     /* FNV-1a 64 of the full name */
 	unsigned grid_blocks;
 	unsigned block_threads;
 	unsigned blocks_per_sm;
