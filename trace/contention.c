@@ -122,18 +122,32 @@ static void teardown(struct ctx *c)
 	free(c->max_end);
 }
 
+/* Samples of one kind must measure one piece of work: their interquartile
+ * range within LAGOM_TRACE_MAX_SPREAD of the median (v sorted). */
+static bool consistent(const double *v, size_t n)
+{
+	double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return med > 0 && (v[(3 * n) / 4] - v[n / 4]) <=
+				  LAGOM_TRACE_MAX_SPREAD * med;
+}
+
 /* Median alone duration of the kind [a, b) of items; NAN below the
- * minimum sample count.  buf has room for b - a values. */
+ * minimum sample count or when the samples are not consistent.  buf has
+ * room for b - a values. */
 static double alone_median(const struct ctx *c, const struct item *it,
 			   size_t a, size_t b, double *buf, unsigned *count)
 {
 	size_t n = 0;
+	double med;
 
 	for (size_t i = a; i < b; i++)
 		if (!it[i].beside)
 			buf[n++] = c->f->gpu[it[i].gi].dur_us;
 	*count = (unsigned)n;
-	return n >= LAGOM_TRACE_MIN_SAMPLES ? tr_median(buf, n) : NAN;
+	if (n < LAGOM_TRACE_MIN_SAMPLES)
+		return NAN;
+	med = tr_median(buf, n);
+	return consistent(buf, n) ? med : NAN;
 }
 
 double *tr_alone_estimates(const struct tr_file *f, int dev_id)
@@ -232,6 +246,11 @@ static int kind_rows(const struct ctx *c, const struct item *it, size_t a,
 		for (size_t i = s; i < e; i++)
 			buf[4 * n + (i - s)] = bs[i][3];
 		med = tr_median(buf + 4 * n, e - s);
+		if (!consistent(buf + 4 * n, e - s)) {
+			alone = alone_median(c, it, a, b, buf + 4 * n,
+					     &alone_n);
+			continue;
+		}
 		r = &imp->rows[imp->nrows++];
 		*r = (struct lagom_trace_contention){
 			.grid_blocks = k0->grid,
@@ -247,6 +266,7 @@ static int kind_rows(const struct ctx *c, const struct item *it, size_t a,
 			.alone_us = alone,
 			.beside_us = med,
 			.slowdown = med / alone,
+			.plausible = med / alone >= 1 - LAGOM_FIT_NOISE,
 		};
 		memcpy(r->kernel, f->names[k0->name].text,
 		       sizeof(r->kernel) - 1);

@@ -149,7 +149,7 @@ static json_t *row_json(const struct lagom_trace_contention *r)
 
 	snprintf(id, sizeof(id), "%016llx", (unsigned long long)r->kernel_hash);
 	return json_pack("{s:s, s:s, s:i, s:i, s:i, s:f, s:s, s:i, s:i, s:i, s:i, "
-			 "s:f, s:f, s:f}",
+			 "s:f, s:f, s:f, s:b}",
 			 "kernel", r->kernel, "kernel_id", id, "grid_blocks",
 			 (json_int_t)r->grid_blocks, "block_threads",
 			 (json_int_t)r->block_threads, "blocks_per_sm",
@@ -159,7 +159,8 @@ static json_t *row_json(const struct lagom_trace_contention *r)
 			 "nccl_threads", (json_int_t)r->nccl_threads, "alone_n",
 			 (json_int_t)r->alone_n, "beside_n",
 			 (json_int_t)r->beside_n, "alone_us", r->alone_us,
-			 "beside_us", r->beside_us, "slowdown", r->slowdown);
+			 "beside_us", r->beside_us, "slowdown", r->slowdown,
+			 "plausible", r->plausible);
 }
 
 json_t *lagom_trace_contention_json(const struct lagom_trace_import *imp)

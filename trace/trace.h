@@ -36,6 +36,9 @@
 #define LAGOM_TRACE_MAX_RUNTIME_EVENTS (8u << 20)
 /* Samples needed on each side before a contention row is reported. */
 #define LAGOM_TRACE_MIN_SAMPLES 3
+/* Largest interquartile range of a kind's samples, relative to their
+ * median, for them to count as one piece of work. */
+#define LAGOM_TRACE_MAX_SPREAD 0.25
 /* Version of the contention table's JSON (doc/workload-import.md). */
 #define LAGOM_CONTENTION_SCHEMA 1
 
@@ -74,6 +77,8 @@ struct lagom_trace_contention {
 	double alone_us;  /* median */
 	double beside_us; /* median */
 	double slowdown;  /* beside_us / alone_us */
+	bool plausible;	  /* slowdown >= 1 - LAGOM_FIT_NOISE: a faster kernel
+			     beside NCCL means the kind mixes different work */
 };
 
 struct lagom_trace_import {
