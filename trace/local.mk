@@ -11,3 +11,9 @@ TRACE_LIBS = libtrace.la libworkload.la libmodel.la libcommon.la \
 	$(YAJL_LIBS) $(ZLIB_LIBS) $(JANSSON_LIBS) -lm
 
 EXTRA_DIST += doc/workload-import.md
+
+# Tests: golden outputs, replay and contention table on the real traces of
+# tests/fixtures/traces; hostile inputs built by the test.
+SCRIPT_TESTS += tests/trace/import.sh tests/trace/errors.sh
+EXTRA_DIST += tests/trace/import.sh tests/trace/errors.sh \
+	tests/trace/contention_check.py tests/trace/golden
