@@ -415,11 +415,16 @@ static size_t add_kernels(struct lagom_trace_import *imp, size_t r,
 	return reg->nkernels;
 }
 
+/* A trace does not say where ranks ran: one node when the communicator
+ * fits in the GPUs a node shows (the trace's visible devices, or 8 when it
+ * shows one), else full nodes of that many GPUs. */
 static void comm_of(struct lagom_region_coll *rc, const struct coll *c,
 		    unsigned gpus)
 {
 	unsigned ranks = c->ranks ? c->ranks : 1;
 	unsigned nodes = 1, ppn = ranks;
+
+	gpus = gpus >= 2 ? gpus : 8;
 
 	if (gpus && ranks > gpus && ranks % gpus == 0)
 		nodes = ranks / gpus, ppn = gpus;

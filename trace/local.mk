@@ -17,3 +17,25 @@ EXTRA_DIST += doc/workload-import.md
 SCRIPT_TESTS += tests/trace/import.sh tests/trace/errors.sh
 EXTRA_DIST += tests/trace/import.sh tests/trace/errors.sh \
 	tests/trace/contention_check.py tests/trace/golden
+
+# libFuzzer target for the importer ('make fuzz'; clang only).
+TRACE_FUZZ_SRC = $(srcdir)/tests/fuzz/fuzz_trace.c \
+	$(filter %.c,$(libtrace_la_SOURCES:%=$(srcdir)/%)) \
+	$(srcdir)/workload/workload.c \
+	$(filter %.c,$(libmodel_la_SOURCES:%=$(srcdir)/%)) \
+	$(srcdir)/common/error.c
+LAGOM_FUZZERS += tests/fuzz/fuzz_trace
+CLEANFILES += tests/fuzz/fuzz_trace
+SCRIPT_TESTS += tests/trace/fuzz_smoke.sh
+EXTRA_DIST += tests/trace/fuzz_smoke.sh tests/fuzz/fuzz_trace.c \
+	tests/fuzz/corpus/trace
+fuzz: fuzz-trace
+fuzz-trace: tests/fuzz/fuzz_trace
+tests/fuzz/fuzz_trace: $(TRACE_FUZZ_SRC)
+	@test -n "$(CLANG)" || { echo "fuzz needs clang (libFuzzer)"; exit 1; }
+	@$(MKDIR_P) tests/fuzz
+	$(AM_V_CC)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined \
+		-I$(top_srcdir) -I$(top_builddir) -D_GNU_SOURCE \
+		$(YAJL_CFLAGS) $(ZLIB_CFLAGS) $(JANSSON_CFLAGS) -o $@ \
+		$(TRACE_FUZZ_SRC) $(YAJL_LIBS) $(ZLIB_LIBS) $(JANSSON_LIBS) -lm
+.PHONY: fuzz-trace

@@ -113,10 +113,10 @@ int lagom_trace_replay(const struct lagom_trace_import *imp,
 	double t = 0;
 	int rc;
 
-	if (gpus < imp->world_size)
-		gpus = imp->world_size;
-	if (gpus == 0 || gpus > 64)
-		gpus = gpus ? 64 : 1;
+	if (gpus < 2)
+		gpus = 8; /* as comm_of() in trace/build.c */
+	if (gpus > 64)
+		gpus = 64;
 	rc = lagom_hw_from_spec(imp->gpu, gpus, LAGOM_INTRA_DEFAULT, 0, 0, &hw,
 				err);
 	if (rc)
