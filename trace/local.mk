@@ -39,3 +39,13 @@ tests/fuzz/fuzz_trace: $(TRACE_FUZZ_SRC)
 		$(YAJL_CFLAGS) $(ZLIB_CFLAGS) $(JANSSON_CFLAGS) -o $@ \
 		$(TRACE_FUZZ_SRC) $(YAJL_LIBS) $(ZLIB_LIBS) $(JANSSON_LIBS) -lm
 .PHONY: fuzz-trace
+
+# Benchmark (make bench): import time and peak RSS on a ~1 GiB trace built
+# in a temporary directory from a fixture's iterations.
+EXTRA_DIST += bench/bench_trace_import.py
+bench: bench-trace
+bench-trace: lagom
+	@echo "== bench-trace"
+	python3 $(srcdir)/bench/bench_trace_import.py ./lagom \
+		$(srcdir)/tests/fixtures/traces/hta-v100-2rank-trace_diff_test.json.gz
+.PHONY: bench-trace
