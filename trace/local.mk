@@ -49,3 +49,8 @@ bench-trace: lagom
 	python3 $(srcdir)/bench/bench_trace_import.py ./lagom \
 		$(srcdir)/tests/fixtures/traces/hta-v100-2rank-trace_diff_test.json.gz
 .PHONY: bench-trace
+
+# Integration: import a real trace as a user, then srun --lagom=auto
+# --lagom-workload=FILE on the local cluster.
+INTEGRATION_TESTS += tests/integration/trace-import.sh
+EXTRA_DIST += tests/integration/trace-import.sh
