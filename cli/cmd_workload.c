@@ -52,7 +52,10 @@ struct import_opts {
 	size_t ntraces;
 };
 
-enum { OPT_CONTENTION = 0x400, OPT_FORMAT };
+enum {
+	OPT_CONTENTION = 0x400,
+	OPT_FORMAT
+};
 
 static int parse_import(int argc, char **argv, struct import_opts *o)
 {
@@ -86,8 +89,7 @@ static int parse_import(int argc, char **argv, struct import_opts *o)
 				"workload import: no trace given (try 'lagom "
 				"workload import --help')");
 	if ((size_t)(argc - optind) > LAGOM_TRACE_MAX_FILES)
-		return cli_fail(CLI_USAGE,
-				"workload import: at most %d traces",
+		return cli_fail(CLI_USAGE, "workload import: at most %d traces",
 				LAGOM_TRACE_MAX_FILES);
 	o->traces = argv + optind;
 	o->ntraces = (size_t)(argc - optind);
@@ -117,8 +119,9 @@ static int write_workload(const char *path, json_t *doc)
 	if (close(fd) != 0 && rc == CLI_OK)
 		rc = cli_fail(CLI_FAIL, "%s: %s", path, strerror(errno));
 	if (rc == CLI_OK && lagom_workload_read_file(tmp, &w, &err) != 0)
-		rc = cli_fail(CLI_FAIL, "internal error: the workload written "
-					"is not valid: %s",
+		rc = cli_fail(CLI_FAIL,
+			      "internal error: the workload written "
+			      "is not valid: %s",
 			      err.text);
 	lagom_workload_destroy(w);
 	if (rc == CLI_OK && rename(tmp, path) != 0)
@@ -186,11 +189,11 @@ static void report_text(const struct lagom_trace_import *imp,
 	coll_totals(imp->workload, by_op, &n, &bytes);
 	ops_text(by_op, ops, sizeof(ops));
 	est = estimated_kernels(imp, &compute);
-	printf("workload %s%s%s\n", imp->workload->name,
-	       output ? " -> " : "", output ? output : "");
+	printf("workload %s%s%s\n", imp->workload->name, output ? " -> " : "",
+	       output ? output : "");
 	printf("  trace: %s (%u SMs), rank %d of %u, %u trace(s), NCCL %s\n",
-	       imp->gpu, imp->sms, imp->rank, imp->world_size,
-	       imp->ranks_given, imp->nccl_version[0] ? imp->nccl_version : "?");
+	       imp->gpu, imp->sms, imp->rank, imp->world_size, imp->ranks_given,
+	       imp->nccl_version[0] ? imp->nccl_version : "?");
 	if (imp->steps)
 		printf("  steps: %u ProfilerStep# from #%u; representative "
 		       "#%u: %.3f ms measured (mean %.3f ms), GPU window "
@@ -266,8 +269,9 @@ static json_t *report_json(const struct lagom_trace_import *imp,
 	est = estimated_kernels(imp, &compute);
 	for (int op = 0; op < LAGOM_COLL_COUNT; op++)
 		if (by_op[op])
-			json_object_set_new(ops, lagom_coll_name(op),
-					    json_integer((json_int_t)by_op[op]));
+			json_object_set_new(
+				ops, lagom_coll_name(op),
+				json_integer((json_int_t)by_op[op]));
 	json_object_set_new(doc, "output",
 			    output ? json_string(output) : json_null());
 	json_object_set_new(
@@ -284,10 +288,9 @@ static json_t *report_json(const struct lagom_trace_import *imp,
 			  (json_int_t)imp->rep_step, "step_s", imp->rep_step_s,
 			  "mean_step_s", imp->mean_step_s, "window_s",
 			  imp->rep_window_s, "collectives", (json_int_t)n,
-			  "collectives_by_op", ops, "bytes",
-			  (json_int_t)bytes, "unsized_collectives",
-			  (json_int_t)imp->unsized_colls, "busy_s",
-			  imp->busy_s, "overlap_s", imp->overlap_s,
+			  "collectives_by_op", ops, "bytes", (json_int_t)bytes,
+			  "unsized_collectives", (json_int_t)imp->unsized_colls,
+			  "busy_s", imp->busy_s, "overlap_s", imp->overlap_s,
 			  "compute_serial_s", imp->serial_s, "serial_s",
 			  imp->workload->serial_s, "regions",
 			  (json_int_t)imp->workload->nregions, "super_kernels",
@@ -301,9 +304,8 @@ static json_t *report_json(const struct lagom_trace_import *imp,
 		json_object_set_new(
 			doc, "replay",
 			json_pack("{s:f, s:f, s:f, s:s}", "predicted_s",
-				  rp->predicted_s, "measured_s",
-				  rp->measured_s, "error", rp->error, "gpu",
-				  rp->hw_gpu));
+				  rp->predicted_s, "measured_s", rp->measured_s,
+				  "error", rp->error, "gpu", rp->hw_gpu));
 	json_object_set_new(doc, "contention",
 			    lagom_trace_contention_json(imp));
 	return doc;

@@ -109,8 +109,7 @@ static void show_text(const char *arg, const char *kind,
 
 	for (int op = 0; op < LAGOM_COLL_COUNT; op++)
 		if (s->by_op[op] && used < sizeof(ops))
-			used += (size_t)snprintf(ops + used,
-						 sizeof(ops) - used,
+			used += (size_t)snprintf(ops + used, sizeof(ops) - used,
 						 "%s%s %zu", used ? ", " : "",
 						 lagom_coll_name(op),
 						 s->by_op[op]);
@@ -122,8 +121,7 @@ static void show_text(const char *arg, const char *kind,
 		       json_string_value(json_object_get(src, "gpu")),
 		       (long long)json_integer_value(
 			       json_object_get(src, "step")),
-		       json_number_value(json_object_get(src, "step_s")) *
-			       1e3);
+		       json_number_value(json_object_get(src, "step_s")) * 1e3);
 	printf("  regions: %zu (%zu per iteration with repeats)\n", s->regions,
 	       s->per_iter);
 	printf("  collectives per iteration: %zu (%s), %s\n", s->colls,
@@ -159,7 +157,8 @@ static int show_json(const char *arg, const char *kind,
 			  s->overlapped_s, "other_compute_s", s->alone_s,
 			  "idle_s", s->idle_s, "serial_s", w->serial_s,
 			  "region_serial_s", s->region_serial_s));
-	json_object_set_new(doc, "source", src ? json_incref(src) : json_null());
+	json_object_set_new(doc, "source",
+			    src ? json_incref(src) : json_null());
 	return cli_json_print(doc);
 }
 

@@ -150,7 +150,8 @@ static size_t step_at(const struct tr_file *f, size_t nsteps, double ts_us)
 		else
 			hi = mid;
 	}
-	if (lo == 0 || ts_us >= f->steps[lo - 1].ts_us + f->steps[lo - 1].dur_us)
+	if (lo == 0 ||
+	    ts_us >= f->steps[lo - 1].ts_us + f->steps[lo - 1].dur_us)
 		return nsteps;
 	return lo - 1;
 }
@@ -267,7 +268,7 @@ static bool describe(const struct tr_file *f, const struct tr_gpu *k,
 	c->bytes = coll_bytes(c->op, s);
 	if (!c->bytes)
 		return false;
-	c->ranks = s->group ? s->group
+	c->ranks = s->group	       ? s->group
 		   : f->world_size > 0 ? (unsigned)f->world_size
 				       : 2;
 	if (c->op == LAGOM_COLL_ALLTOALL)
@@ -634,8 +635,8 @@ static void summary(struct lagom_trace_import *imp, struct tr_file *f,
 		imp->mean_step_s = sum / f->nsteps * 1e-6;
 		for (size_t i = 0; i < f->nsyncs; i++)
 			if (f->syncs[i] >= f->steps[rep].ts_us &&
-			    f->syncs[i] <
-				    f->steps[rep].ts_us + f->steps[rep].dur_us) {
+			    f->syncs[i] < f->steps[rep].ts_us +
+						  f->steps[rep].dur_us) {
 				if (f->sync_kind[i])
 					imp->event_records++;
 				else

@@ -16,9 +16,9 @@
 #define MAX_ROWS 4096
 
 struct item {
-	size_t gi;	 /* index in f->gpu */
+	size_t gi;	/* index in f->gpu */
 	long container; /* NCCL kernel it lies inside, -1 none */
-	bool beside;	 /* overlaps some NCCL kernel */
+	bool beside;	/* overlaps some NCCL kernel */
 };
 
 struct ctx {
@@ -52,8 +52,7 @@ static int cmp_kind(const void *a, const void *b, void *arg)
 
 static bool same_kind(const struct tr_gpu *x, const struct tr_gpu *y)
 {
-	return x->name == y->name && x->grid == y->grid &&
-	       x->block == y->block;
+	return x->name == y->name && x->grid == y->grid && x->block == y->block;
 }
 
 static void classify(const struct ctx *c, struct item *it)
@@ -127,15 +126,15 @@ static void teardown(struct ctx *c)
 static bool consistent(const double *v, size_t n)
 {
 	double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	return med > 0 && (v[(3 * n) / 4] - v[n / 4]) <=
-				  LAGOM_TRACE_MAX_SPREAD * med;
+	return med > 0 &&
+	       (v[(3 * n) / 4] - v[n / 4]) <= LAGOM_TRACE_MAX_SPREAD * med;
 }
 
 /* Median alone duration of the kind [a, b) of items; NAN below the
  * minimum sample count or when the samples are not consistent.  buf has
  * room for b - a values. */
-static double alone_median(const struct ctx *c, const struct item *it,
-			   size_t a, size_t b, double *buf, unsigned *count)
+static double alone_median(const struct ctx *c, const struct item *it, size_t a,
+			   size_t b, double *buf, unsigned *count)
 {
 	size_t n = 0;
 	double med;
@@ -168,8 +167,8 @@ double *tr_alone_estimates(const struct tr_file *f, int dev_id)
 	for (size_t a = 0, b; a < n; a = b) {
 		unsigned count;
 		double med;
-		for (b = a + 1; b < n && same_kind(&f->gpu[it[a].gi],
-						   &f->gpu[it[b].gi]);
+		for (b = a + 1;
+		     b < n && same_kind(&f->gpu[it[a].gi], &f->gpu[it[b].gi]);
 		     b++)
 			;
 		med = alone_median(&c, it, a, b, buf, &count);
@@ -212,7 +211,7 @@ static int kind_rows(const struct ctx *c, const struct item *it, size_t a,
 {
 	const struct tr_file *f = c->f;
 	const struct tr_gpu *k0 = &f->gpu[it[a].gi];
-	double (*bs)[4] = (double (*)[4])buf, alone;
+	double(*bs)[4] = (double(*)[4])buf, alone;
 	unsigned alone_n;
 	size_t n = 0;
 
@@ -314,8 +313,8 @@ int tr_contention(const struct tr_file *f, const struct lagom_trace_device *d,
 		goto out;
 	}
 	for (size_t a = 0, b; a < n; a = b) {
-		for (b = a + 1; b < n && same_kind(&f->gpu[it[a].gi],
-						   &f->gpu[it[b].gi]);
+		for (b = a + 1;
+		     b < n && same_kind(&f->gpu[it[a].gi], &f->gpu[it[b].gi]);
 		     b++)
 			;
 		kind_rows(&c, it, a, b, buf, d, imp);

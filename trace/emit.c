@@ -104,9 +104,10 @@ static json_t *region_json(const struct lagom_trace_import *imp, size_t r)
 	rc |= set(o, "name", json_string(reg->name));
 	for (size_t k = 0; k < reg->nkernels; k++)
 		rc |= json_array_append_new(
-			ks, kernel_json(&reg->kernels[k],
-					&imp->kinfo[r * LAGOM_REGION_MAX_KERNELS +
-						    k]));
+			ks,
+			kernel_json(
+				&reg->kernels[k],
+				&imp->kinfo[r * LAGOM_REGION_MAX_KERNELS + k]));
 	for (size_t j = 0; j < reg->ncolls; j++)
 		rc |= json_array_append_new(
 			cs,
@@ -148,19 +149,19 @@ static json_t *row_json(const struct lagom_trace_contention *r)
 	char id[17];
 
 	snprintf(id, sizeof(id), "%016llx", (unsigned long long)r->kernel_hash);
-	return json_pack("{s:s, s:s, s:i, s:i, s:i, s:f, s:s, s:i, s:i, s:i, s:i, "
-			 "s:f, s:f, s:f, s:b}",
-			 "kernel", r->kernel, "kernel_id", id, "grid_blocks",
-			 (json_int_t)r->grid_blocks, "block_threads",
-			 (json_int_t)r->block_threads, "blocks_per_sm",
-			 (json_int_t)r->blocks_per_sm, "mem_bound",
-			 r->mem_bound, "nccl_op", lagom_coll_name(r->nccl_op),
-			 "nccl_channels", (json_int_t)r->nccl_channels,
-			 "nccl_threads", (json_int_t)r->nccl_threads, "alone_n",
-			 (json_int_t)r->alone_n, "beside_n",
-			 (json_int_t)r->beside_n, "alone_us", r->alone_us,
-			 "beside_us", r->beside_us, "slowdown", r->slowdown,
-			 "plausible", r->plausible);
+	return json_pack(
+		"{s:s, s:s, s:i, s:i, s:i, s:f, s:s, s:i, s:i, s:i, s:i, "
+		"s:f, s:f, s:f, s:b}",
+		"kernel", r->kernel, "kernel_id", id, "grid_blocks",
+		(json_int_t)r->grid_blocks, "block_threads",
+		(json_int_t)r->block_threads, "blocks_per_sm",
+		(json_int_t)r->blocks_per_sm, "mem_bound", r->mem_bound,
+		"nccl_op", lagom_coll_name(r->nccl_op), "nccl_channels",
+		(json_int_t)r->nccl_channels, "nccl_threads",
+		(json_int_t)r->nccl_threads, "alone_n", (json_int_t)r->alone_n,
+		"beside_n", (json_int_t)r->beside_n, "alone_us", r->alone_us,
+		"beside_us", r->beside_us, "slowdown", r->slowdown, "plausible",
+		r->plausible);
 }
 
 json_t *lagom_trace_contention_json(const struct lagom_trace_import *imp)

@@ -12,14 +12,18 @@
 
 #include "trace/trace.h"
 
-#define TR_NAME_CAP 160	      /* bytes of a name kept (the hash is full) */
+#define TR_NAME_CAP 160		/* bytes of a name kept (the hash is full) */
 #define TR_MAX_NAMES (1u << 16) /* distinct kernel names kept */
 #define TR_MAX_DEVICES 64
 #define TR_MAX_STEPS 4096
 #define TR_MAX_COMMS (1u << 20)
 #define TR_MAX_TOKEN (1u << 20) /* longest JSON string or number */
 
-enum tr_kind { TR_COMPUTE, TR_NCCL, TR_MEMOP };
+enum tr_kind {
+	TR_COMPUTE,
+	TR_NCCL,
+	TR_MEMOP
+};
 
 /* A GPU activity: kernel, memcpy or memset (times in microseconds). */
 struct tr_gpu {
@@ -44,7 +48,11 @@ struct tr_runtime {
 	double ts_us;
 };
 
-enum tr_size_src { TR_SRC_KERNEL, TR_SRC_RPC, TR_SRC_ANNOT };
+enum tr_size_src {
+	TR_SRC_KERNEL,
+	TR_SRC_RPC,
+	TR_SRC_ANNOT
+};
 
 /* A collective's description from record_param_comms, an nccl:* annotation
  * or the args Kineto copies onto the NCCL kernel. */

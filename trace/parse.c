@@ -23,7 +23,14 @@
 #define CHUNK (64u << 10)
 #define SMALL 48
 
-enum top { TOP_NONE, TOP_EVENTS, TOP_DEVICES, TOP_DIST, TOP_BASE, TOP_OTHER };
+enum top {
+	TOP_NONE,
+	TOP_EVENTS,
+	TOP_DEVICES,
+	TOP_DIST,
+	TOP_BASE,
+	TOP_OTHER
+};
 
 /* The event being read (depth 3 object of traceEvents). */
 struct ev {
@@ -138,8 +145,8 @@ static int intern(struct parser *p, uint32_t *out)
 			return 0;
 		}
 	}
-	if (grow((void **)&f->names, &f->capnames, f->nnames,
-		 sizeof(*f->names), TR_MAX_NAMES))
+	if (grow((void **)&f->names, &f->capnames, f->nnames, sizeof(*f->names),
+		 TR_MAX_NAMES))
 		return -E2BIG;
 	f->names[f->nnames] = (struct tr_name){ .hash = p->ev.name_hash };
 	memcpy(f->names[f->nnames].text, p->ev.name, sizeof(p->ev.name));
@@ -171,8 +178,8 @@ static int add_comm(struct parser *p, uint8_t src, int32_t *index)
 	struct tr_comm *c;
 	unsigned esz;
 
-	if (grow((void **)&f->comms, &f->capcomms, f->ncomms,
-		 sizeof(*f->comms), TR_MAX_COMMS))
+	if (grow((void **)&f->comms, &f->capcomms, f->ncomms, sizeof(*f->comms),
+		 TR_MAX_COMMS))
 		return fail(p, EINVAL, "more collectives than the cap");
 	c = &f->comms[f->ncomms];
 	*c = (struct tr_comm){ .ts_us = e->ts,
@@ -192,8 +199,7 @@ static int add_comm(struct parser *p, uint8_t src, int32_t *index)
 	} else {
 		esz = tr_dtype_bytes(e->dtype);
 		c->op_known = tr_coll_from_name(e->coll, &c->op);
-		if (!esz || !e->has_in || e->in_nelems < 0 ||
-		    e->out_nelems < 0)
+		if (!esz || !e->has_in || e->in_nelems < 0 || e->out_nelems < 0)
 			return 1;
 		c->in_bytes = (uint64_t)e->in_nelems * esz;
 		c->out_bytes = (uint64_t)e->out_nelems * esz;
@@ -217,7 +223,8 @@ static int finish_gpu(struct parser *p, uint8_t kind)
 		return 1;
 	if (grow((void **)&f->gpu, &f->capgpu, f->ngpu, sizeof(*f->gpu),
 		 LAGOM_TRACE_MAX_GPU_EVENTS))
-		return fail(p, EINVAL, "more GPU activities than the importer's cap");
+		return fail(p, EINVAL,
+			    "more GPU activities than the importer's cap");
 	if (intern(p, &name))
 		return fail(p, EINVAL, "too many distinct kernel names");
 	for (int i = 0; i < e->ngrid; i++)
@@ -280,7 +287,8 @@ static int finish_runtime(struct parser *p)
 		return 1;
 	if (grow((void **)&f->rt, &f->caprt, f->nrt, sizeof(*f->rt),
 		 LAGOM_TRACE_MAX_RUNTIME_EVENTS))
-		return fail(p, EINVAL, "more runtime calls than the importer's cap");
+		return fail(p, EINVAL,
+			    "more runtime calls than the importer's cap");
 	f->rt[f->nrt++] = (struct tr_runtime){ .corr = (uint64_t)e->corr,
 					       .tid = e->tid,
 					       .ts_us = e->ts };
@@ -582,9 +590,9 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n)
 
 	if (p->depth == 1) {
 		copy_small(p->key1, sizeof(p->key1), s, n);
-		p->top = key_is(p->key1, "traceEvents")	       ? TOP_EVENTS
-			 : key_is(p->key1, "deviceProperties") ? TOP_DEVICES
-			 : key_is(p->key1, "distributedInfo")  ? TOP_DIST
+		p->top = key_is(p->key1, "traceEvents")		  ? TOP_EVENTS
+			 : key_is(p->key1, "deviceProperties")	  ? TOP_DEVICES
+			 : key_is(p->key1, "distributedInfo")	  ? TOP_DIST
 			 : key_is(p->key1, "baseTimeNanoseconds") ? TOP_BASE
 								  : TOP_OTHER;
 	} else if (p->depth == 2 || p->depth == 3)
@@ -609,6 +617,13 @@ static const yajl_callbacks callbacks = {
 /* ------------------------------------------------------------------ */
 /* Feeding: token-length guard, yajl, gzip.                            */
 
+/* Bytes that end a number or literal token outside strings. */
+static bool is_structural(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '[' ||
+	       c == ']' || c == '{' || c == '}' || c == ',' || c == ':';
+}
+
 static int guard(struct parser *p, const unsigned char *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -627,7 +642,7 @@ static int guard(struct parser *p, const unsigned char *b, size_t n)
 			p->in_string = true;
 			p->token_len = 0;
 			continue;
-		} else if (strchr(" \t\r\n[]{},:", c)) {
+		} else if (is_structural(c)) {
 			p->token_len = 0;
 			continue;
 		}

@@ -85,20 +85,21 @@ static bool has(const char *name, const char *const *words)
 double lagom_trace_mem_bound_class(const char *name)
 {
 	static const char *const gemm[] = {
-		"gemm", "conv",	 "xmma", "cutlass", "cublas", "hmma",
-		"wgrad", "dgrad", "fprop", "fft",    "sm80_", "sm90_",
+		"gemm",	  "conv",    "xmma",	"cutlass", "cublas", "hmma",
+		"wgrad",  "dgrad",   "fprop",	"fft",	   "sm80_",  "sm90_",
 		"volta_", "turing_", "ampere_", "hopper_", NULL
 	};
 	static const char *const attn[] = { "flash", "fmha", "attention",
 					    "attn", NULL };
 	static const char *const mem[] = {
-		"elementwise", "reduce",    "norm",	"bn_",	    "softmax",
-		"copy",	       "fill",	    "cat",	"index",    "scatter",
-		"gather",      "embedding", "adam",	"sgd",	    "adagrad",
-		"dropout",     "pool",	    "transpose", "nchwtonhwc", "nhwctonchw",
-		"memset",      "memcpy",    "unroll",	"vectorized", "segment",
-		"sort",	       "permute",   "bias",	"relu",	    "gelu",
-		NULL
+		"elementwise", "reduce",    "norm",	  "bn_",
+		"softmax",     "copy",	    "fill",	  "cat",
+		"index",       "scatter",   "gather",	  "embedding",
+		"adam",	       "sgd",	    "adagrad",	  "dropout",
+		"pool",	       "transpose", "nchwtonhwc", "nhwctonchw",
+		"memset",      "memcpy",    "unroll",	  "vectorized",
+		"segment",     "sort",	    "permute",	  "bias",
+		"relu",	       "gelu",	    NULL
 	};
 
 	if (!name)
@@ -182,12 +183,12 @@ unsigned tr_dtype_bytes(const char *s)
 		const char *word;
 		unsigned bytes;
 	} map[] = {
-		{ "bfloat16", 2 }, { "half", 2 },     { "float16", 2 },
-		{ "double", 8 },   { "float64", 8 },  { "complexfloat", 8 },
-		{ "float8", 1 },   { "float", 4 },    { "long", 8 },
-		{ "int64", 8 },	   { "short", 2 },    { "int16", 2 },
-		{ "int8", 1 },	   { "uint8", 1 },    { "byte", 1 },
-		{ "char", 1 },	   { "bool", 1 },     { "int", 4 },
+		{ "bfloat16", 2 }, { "half", 2 },    { "float16", 2 },
+		{ "double", 8 },   { "float64", 8 }, { "complexfloat", 8 },
+		{ "float8", 1 },   { "float", 4 },   { "long", 8 },
+		{ "int64", 8 },	   { "short", 2 },   { "int16", 2 },
+		{ "int8", 1 },	   { "uint8", 1 },   { "byte", 1 },
+		{ "char", 1 },	   { "bool", 1 },    { "int", 4 },
 	};
 	char buf[64];
 

@@ -33,8 +33,7 @@ int lagom_trace_import(const char *const *paths, size_t npaths,
 	int rc = 0;
 
 	if (!paths || !out || npaths == 0 || npaths > LAGOM_TRACE_MAX_FILES)
-		return lagom_errprintf(err, EINVAL,
-				       "give 1 to %d trace files",
+		return lagom_errprintf(err, EINVAL, "give 1 to %d trace files",
 				       LAGOM_TRACE_MAX_FILES);
 	files = calloc(npaths, sizeof(*files));
 	if (!files)

@@ -44,9 +44,9 @@
 
 /* What the importer knows about one kernel of the workload it built. */
 struct lagom_trace_kernel_info {
-	bool idle;	/* host gaps and copies: never slowed (grid 1, m 0) */
-	bool estimated; /* part of time_s is from kernels never seen alone */
-	unsigned merged;	   /* trace kernels summed into it */
+	bool idle;	 /* host gaps and copies: never slowed (grid 1, m 0) */
+	bool estimated;	 /* part of time_s is from kernels never seen alone */
+	unsigned merged; /* trace kernels summed into it */
 	const char *mem_bound_src; /* "class", "cupti" or "none" (idle) */
 };
 
@@ -57,7 +57,7 @@ struct lagom_trace_coll_info {
 	unsigned channels;	   /* kernel grid = NCCL channels */
 	unsigned threads;	   /* kernel block = NCCL threads */
 	double time_s;		   /* fastest instance over the ranks given */
-	const char *size_src; /* "kernel-args", "record_param_comms",
+	const char *size_src;	   /* "kernel-args", "record_param_comms",
 				 "annotation" */
 };
 
@@ -96,22 +96,22 @@ struct lagom_trace_import {
 	unsigned ranks_given; /* traces imported */
 	int rank;	      /* rank of the first trace, -1 unknown */
 
-	unsigned steps;		/* ProfilerStep#N seen (0: whole trace) */
-	unsigned first_step;	/* N of the first step */
-	unsigned rep_step;	/* N of the representative step */
-	double rep_step_s;	/* its measured CPU duration */
-	double mean_step_s;	/* mean measured duration of all steps */
-	double rep_window_s;	/* its GPU window */
-	size_t kernels;		/* GPU kernels in the first trace */
-	size_t nccl_kernels;	/* of which NCCL */
-	size_t unsized_colls;	/* NCCL kernels with no size (skipped) */
-	size_t stream_waits;	/* cudaStreamWaitEvent in the step */
-	size_t event_records;	/* cudaEventRecord in the step */
-	size_t cupti_ranges;	/* cuda_profiler_range events */
-	bool cupti_dram;	/* they carry DRAM byte counters */
-	double busy_s;		/* compute kernels' union in the step */
-	double serial_s;	/* of which overlapping no collective */
-	double overlap_s;	/* of which overlapping a collective */
+	unsigned steps;	      /* ProfilerStep#N seen (0: whole trace) */
+	unsigned first_step;  /* N of the first step */
+	unsigned rep_step;    /* N of the representative step */
+	double rep_step_s;    /* its measured CPU duration */
+	double mean_step_s;   /* mean measured duration of all steps */
+	double rep_window_s;  /* its GPU window */
+	size_t kernels;	      /* GPU kernels in the first trace */
+	size_t nccl_kernels;  /* of which NCCL */
+	size_t unsized_colls; /* NCCL kernels with no size (skipped) */
+	size_t stream_waits;  /* cudaStreamWaitEvent in the step */
+	size_t event_records; /* cudaEventRecord in the step */
+	size_t cupti_ranges;  /* cuda_profiler_range events */
+	bool cupti_dram;      /* they carry DRAM byte counters */
+	double busy_s;	      /* compute kernels' union in the step */
+	double serial_s;      /* of which overlapping no collective */
+	double overlap_s;     /* of which overlapping a collective */
 
 	struct lagom_trace_contention *rows; /* owned */
 	size_t nrows;

@@ -116,8 +116,8 @@ static int read_idle(json_t *obj, struct lagom_kernel *k, const char *where,
 
 	if (!json_is_string(kind) ||
 	    strcmp(json_string_value(kind), "idle") != 0)
-		return lagom_errprintf(err, EINVAL,
-				       "%s.kind: must be \"idle\"", where);
+		return lagom_errprintf(err, EINVAL, "%s.kind: must be \"idle\"",
+				       where);
 	rc = check_keys(obj, keys, where, err);
 	if (!rc)
 		rc = require_key(obj, "time_s", where, err);
@@ -150,16 +150,15 @@ static int read_kernel(json_t *obj, struct lagom_kernel *k, int version,
 	static const char *const keys1[] = { "time_s",	      "grid_blocks",
 					     "blocks_per_sm", "mem_bound",
 					     "after_coll",    NULL };
-	static const char *const keys2[] = {
-		"time_s",     "grid_blocks", "blocks_per_sm", "mem_bound",
-		"after_coll", "estimated",   "merged",	      NULL
-	};
+	static const char *const keys2[] = { "time_s",	      "grid_blocks",
+					     "blocks_per_sm", "mem_bound",
+					     "after_coll",    "estimated",
+					     "merged",	      NULL };
 	uint64_t grid = 0, per_sm = 0, after = 0, merged = 0;
 	double mem = 0, time = 0;
 	int rc;
 
-	if (version >= 2 && json_is_object(obj) &&
-	    json_object_get(obj, "kind"))
+	if (version >= 2 && json_is_object(obj) && json_object_get(obj, "kind"))
 		return read_idle(obj, k, where, err);
 	rc = check_object(obj, version >= 2 ? keys2 : keys1, where, err);
 	if (!rc)
@@ -297,12 +296,20 @@ static int read_coll(json_t *obj, struct lagom_region_coll *c, int version,
 		"op",	"bytes",   "ranks",	   "nodes", "ranks_per_node",
 		"hops", "ready_s", "after_kernel", NULL
 	};
-	static const char *const keys2[] = {
-		"op",	    "bytes",	      "ranks",		"nodes",
-		"ranks_per_node", "hops",     "ready_s",	"after_kernel",
-		"comm",	    "total_bytes",    "trace_channels", "trace_threads",
-		"trace_time_s",	  NULL
-	};
+	static const char *const keys2[] = { "op",
+					     "bytes",
+					     "ranks",
+					     "nodes",
+					     "ranks_per_node",
+					     "hops",
+					     "ready_s",
+					     "after_kernel",
+					     "comm",
+					     "total_bytes",
+					     "trace_channels",
+					     "trace_threads",
+					     "trace_time_s",
+					     NULL };
 	uint64_t bytes = 0, after = 0;
 	double ready = 0;
 	int rc;
@@ -365,8 +372,7 @@ static int region_items(json_t *obj, struct lagom_region *r, int version,
 	json_array_foreach(kernels, i, v)
 	{
 		snprintf(path, sizeof(path), "%s.kernels[%zu]", where, i);
-		if ((rc = read_kernel(v, &r->kernels[i], version, path,
-				       err)))
+		if ((rc = read_kernel(v, &r->kernels[i], version, path, err)))
 			return rc;
 		r->nkernels = i + 1;
 	}
@@ -452,9 +458,10 @@ static int check_version(json_t *root, int *version, struct lagom_error *err)
 static int check_source(json_t *root, struct lagom_error *err)
 {
 	static const char *const keys[] = {
-		"kind",	 "gpu",	  "sms",    "gpus_visible", "world_size",
-		"rank",	 "ranks_given", "nccl_version", "steps", "step",
-		"step_s", "mean_step_s", "window_s",	 NULL
+		"kind",	      "gpu",  "sms",	     "gpus_visible",
+		"world_size", "rank", "ranks_given", "nccl_version",
+		"steps",      "step", "step_s",	     "mean_step_s",
+		"window_s",   NULL
 	};
 	json_t *src = json_object_get(root, "source"), *v;
 	const char *key;
@@ -482,8 +489,8 @@ static int read_root(json_t *root, struct lagom_workload **out,
 	static const char *const keys1[] = { "lagom_workload", "name",
 					     "serial_s", "regions", NULL };
 	static const char *const keys2[] = { "lagom_workload", "name",
-					     "serial_s", "regions",
-					     "source", NULL };
+					     "serial_s",       "regions",
+					     "source",	       NULL };
 	json_t *regions, *v;
 	struct lagom_workload *w;
 	char where[64];
