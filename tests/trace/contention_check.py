@@ -26,6 +26,8 @@ def prod(v):
 
 
 trace = json.load(gzip.open(sys.argv[1]))
+props = trace["deviceProperties"][0]
+max_warps = props["maxThreadsPerMultiprocessor"] // props["warpSize"]
 report = json.load(open(sys.argv[2]))["contention"]
 ev = [e for e in trace["traceEvents"] if e.get("cat") == "kernel"]
 nk = [e for e in ev if nccl(e["name"])]
@@ -49,6 +51,19 @@ for row in report["rows"]:
             if (prod(n["args"]["grid"]) == row["nccl_channels"]
                     and prod(n["args"]["block"]) == row["nccl_threads"]):
                 beside.append(e["dur"])
+    # blocks_per_sm (CUDA occupancy rules) against Kineto's own "est.
+    # achieved occupancy %" = min(blocks per SM, grid / SMs) x warps per
+    # block / warps per SM, printed as an integer (0 where Kineto's
+    # calculator ignores opt-in shared memory).
+    occ = kind[0]["args"].get("est. achieved occupancy %", 0)
+    warps = (row["block_threads"] + 31) // 32
+    ours = min(row["blocks_per_sm"], row["grid_blocks"] / props["numSms"]) \
+        * warps / max_warps * 100
+    if occ > 0 and abs(ours - occ) > 1:
+        bad += 1
+        print("row %s grid %d: occupancy %.1f%% from blocks_per_sm %d, "
+              "Kineto says %d%%" % (row["kernel"][:40], row["grid_blocks"],
+                                    ours, row["blocks_per_sm"], occ))
     med_a = statistics.median(alone) if alone else 0
     med_b = statistics.median(beside) if beside else 0
     checks = [

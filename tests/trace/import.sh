@@ -60,7 +60,7 @@ PY
 	if python3 "$top_srcdir/tests/trace/contention_check.py" "$traces/$f" \
 		"$tmp/$t.report.json" >"$tmp/$t.cc" 2>&1; then
 		n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["contention"]["rows"]))' "$tmp/$t.report.json")
-		check "$t: all $n contention rows follow the selection rules (recomputed from the raw trace)" [ "$n" -gt 0 ]
+		check "$t: all $n contention rows follow the selection rules and their blocks_per_sm agree with Kineto's occupancy (recomputed from the raw trace)" [ "$n" -gt 0 ]
 	else
 		sed 's/^/# /' "$tmp/$t.cc" | head -20
 		not_ok "$t: contention rows disagree with the raw trace"
