@@ -54,3 +54,9 @@ bench-trace: lagom
 # --lagom-workload=FILE on the local cluster.
 INTEGRATION_TESTS += tests/integration/trace-import.sh
 EXTRA_DIST += tests/integration/trace-import.sh
+
+UNIT_TESTS += tests/trace/test_trace
+check_PROGRAMS += tests/trace/test_trace
+tests_trace_test_trace_SOURCES = tests/trace/test_trace.c
+tests_trace_test_trace_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(ZLIB_CFLAGS)
+tests_trace_test_trace_LDADD = $(TRACE_LIBS) $(CMOCKA_LIBS)

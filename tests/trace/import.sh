@@ -13,7 +13,7 @@ golden=$top_srcdir/tests/trace/golden
 [ -x "$lagom" ] || plan_skip_all "lagom not built"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lagom-trace.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-plan 14
+plan 16
 
 # same NAME ACTUAL: compare with golden/NAME (or write it under LAGOM_REGEN)
 same() {
@@ -88,3 +88,21 @@ else
 	sed 's/^/# /' "$tmp/plan" | head
 	not_ok "lagom plan --workload refuses the imported workload"
 fi
+
+# Two ranks of one run (built from the seed trace): rank 1's NCCL kernels
+# took half as long; the workload keeps the fastest instance (rank skew).
+python3 - "$top_srcdir/tests/fuzz/corpus/trace/mini.json" "$tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+json.dump(d, open(sys.argv[2] + "/r0.json", "w"))
+d["distributedInfo"]["rank"] = 1
+for e in d["traceEvents"]:
+    if e["name"].startswith("ncclKernel"):
+        e["dur"] /= 2
+json.dump(d, open(sys.argv[2] + "/r1.json", "w"))
+PY
+"$lagom" workload import "$tmp/r0.json" "$tmp/r1.json" -o "$tmp/two.json" >"$tmp/two.report" 2>&1
+check "two ranks: the report says the fastest instance is used" \
+	grep -q 'rank skew: fastest instance of each collective over the ranks' "$tmp/two.report"
+t=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["regions"][0]["collectives"][0]["trace_time_s"])' "$tmp/two.json")
+check "two ranks: trace_time_s is rank 1's shorter kernel (150 us, got $t)" [ "$t" = "0.00015" ]
