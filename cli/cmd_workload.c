@@ -96,6 +96,17 @@ static int parse_import(int argc, char **argv, struct import_opts *o)
 	return 0;
 }
 
+/* Indented when that fits the readers' LAGOM_WORKLOAD_FILE_MAX, else
+ * compact. */
+static size_t dump_flags(json_t *doc)
+{
+	size_t pretty = JSON_INDENT(2) | JSON_REAL_PRECISION(9);
+
+	return json_dumpb(doc, NULL, 0, pretty) < LAGOM_WORKLOAD_FILE_MAX
+		       ? pretty
+		       : JSON_COMPACT | JSON_REAL_PRECISION(9);
+}
+
 /* Write doc to path through a temporary file in the same directory, check
  * that lagom's own reader accepts it, then rename: never half a file. */
 static int write_workload(const char *path, json_t *doc)
@@ -113,8 +124,8 @@ static int write_workload(const char *path, json_t *doc)
 		free(tmp);
 		return rc;
 	}
-	if (json_dumpfd(doc, fd, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) ||
-	    write(fd, "\n", 1) != 1 || fsync(fd) != 0)
+	if (json_dumpfd(doc, fd, dump_flags(doc)) || write(fd, "\n", 1) != 1 ||
+	    fsync(fd) != 0)
 		rc = cli_fail(CLI_FAIL, "%s: %s", path, strerror(errno));
 	if (close(fd) != 0 && rc == CLI_OK)
 		rc = cli_fail(CLI_FAIL, "%s: %s", path, strerror(errno));
@@ -340,11 +351,20 @@ static int cmd_import(int argc, char **argv)
 		rc = cli_fail(CLI_FAIL, "out of memory");
 		goto out;
 	}
+	if (json_dumpb(doc, NULL, 0, dump_flags(doc)) >=
+	    LAGOM_WORKLOAD_FILE_MAX) {
+		json_decref(doc);
+		rc = cli_fail(CLI_FAIL,
+			      "workload import: %zu regions do not fit in a "
+			      "workload file (%d bytes at most); profile fewer "
+			      "collectives per step",
+			      imp->workload->nregions, LAGOM_WORKLOAD_FILE_MAX);
+		goto out;
+	}
 	if (o.output)
 		rc = write_workload(o.output, doc);
 	else if (!report)
-		rc = json_dumpf(doc, stdout,
-				JSON_INDENT(2) | JSON_REAL_PRECISION(9)) ||
+		rc = json_dumpf(doc, stdout, dump_flags(doc)) ||
 				     fputc('\n', stdout) == EOF
 			     ? cli_fail(CLI_FAIL, "cannot write the workload")
 			     : CLI_OK;

@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "catalog/catalog.h"
 #include "cli/cli.h"
 #include "model/model.h"
 #include "workload/workload.h"
@@ -65,25 +66,29 @@ static void sum_up(const struct lagom_workload *w, struct show_sums *s)
 	}
 }
 
+/* The plugin's rule (workload/workload.h): a '/' or ".json" names a file,
+ * anything else a catalog workload. */
 static int load(const char *arg, struct lagom_workload **w, const char **kind)
 {
 	struct lagom_error err = { 0 };
 	struct lagom_hw hw;
-	int rc = lagom_workload_read_file(arg, w, &err);
+	int rc;
 
-	*kind = "file";
-	if (rc == 0)
+	if (lagom_workload_is_file(arg)) {
+		*kind = "file";
+		rc = lagom_workload_read_file(arg, w, &err);
+		if (rc)
+			return cli_fail(rc == -ENOENT ? CLI_USAGE : CLI_FAIL,
+					"workload show: %s", err.text);
 		return CLI_OK;
-	if (rc != -ENOENT || strchr(arg, '/') || strstr(arg, ".json"))
-		return cli_fail(rc == -ENOENT ? CLI_USAGE : CLI_FAIL,
-				"workload show: %s", err.text);
+	}
 	*kind = "catalog, 1 node of 8 A100-SXM";
 	if (lagom_hw_from_spec("A100-SXM", 8, LAGOM_INTRA_DEFAULT, 0, 0, &hw,
 			       &err) != 0 ||
 	    lagom_workload_from_name(arg, &hw, 1, 0, w, &err) != 0)
 		return cli_fail(CLI_USAGE,
-				"workload show: '%s' is neither a file nor a "
-				"catalog workload: %s",
+				"workload show: '%s' is not a catalog workload "
+				"(a file needs a '/' or .json): %s",
 				arg, err.text);
 	return CLI_OK;
 }
