@@ -117,7 +117,7 @@ int lagom_carrier_encode(const struct lagom_carrier *c, char **out,
 		len += (size_t)snprintf(buf + len, cap - len, "var %s=%s\n",
 					c->vars[i].name, c->vars[i].value);
 	snprintf(buf + len, cap - len, "end %016" PRIx64 "\n",
-		 fnv_add(FNV_OFFSET, buf, len));
+		 lagom_fnv1a64(buf, len));
 	*out = buf;
 	return 0;
 }
@@ -189,7 +189,7 @@ static int check_end(const char *text, const char *p)
 	char want[32];
 
 	snprintf(want, sizeof(want), "end %016" PRIx64 "\n",
-		 fnv_add(FNV_OFFSET, text, (size_t)(p - text)));
+		 lagom_fnv1a64(text, (size_t)(p - text)));
 	return strcmp(p, want) == 0 ? 0 : -EINVAL;
 }
 
