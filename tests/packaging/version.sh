@@ -11,7 +11,7 @@
 command -v python3 >/dev/null 2>&1 ||
 	plan_skip_all "python3 not installed (needed to read JSON output)"
 [ -x "$top_builddir/lagom" ] || plan_skip_all "lagom not built"
-plan 15
+plan 16
 
 V=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")
 diag "PACKAGE_VERSION $V"
@@ -63,6 +63,18 @@ check "lagom.spec: newest %changelog entry is $V-N ($sc)" \
 	sh -c "case '$sc' in '$V'-[0-9]*) exit 0 ;; *) exit 1 ;; esac"
 rel=$(sed -n 's/^Release: *\([0-9][0-9]*\)%{?dist}$/\1/p' "$spec")
 check "lagom.spec: Release $rel is the newest %changelog entry's" [ "$sc" = "$V-$rel" ]
+# man pages: the .TH source field names no other version
+man_ok() {
+	local m src
+	for m in "$top_srcdir"/doc/*.[18]; do
+		src=$(sed -n '1s/^\.TH [^ ]* [0-9] "[^"]*" "\([^"]*\)".*/\1/p' "$m")
+		case "$src" in "lagom" | "lagom $V") ;; *)
+			diag "$m: .TH says '$src'"
+			return 1 ;;
+		esac
+	done
+}
+check "man pages: .TH says lagom or lagom $V" man_ok
 check "plugstack snippet points at lagom.so" \
 	grep -q '^optional /.*/lagom\.so ' "$top_srcdir/contrib/lagom.conf"
 done_testing
