@@ -43,12 +43,12 @@ struct cli_curve {
 	unsigned ranks, nodes, calls;
 	enum lagom_algo algo; /* of the swept configuration */
 	enum lagom_proto proto;
-	bool keep;	    /* the plan leaves this class to NCCL */
-	unsigned nc_max;    /* points[0 .. nc_max-1] are nc 1 .. nc_max */
+	bool keep;	 /* the plan leaves this class to NCCL */
+	unsigned nc_max; /* points[0 .. nc_max-1] are nc 1 .. nc_max */
 	struct cli_curve_point points[CLI_CURVE_NC_MAX];
-	unsigned lagom_nc;  /* lagom's choice (NCCL's when keep) */
+	unsigned lagom_nc; /* lagom's choice (NCCL's when keep) */
 	double lagom_region_s;
-	unsigned nccl_nc;   /* NCCL's default channels for this class */
+	unsigned nccl_nc;     /* NCCL's default channels for this class */
 	double nccl_region_s; /* the same regions, NCCL's defaults everywhere */
 };
 
@@ -75,7 +75,7 @@ struct cli_svg_doc {
 	const char *note;     /* drawn when there are no curves (may be NULL) */
 	const struct cli_curve *curves;
 	size_t ncurves;
-	size_t more; /* classes not drawn */
+	size_t more;				 /* classes not drawn */
 	const struct cli_svg_measured *measured; /* may be NULL */
 	size_t nmeasured;
 };

@@ -24,8 +24,8 @@ static long class_of(const struct lagom_plan *plan,
 		const struct lagom_plan_coll *c = &plan->colls[j];
 
 		if (rc->coll != c->coll || rc->comm.ranks != c->comm.ranks ||
-		    rc->comm.nodes != c->comm.nodes || rc->bytes < c->min_bytes ||
-		    rc->bytes > c->max_bytes)
+		    rc->comm.nodes != c->comm.nodes ||
+		    rc->bytes < c->min_bytes || rc->bytes > c->max_bytes)
 			continue;
 		if (rc->bytes == c->bytes)
 			return (long)j;
@@ -56,7 +56,8 @@ static uint64_t env_chunk(uint64_t buffsize_bytes, enum lagom_algo algo,
 static int planned_config(const struct lagom_hw *hw,
 			  const struct lagom_plan *plan, size_t j,
 			  const struct lagom_region_coll *rc,
-			  struct lagom_coll_config *cfg, struct lagom_error *err)
+			  struct lagom_coll_config *cfg,
+			  struct lagom_error *err)
 {
 	const struct lagom_plan_coll *c = &plan->colls[j];
 
@@ -115,14 +116,13 @@ static int regions_at(const struct lagom_hw *hw, const struct lagom_workload *w,
 			continue;
 		for (size_t k = 0; nc && k < reg.ncolls; k++) {
 			rc = classes[k] < 0
-				     ? lagom_nccl_default(hw, &reg.colls[k].comm,
-							  reg.colls[k].coll,
-							  reg.colls[k].bytes,
-							  &cfg[k], err)
-				     : planned_config(hw, plan,
-						      (size_t)classes[k],
-						      &reg.colls[k], &cfg[k],
-						      err);
+				     ? lagom_nccl_default(
+					       hw, &reg.colls[k].comm,
+					       reg.colls[k].coll,
+					       reg.colls[k].bytes, &cfg[k], err)
+				     : planned_config(
+					       hw, plan, (size_t)classes[k],
+					       &reg.colls[k], &cfg[k], err);
 			if (rc)
 				return rc;
 			if (classes[k] == (long)j)
@@ -188,8 +188,9 @@ static int one_curve(const struct lagom_hw *hw, const struct lagom_workload *w,
 		.lagom_nc = swept.nchannels,
 	};
 	wide = 2 * (cv->nccl_nc > cv->lagom_nc ? cv->nccl_nc : cv->lagom_nc);
-	cv->nc_max = wide < 8 ? 8 : wide > CLI_CURVE_NC_MAX ? CLI_CURVE_NC_MAX
-							     : wide;
+	cv->nc_max = wide < 8		       ? 8
+		     : wide > CLI_CURVE_NC_MAX ? CLI_CURVE_NC_MAX
+					       : wide;
 	for (unsigned nc = 1; nc <= cv->nc_max; nc++)
 		if ((rv = regions_at(hw, w, plan, j, nc, &cv->points[nc - 1],
 				     err)))

@@ -39,8 +39,7 @@ int cli_plan_svg(const char *path, const struct lagom_planner_result *res,
 			   "whole catalog, without per-class choices "
 			   "(use --workload)";
 	if (!res->fell_back && w && p->ncolls) {
-		if (cli_plan_curves(res->hw, w, p, &curves, &doc.ncurves,
-				    &err))
+		if (cli_plan_curves(res->hw, w, p, &curves, &doc.ncurves, &err))
 			return cli_fail(CLI_FAIL, "plan --svg: %s", err.text);
 		doc.curves = curves;
 		doc.more = p->ncolls - doc.ncurves;

@@ -69,7 +69,8 @@ struct frame {
 
 static double px(const struct frame *fr, double nc)
 {
-	return PL + (nc - 1) * (PR - PL) / (fr->nc_max > 1 ? fr->nc_max - 1 : 1);
+	return PL +
+	       (nc - 1) * (PR - PL) / (fr->nc_max > 1 ? fr->nc_max - 1 : 1);
 }
 
 static double py(const struct frame *fr, double t_s)
@@ -107,7 +108,12 @@ static void axes(FILE *f, const struct frame *fr)
 		(PL + PR) / 2, fr->y0 + PB + 34, 22, fr->y0 + (PT + PB) / 2.0);
 }
 
-enum series { S_COMP, S_COMM, S_SERIAL, S_REGION };
+enum series {
+	S_COMP,
+	S_COMM,
+	S_SERIAL,
+	S_REGION
+};
 
 static double value(const struct cli_curve_point *p, enum series s)
 {
@@ -212,7 +218,7 @@ static double curve_max(const struct cli_curve *c,
 			const struct cli_svg_doc *doc, unsigned *nc_max)
 {
 	double m = c->nccl_region_s > c->lagom_region_s ? c->nccl_region_s
-							 : c->lagom_region_s;
+							: c->lagom_region_s;
 
 	*nc_max = c->nc_max;
 	for (unsigned i = 0; i < c->nc_max; i++)
@@ -245,23 +251,23 @@ static void panel(FILE *f, const struct cli_svg_doc *doc,
 		"ranks on %u node%s, %u call%s per iteration: %s/%s%s</text>\n",
 		lagom_coll_name(c->coll), (unsigned long long)c->bytes,
 		c->lagom_nc, c->nccl_nc, PL, y0 + 28, lagom_coll_name(c->coll),
-		cli_fmt_bytes(size, sizeof(size), c->bytes), c->ranks,
-		c->nodes, c->nodes == 1 ? "" : "s", c->calls,
-		c->calls == 1 ? "" : "s", lagom_algo_name(c->algo),
-		lagom_proto_name(c->proto),
+		cli_fmt_bytes(size, sizeof(size), c->bytes), c->ranks, c->nodes,
+		c->nodes == 1 ? "" : "s", c->calls, c->calls == 1 ? "" : "s",
+		lagom_algo_name(c->algo), lagom_proto_name(c->proto),
 		c->keep ? " (left to NCCL)" : "");
 	fprintf(f,
 		"<clipPath id=\"clip%zu\"><rect x=\"%d\" y=\"%.1f\" "
 		"width=\"%d\" height=\"%d\"/></clipPath>\n",
 		c->class_index, PL, y0 + PT, PR - PL, PB - PT);
 	axes(f, &fr);
-	line(f, &fr, c, S_SERIAL, C_SERIAL, "stroke-width=\"1.5\" "
-					     "stroke-dasharray=\"6 4\"");
+	line(f, &fr, c, S_SERIAL, C_SERIAL,
+	     "stroke-width=\"1.5\" "
+	     "stroke-dasharray=\"6 4\"");
 	line(f, &fr, c, S_COMP, C_COMP, "stroke-width=\"2\"");
 	line(f, &fr, c, S_COMM, C_COMM, "stroke-width=\"2\"");
 	line(f, &fr, c, S_REGION, C_REGION, "stroke-width=\"3\"");
-	marker(f, &fr, c->nccl_nc, c->nccl_region_s, C_NCCL, "square",
-	       "NCCL", -10);
+	marker(f, &fr, c->nccl_nc, c->nccl_region_s, C_NCCL, "square", "NCCL",
+	       -10);
 	marker(f, &fr, c->lagom_nc, c->lagom_region_s, C_LAGOM, "diamond",
 	       "lagom",
 	       fabs(px(&fr, c->lagom_nc) - px(&fr, c->nccl_nc)) < 150 &&
@@ -315,8 +321,9 @@ static void render(FILE *f, const struct cli_svg_doc *doc)
 	for (size_t i = 0; i < doc->ncurves; i++)
 		panel(f, doc, &doc->curves[i], HEAD + PANEL_H * (double)i);
 	if (doc->more)
-		fprintf(f, "<text x=\"16\" y=\"%.0f\">%zu more class%s not "
-			   "drawn</text>\n",
+		fprintf(f,
+			"<text x=\"16\" y=\"%.0f\">%zu more class%s not "
+			"drawn</text>\n",
 			h - 8, doc->more, doc->more == 1 ? "" : "es");
 	fputs("</svg>\n", f);
 }
