@@ -4,7 +4,9 @@
 # every place carrying lagom's version agrees with configure.ac's AC_INIT.
 # .ci/run builds and installs the .deb packages and runs
 # tests/packaging/installed.sh against the installed files.
+# doc/plan-format.md: installed by the packages, missing from the tarball.
 EXTRA_DIST += NEWS lagom.spec.in lagom.spec doc/packaging.md \
+	doc/plan-format.md \
 	debian/changelog debian/control debian/copyright debian/rules \
 	debian/source/format \
 	debian/lagom.install debian/lagom.docs \

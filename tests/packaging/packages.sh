@@ -35,21 +35,16 @@ majmin=$(printf '%d.%02d' $(($(sed -n 's/^#define SLURM_VERSION_NUMBER[ \t]*\(0x
 	$((($(sed -n 's/^#define SLURM_VERSION_NUMBER[ \t]*\(0x[0-9a-fA-F]*\).*/\1/p' /usr/include/slurm/slurm_version.h) >> 8) & 255)))
 check "spec: Version $version; lagom-slurm-plugin requires slurm >= $majmin and < the next release" \
 	sh -c "grep -qx 'Version: *$version' '$work/spec.parsed' && grep -qE '^Requires: +slurm(%\{\?_isa\}|\(x86-64\))? >= $majmin\$' '$work/spec.parsed' && grep -qE '^Requires: +slurm.* < ' '$work/spec.parsed'"
-# rpmbuild -ta: on Debian the BuildRequires are no RPMs; --nodeps goes on
-# to %prep/%build/%install/%files as far as this machine lets it.
+# rpmbuild -ta: on Debian the BuildRequires name no installed RPM; with
+# --nodeps the whole build runs (%check skipped: the CI build ran it).
 mkdir -p "$work/rpm"
 timeout 600 rpmbuild -ta --nodeps --without check --define "_topdir $work/rpm" \
 	"$tarball" >"$work/rpmbuild.log" 2>&1
 rpm_rc=$?
 diag "rpmbuild -ta --nodeps: exit $rpm_rc; last lines:"
 tail -3 "$work/rpmbuild.log" | sed 's/^/#   /'
-if [ "$rpm_rc" -eq 0 ]; then
-	check "rpmbuild -ta built the RPMs: lagom, -slurm-plugin, -nccl-plugins, -prolog" \
-		sh -c "ls '$work'/rpm/RPMS/*/ | grep -c -E '^lagom-(slurm-plugin-|nccl-plugins-|prolog-)?$version-' | grep -qx 4"
-else
-	check "rpmbuild -ta got through %prep and %build (the rest: doc/packaging.md)" \
-		grep -q '^+ .*make' "$work/rpmbuild.log"
-fi
+check "rpmbuild -ta --nodeps builds lagom, -slurm-plugin, -nccl-plugins, -prolog" \
+	sh -c "[ $rpm_rc -eq 0 ] && ls '$work'/rpm/RPMS/*/ | grep -c -E '^lagom-(slurm-plugin-|nccl-plugins-|prolog-)?$version-' | grep -qx 4"
 
 # --- Debian --------------------------------------------------------------
 tar -C "$work" -xzf "$tarball" || exit 1
