@@ -13,6 +13,7 @@ EXTRA_DIST += NEWS lagom.spec.in lagom.spec doc/packaging.md \
 	debian/lagom-slurm-plugin.install \
 	debian/lagom-nccl-plugins.install debian/lagom-nccl-plugins.docs \
 	debian/lagom-nccl-plugins.lintian-overrides \
+	debian/lagom-nccl-plugins.triggers \
 	debian/lagom-prolog.install debian/lagom-prolog.examples \
 	debian/lagom-prolog.dirs \
 	tests/packaging/installed.sh tests/packaging/packages.sh
