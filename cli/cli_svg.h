@@ -88,11 +88,12 @@ struct lagom_planner_result; /* planner/planner.h */
 
 /*
  * `lagom plan --svg PATH` (cli/plan_svg.c): the picture of res, for the
- * workload w the plan was made for (NULL: none given; the picture then
+ * workload the plan was made for: w (read from a file), else the catalog
+ * entry name built as the planner built it, else none (the picture then
  * says the plan holds no per-class choice).  path "-" is standard output.
- * CLI_OK, or CLI_FAIL / CLI_USAGE after one "lagom:" line.
+ * CLI_OK, or CLI_FAIL after one "lagom:" line.
  */
 int cli_plan_svg(const char *path, const struct lagom_planner_result *res,
-		 const struct lagom_workload *w);
+		 const struct lagom_workload *w, const char *name);
 
 #endif /* LAGOM_CLI_CLI_SVG_H */

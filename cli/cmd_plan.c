@@ -147,24 +147,6 @@ static int parse_plan(int argc, char **argv, struct plan_opts *o)
 	return 0;
 }
 
-/* The picture needs the workload itself: the file read, or the catalog
- * entry built as the planner built it. */
-static int plan_svg(const struct plan_opts *o, const struct cli_step *step,
-		    const struct lagom_planner_result *res)
-{
-	struct lagom_workload *w = NULL;
-	struct lagom_error err = { 0 };
-	int rc;
-
-	if (!step->workload && o->workload && !res->fell_back &&
-	    lagom_workload_from_name(o->workload, res->hw, res->nodes,
-				     res->gpus_per_node, &w, &err))
-		return cli_fail(CLI_FAIL, "plan --svg: %s", err.text);
-	rc = cli_plan_svg(o->svg, res, step->workload ? step->workload : w);
-	lagom_workload_destroy(w);
-	return rc;
-}
-
 int cli_cmd_plan(int argc, char **argv)
 {
 	struct plan_opts o = { .format = CLI_TEXT,
@@ -198,7 +180,7 @@ int cli_cmd_plan(int argc, char **argv)
 		rc = cli_fail(CLI_FAIL, "plan: %s", err.text);
 		goto out;
 	}
-	if (o.svg && (rc = plan_svg(&o, &step, res)))
+	if (o.svg && (rc = cli_plan_svg(o.svg, res, step.workload, o.workload)))
 		goto out;
 	if (o.svg && strcmp(o.svg, "-") == 0)
 		goto out;

@@ -8,12 +8,13 @@
 #include <stdlib.h>
 
 #include "cli/cli.h"
+#include "catalog/catalog.h"
 #include "cli/cli_svg.h"
 #include "planner/planner.h"
 #include "search/search.h"
 
-int cli_plan_svg(const char *path, const struct lagom_planner_result *res,
-		 const struct lagom_workload *w)
+static int draw(const char *path, const struct lagom_planner_result *res,
+		const struct lagom_workload *w)
 {
 	struct lagom_error err = { 0 };
 	struct cli_curve *curves = NULL;
@@ -46,5 +47,23 @@ int cli_plan_svg(const char *path, const struct lagom_planner_result *res,
 	}
 	rc = cli_svg_write(path, &doc);
 	free(curves);
+	return rc;
+}
+
+int cli_plan_svg(const char *path, const struct lagom_planner_result *res,
+		 const struct lagom_workload *w, const char *name)
+{
+	struct lagom_workload *built = NULL;
+	struct lagom_error err = { 0 };
+	int rc;
+
+	if (!w && name && !res->fell_back) {
+		if (lagom_workload_from_name(name, res->hw, res->nodes,
+					     res->gpus_per_node, &built, &err))
+			return cli_fail(CLI_FAIL, "plan --svg: %s", err.text);
+		w = built;
+	}
+	rc = draw(path, res, w);
+	lagom_workload_destroy(built);
 	return rc;
 }
