@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli_plan.h"
+#include "cli/cli_svg.h"
 #include "search/search.h"
 
 static const char plan_usage[] =
@@ -38,6 +39,8 @@ static const char plan_usage[] =
 	"  --no-trust            with DIR: skip the ownership checks\n"
 	"  --trusted-uid UID     with DIR: owner trusted besides root\n"
 	"  --format text|json    output format (default text)\n"
+	"  --svg FILE            also draw the plan as an SVG picture\n"
+	"                        (FILE '-': the picture alone on stdout)\n"
 	"  -h, --help            this help\n";
 
 enum {
@@ -52,6 +55,7 @@ enum {
 	OPT_NOTRUST,
 	OPT_UID,
 	OPT_FORMAT,
+	OPT_SVG,
 };
 
 static int plan_number(struct plan_opts *o, int c, const char *arg)
@@ -95,6 +99,9 @@ static int plan_opt(struct plan_opts *o, int c, const char *arg)
 		return 0;
 	case OPT_FORMAT:
 		return cli_parse_format(arg, &o->format);
+	case OPT_SVG:
+		o->svg = arg;
+		return 0;
 	default:
 		return plan_number(o, c, arg);
 	}
@@ -114,6 +121,7 @@ static int parse_plan(int argc, char **argv, struct plan_opts *o)
 		{ "no-trust", no_argument, NULL, OPT_NOTRUST },
 		{ "trusted-uid", required_argument, NULL, OPT_UID },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -172,6 +180,10 @@ int cli_cmd_plan(int argc, char **argv)
 		rc = cli_fail(CLI_FAIL, "plan: %s", err.text);
 		goto out;
 	}
+	if (o.svg && (rc = cli_plan_svg(o.svg, res, step.workload, o.workload)))
+		goto out;
+	if (o.svg && strcmp(o.svg, "-") == 0)
+		goto out;
 	rc = o.format == CLI_JSON ? cli_plan_json(res, &in)
 				  : cli_plan_text(res);
 out:

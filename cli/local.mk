@@ -7,7 +7,8 @@ lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 	cli/cli_workload.h cli/workload_file.c \
 	cli/synth_table.c cli/cmd_profile.c \
 	cli/cmd_profile_check.c cli/cmd_topo.c \
-	cli/cmd_workload.c cli/cmd_workload_show.c
+	cli/cmd_workload.c cli/cmd_workload_show.c \
+	cli/cli_svg.h cli/plan_curve.c cli/svg.c cli/plan_svg.c
 lagom_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(HWLOC_CFLAGS)
 lagom_LDADD = libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libplanner.la \
 	libsearch.la libprofile.la libworkload.la \
@@ -17,6 +18,8 @@ lagom_LDADD = libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libplanner.la \
 dist_man_MANS += doc/lagom.1
 EXTRA_DIST += doc/cli-json.md
 
-SCRIPT_TESTS += tests/cli/cli-basic.sh tests/cli/cli-errors.sh
+SCRIPT_TESTS += tests/cli/cli-basic.sh tests/cli/cli-errors.sh \
+	tests/cli/plan-svg.sh
 EXTRA_DIST += tests/cli/cli-basic.sh tests/cli/cli-errors.sh \
-	tests/cli/lib.sh
+	tests/cli/lib.sh tests/cli/plan-svg.sh tests/cli/png_check.py \
+	doc/plan-example.svg

@@ -3,6 +3,7 @@
 #
 #   demo-cluster.sh demo [BUILDDIR]   build lagom, start, run a 3-node step with
 #                                     --lagom=auto, show env + sacct, stop
+#   demo-cluster.sh demo --installed  the same with the installed packages
 #   demo-cluster.sh start DIR         start a cluster whose state lives in DIR
 #   demo-cluster.sh stop DIR          stop exactly the daemons started in DIR
 #   demo-cluster.sh env DIR           print the exports that talk to it
@@ -326,10 +327,11 @@ cmd_demo() {
 	src=$(cd "$(dirname "$0")/.." && pwd)
 	build=${1:-$(mktemp -d /tmp/lagom-demo-build.XXXXXX)}
 	dir=$(mktemp -d /tmp/lagom-demo.XXXXXX)
+	[ "$build" != --installed ] || demo_installed
 	mkdir -p "$build"
-	say "building lagom in $build (log: $build/demo-make.log)"
-	demo_build "$src" "$build"
-	LAGOM_PLUGIN=$(find_built "$build" .libs/lagom.so)
+	[ -n "${LAGOM_PLUGIN:-}" ] || say "building lagom in $build (log: $build/demo-make.log)"
+	[ -n "${LAGOM_PLUGIN:-}" ] || demo_build "$src" "$build"
+	LAGOM_PLUGIN=${LAGOM_PLUGIN:-$(find_built "$build" .libs/lagom.so)}
 	[ -n "$LAGOM_PLUGIN" ] || die "lagom.so was not built"
 	if [ -z "${LAGOM_PROLOG:-}" ]; then
 		LAGOM_PROLOG=$(first_file "$build/lagom-prolog" "$build/prolog/lagom-prolog")
@@ -338,7 +340,7 @@ cmd_demo() {
 		LAGOM_PROLOG_ARGS="--profile-dir $dir/profiles-measured ${LAGOM_PROLOG_ARGS:-}"
 		install -d -m 0755 "$dir/profiles-measured"
 	fi
-	tuner=$(first_file "$build/.libs/libnccl-tuner-lagom.so" "$build/tuner/.libs/libnccl-tuner-lagom.so")
+	tuner=${tuner:-$(first_file "$build/.libs/libnccl-tuner-lagom.so" "$build/tuner/.libs/libnccl-tuner-lagom.so")}
 	LAGOM_PLUGSTACK_ARGS="tuner=${tuner:-none} comment=yes ${LAGOM_PLUGSTACK_ARGS:-}"
 	export LAGOM_PLUGIN LAGOM_PROLOG LAGOM_PROLOG_ARGS LAGOM_PLUGSTACK_ARGS
 	trap 'cmd_stop; [ -n "${LAGOM_DEMO_KEEP:-}" ] || rm -rf "$dir"' EXIT
@@ -357,6 +359,19 @@ cmd_demo() {
 		ls -l "$measured"/*.json 2>/dev/null | sed 's/^/  /'
 	fi
 	return "$rc"
+}
+
+# demo --installed: the files the packages installed (doc/packaging.md),
+# nothing from a build tree.
+demo_installed() {
+	local lib
+	lib=/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+	LAGOM_PLUGIN=$lib/slurm-wlm/lagom.so
+	[ -f "$LAGOM_PLUGIN" ] || die "$LAGOM_PLUGIN missing: install the lagom-slurm-plugin package"
+	LAGOM_PROLOG=${LAGOM_PROLOG:-$(first_file /usr/sbin/lagom-prolog)}
+	tuner=$(first_file "$lib/libnccl-tuner-lagom.so")
+	build=$dir/no-build
+	say "using the installed $LAGOM_PLUGIN"
 }
 
 # Configure (once) and build out of tree; everything the demo needs.
@@ -465,7 +480,7 @@ demo)
 	cmd_demo "${2:-}"
 	;;
 *)
-	sed -n '2,22p' "$0" >&2
+	sed -n '2,23p' "$0" >&2
 	exit 2
 	;;
 esac

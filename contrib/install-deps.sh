@@ -19,6 +19,8 @@ packages=(
 	valgrind python3 iproute2 procps util-linux
 	# the real cluster of the integration tests and the demo
 	slurmctld slurmd slurmdbd slurm-client munge mariadb-server
+	# packaging (doc/packaging.md) and the SVG test's renderer
+	debhelper devscripts lintian fakeroot dpkg-dev rpm librsvg2-bin
 )
 
 export DEBIAN_FRONTEND=noninteractive

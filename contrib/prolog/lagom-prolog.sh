@@ -16,7 +16,7 @@
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 
-LAGOM_PROLOG=${LAGOM_PROLOG:-/usr/local/sbin/lagom-prolog}
+LAGOM_PROLOG=${LAGOM_PROLOG:-$(command -v lagom-prolog || echo /usr/local/sbin/lagom-prolog)}
 LAGOM_PROLOG_TIMEOUT=${LAGOM_PROLOG_TIMEOUT:-8}
 
 log() { logger -t lagom-prolog -- "$*" 2>/dev/null || echo "lagom-prolog: $*" >&2; }
