@@ -17,6 +17,8 @@ lagom_LDADD = libpolicy.la libplanner.la libsearch.la libprofile.la libworkload.
 dist_man_MANS += doc/lagom.1
 EXTRA_DIST += doc/cli-json.md
 
-SCRIPT_TESTS += tests/cli/cli-basic.sh tests/cli/cli-errors.sh
+SCRIPT_TESTS += tests/cli/cli-basic.sh tests/cli/cli-errors.sh \
+	tests/cli/policy.sh
 EXTRA_DIST += tests/cli/cli-basic.sh tests/cli/cli-errors.sh \
+	tests/cli/policy.sh \
 	tests/cli/lib.sh

@@ -80,6 +80,7 @@ static int topo_text(struct cli_place_view *v)
 		slurm_free_topo_info_msg(msg);
 		return cli_fail(CLI_FAIL, "out of memory");
 	}
+	unsetenv("SLURM_TOPO_LEN"); /* it would cut the printed lines */
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
 	slurm_print_topo_info_msg(f, msg, NULL, NULL, 1);
 #else

@@ -25,6 +25,7 @@ struct entry {
 
 struct run {
 	struct policy_opts *o;
+	enum lagom_topo_kind kind;
 	struct lagom_hw hw;
 	unsigned gpus;
 	size_t leaf_nodes;
@@ -182,12 +183,13 @@ static int format_policy(struct run *r)
 		     "read by contrib/slurm/lagom_submit.lua.\n"
 		     "generator lagom-%s\n"
 		     "gpu %s\ngpus_per_node %u\nleaf_nodes %zu\n"
-		     "run_s %.0f\nmax_wait_s %.0f\nmin_loss %.4f\n"
-		     "spine_taper %.3f\n"
+		     "topology %s\nrun_s %.0f\nmax_wait_s %.0f\n"
+		     "min_loss %.4f\nspine_taper %.3f\n"
 		     "# entry WORKLOAD NODES SWITCHES WAIT_S LOSS LEAF_S "
 		     "SPREAD_S REASON\n",
 		     LAGOM_POLICY_FORMAT_VERSION, PACKAGE_VERSION,
-		     r->hw.gpu.name, r->gpus, r->leaf_nodes, p->run_s,
+		     r->hw.gpu.name, r->gpus, r->leaf_nodes,
+		     r->kind == LAGOM_TOPO_BLOCK ? "block" : "tree", p->run_s,
 		     p->max_wait_s, p->min_loss, p->spine_taper);
 	for (size_t i = 0; rc == 0 && i < r->n; i++) {
 		const struct entry *e = &r->e[i];
@@ -372,6 +374,48 @@ static int compute(struct run *r, struct lagom_switch_tree *tree)
 	return rc;
 }
 
+/*
+ * topology.conf of topology/tree (SwitchName= lines), or of topology/block
+ * (BlockName= lines, BlockSizes=): each block is read as a leaf.
+ */
+static struct lagom_switch_tree *load_topology(const char *path,
+					       enum lagom_topo_kind *kind,
+					       struct lagom_error *err)
+{
+	struct lagom_switch_tree *tree;
+	char *text, *conf = NULL;
+	size_t len;
+	FILE *f = fopen(path, "r");
+
+	*kind = LAGOM_TOPO_TREE;
+	if (!f) {
+		lagom_errprintf(err, errno, "%s", strerror(errno));
+		return NULL;
+	}
+	text = malloc(LAGOM_SWITCH_CONF_MAX_BYTES + 1);
+	len = text ? fread(text, 1, LAGOM_SWITCH_CONF_MAX_BYTES + 1, f) : 0;
+	fclose(f);
+	if (!text || len > LAGOM_SWITCH_CONF_MAX_BYTES) {
+		free(text);
+		lagom_errprintf(err, text ? E2BIG : ENOMEM,
+				text ? "larger than 16 MiB" : "out of memory");
+		return NULL;
+	}
+	text[len] = '\0';
+	if (strstr(text, "BlockName=") &&
+	    lagom_topo_print_to_conf(text, &conf, kind) != 0) {
+		free(text);
+		lagom_errprintf(err, EINVAL,
+				"BlockName= and SwitchName= lines mixed");
+		return NULL;
+	}
+	tree = conf ? lagom_switch_tree_parse(conf, strlen(conf), err)
+		    : lagom_switch_tree_parse(text, len, err);
+	free(conf);
+	free(text);
+	return tree;
+}
+
 int cli_policy_run(struct policy_opts *o)
 {
 	struct run r = { .o = o };
@@ -381,7 +425,7 @@ int cli_policy_run(struct policy_opts *o)
 
 	if (lagom_policy_params_check(&o->params, &err))
 		return cli_fail(CLI_USAGE, "policy: %s", err.text);
-	tree = lagom_switch_tree_load(o->topology_conf, &err);
+	tree = load_topology(o->topology_conf, &r.kind, &err);
 	if (!tree)
 		return cli_fail(err.errnum == ENOENT ? CLI_USAGE : CLI_FAIL,
 				"--topology-conf %s: %s", o->topology_conf,

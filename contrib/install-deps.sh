@@ -18,6 +18,8 @@ packages=(
 	valgrind python3 iproute2 procps util-linux
 	# the real cluster of the integration tests and the demo
 	slurmctld slurmd slurmdbd slurm-client munge mariadb-server
+	# job_submit/lua (job_submit_lua.so) and the Lua that tests its module
+	slurm-wlm-basic-plugins lua5.1
 )
 
 export DEBIAN_FRONTEND=noninteractive

@@ -21,7 +21,8 @@ pattern=$(printf '%s\n' "$forbidden" | sed '/^$/d' | paste -sd'|' -)
 pattern="^($pattern)(@.*)?\$"
 
 if [ $# -eq 0 ]; then
-	set -- "$top_builddir/.libs/libmodel.a" "$top_builddir/.libs/libsearch.a"
+	set -- "$top_builddir/.libs/libmodel.a" "$top_builddir/.libs/libsearch.a" \
+		"$top_builddir/.libs/libpolicy.a"
 fi
 
 plan $#

@@ -171,8 +171,8 @@ local function trust_problem(st, dst)
 end
 
 local HEADER_KEYS = { generator = "s", gpu = "s", gpus_per_node = "n",
-		      leaf_nodes = "n", run_s = "n", max_wait_s = "n",
-		      min_loss = "n", spine_taper = "n" }
+		      leaf_nodes = "n", topology = "s", run_s = "n",
+		      max_wait_s = "n", min_loss = "n", spine_taper = "n" }
 
 local function parse_entry(p, line, n)
 	local name, nodes, sw, wait, loss, leaf, spread, reason =
@@ -249,6 +249,10 @@ local function parse(text)
 		if err then return nil, err end
 	end
 	if not ended then return nil, "truncated (no end line)" end
+	if p.topology ~= nil and p.topology ~= "tree" and
+	   p.topology ~= "block" then
+		return nil, "topology must be tree or block"
+	end
 	for key in pairs(HEADER_KEYS) do
 		if p[key] == nil then return nil, "no " .. key .. " line" end
 	end
@@ -357,6 +361,24 @@ local function wait_for(p, e, job_desc)
 	return wait
 end
 
+-- topology/block: one segment of the job's size keeps it inside one block.
+-- job_submit/lua can write segment_size from Slurm 26.05 on (older ones
+-- return nil for it); Slurm has no wait bound for segments.
+local function block_segment(job_desc, workload, nodes, count, e)
+	local seg = job_desc.segment_size
+	if seg == nil then
+		set_status("lagom: this Slurm's job_submit/lua cannot set " ..
+			   "segment_size (26.05+): block jobs are left unchanged")
+		return nil
+	end
+	if is_set(seg) and seg ~= 0 then return nil end -- the user's --segment
+	job_desc.segment_size = nodes
+	return string.format("lagom: --segment=%d for %s on %d nodes " ..
+		"(policy entry %d nodes: one block %.1f ms, spread %.1f ms " ..
+		"per iteration, +%.1f%%)", nodes, workload, nodes, count,
+		e.leaf_s * 1e3, e.spread_s * 1e3, e.loss * 100)
+end
+
 local function decide(job_desc)
 	local mode, workload = lagom_options(job_desc)
 	if mode ~= "auto" or not workload or #workload == 0 or
@@ -373,13 +395,20 @@ local function decide(job_desc)
 	if not p then return end
 	local e, count = lookup(p, workload, nodes)
 	if not e or e.switches ~= 1 then return end
-	local wait = wait_for(p, e, job_desc)
-	job_desc.req_switch = 1
-	job_desc.wait4switch = wait
-	local note = string.format("lagom: --switches=1@%d for %s on %d " ..
-		"nodes (policy entry %d nodes: one leaf %.1f ms, spread " ..
-		"%.1f ms per iteration, +%.1f%%)", wait, workload, nodes,
-		count, e.leaf_s * 1e3, e.spread_s * 1e3, e.loss * 100)
+	local note
+	if p.topology == "block" then
+		note = block_segment(job_desc, workload, nodes, count, e)
+		if not note then return end
+	else
+		local wait = wait_for(p, e, job_desc)
+		job_desc.req_switch = 1
+		job_desc.wait4switch = wait
+		note = string.format("lagom: --switches=1@%d for %s on %d " ..
+			"nodes (policy entry %d nodes: one leaf %.1f ms, " ..
+			"spread %.1f ms per iteration, +%.1f%%)", wait,
+			workload, nodes, count, e.leaf_s * 1e3,
+			e.spread_s * 1e3, e.loss * 100)
+	end
 	local old = job_desc.admin_comment
 	if type(old) == "string" and #old > 0 then
 		if #old + #note + 2 > 1000 then return end
