@@ -194,7 +194,9 @@ static int count_leaves(struct place_result *r, struct lagom_nodelist *part)
 
 		r->pl[i].name = l->name;
 		for (size_t j = 0; j < l->count; j++) {
-			struct cli_place_node key = { .name = (char *)l->nodes[j] };
+			struct cli_place_node key = {
+				.name = (char *)l->nodes[j]
+			};
 			const struct cli_place_node *n;
 
 			if (lagom_nodelist_find(part, l->nodes[j]) < 0)
@@ -224,8 +226,8 @@ static int place_hw(struct place_result *r, struct lagom_nodelist *part)
 		return cli_fail(CLI_FAIL, "out of memory");
 	for (size_t i = 0; i < r->leaves.count; i++)
 		for (size_t j = 0; j < r->leaves.leaf[i].count; j++)
-			if (lagom_nodelist_find(part, r->leaves.leaf[i].nodes[j]) >=
-			    0)
+			if (lagom_nodelist_find(
+				    part, r->leaves.leaf[i].nodes[j]) >= 0)
 				names[n++] = r->leaves.leaf[i].nodes[j];
 	if (n == 0)
 		rc = cli_fail(CLI_FAIL,
@@ -302,8 +304,8 @@ static int place_run(const struct place_opts *o)
 		goto tree;
 	}
 	if ((rc = cli_leaves_build(tree, &r.leaves)) == 0 &&
-	    (rc = count_leaves(&r, part)) == 0 && (rc = place_hw(&r, part)) == 0 &&
-	    (rc = place_cost(&r)) == 0)
+	    (rc = count_leaves(&r, part)) == 0 &&
+	    (rc = place_hw(&r, part)) == 0 && (rc = place_cost(&r)) == 0)
 		rc = cli_place_print(&r);
 	free(r.pl);
 	cli_leaves_fini(&r.leaves);
@@ -325,9 +327,11 @@ static void sbatch_opts(const struct place_result *r,
 
 	if (n < 0 || (size_t)n >= len)
 		return;
-	if (op->kind == LAGOM_PLACE_PACK_NOW || op->kind == LAGOM_PLACE_WAIT_LEAF) {
+	if (op->kind == LAGOM_PLACE_PACK_NOW ||
+	    op->kind == LAGOM_PLACE_WAIT_LEAF) {
 		if (block)
-			snprintf(buf + n, len - n, " --segment=%u", r->o->nodes);
+			snprintf(buf + n, len - n, " --segment=%u",
+				 r->o->nodes);
 		else if (op->kind == LAGOM_PLACE_WAIT_LEAF)
 			snprintf(buf + n, len - n, " --switches=1@%u",
 				 op->wait_s);
@@ -347,20 +351,22 @@ static int print_json(const struct place_result *r)
 		sbatch_opts(r, op, opts, sizeof(opts));
 		json_array_append_new(
 			arr,
-			json_pack("{s:s, s:b, s:f, s:s?, s:i, s:s, s:b}", "kind",
-				  lagom_place_kind_name(op->kind), "possible",
-				  op->possible, "iter_s", op->iter_s, "leaf",
+			json_pack("{s:s, s:b, s:f, s:s?, s:i, s:s, s:b}",
+				  "kind", lagom_place_kind_name(op->kind),
+				  "possible", op->possible, "iter_s",
+				  op->iter_s, "leaf",
 				  op->leaf >= 0 ? r->pl[op->leaf].name : NULL,
 				  "wait_s", (int)op->wait_s, "sbatch", opts,
 				  "recommended", (int)k == (int)r->best));
 	}
 	json_object_set_new(
 		doc, "job",
-		json_pack("{s:i, s:s, s:s, s:s, s:i, s:s}", "nodes",
-			  (int)r->o->nodes, "workload", r->o->workload,
-			  "partition", r->v->partition, "topology",
-			  r->v->topo_kind == LAGOM_TOPO_BLOCK ? "block" : "tree",
-			  "gpus_per_node", (int)r->gpus, "gpu", r->hw.gpu.name));
+		json_pack(
+			"{s:i, s:s, s:s, s:s, s:i, s:s}", "nodes",
+			(int)r->o->nodes, "workload", r->o->workload,
+			"partition", r->v->partition, "topology",
+			r->v->topo_kind == LAGOM_TOPO_BLOCK ? "block" : "tree",
+			"gpus_per_node", (int)r->gpus, "gpu", r->hw.gpu.name));
 	json_object_set_new(
 		doc, "policy",
 		json_pack("{s:f, s:f, s:f, s:s, s:i, s:i}", "leaf_s",
@@ -379,12 +385,12 @@ static int cli_place_print(const struct place_result *r)
 	if (r->o->format == CLI_JSON)
 		return print_json(r);
 	printf("%u nodes of %s, workload %s, partition %s (%s x%u)\n",
-	       r->o->nodes, r->v->topo_kind == LAGOM_TOPO_BLOCK ? "blocks" :
-								   "leaf switches",
+	       r->o->nodes,
+	       r->v->topo_kind == LAGOM_TOPO_BLOCK ? "blocks" : "leaf switches",
 	       r->o->workload, r->v->partition, r->hw.gpu.name, r->gpus);
 	printf("one leaf %.1f ms/iteration, spread %.1f ms (+%.2f%%): %s\n",
-	       r->cost.leaf_s * 1e3, r->cost.spread_s * 1e3,
-	       r->cost.loss * 100, lagom_policy_reason_name(r->d.reason));
+	       r->cost.leaf_s * 1e3, r->cost.spread_s * 1e3, r->cost.loss * 100,
+	       lagom_policy_reason_name(r->d.reason));
 	for (size_t i = 0; i < r->leaves.count; i++)
 		printf("  %s: %u usable, %u idle\n", r->pl[i].name,
 		       r->pl[i].usable, r->pl[i].idle);

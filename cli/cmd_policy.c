@@ -112,8 +112,7 @@ static int parse_counts(struct policy_opts *o, const char *arg)
 		if (o->counts[i] == o->counts[i - 1])
 			return cli_fail(CLI_USAGE, "--nodes: %u given twice",
 					o->counts[i]);
-	return o->ncounts ? 0
-			  : cli_fail(CLI_USAGE, "--nodes: no node count");
+	return o->ncounts ? 0 : cli_fail(CLI_USAGE, "--nodes: no node count");
 }
 
 static int add_spec(struct policy_opts *o, const char *spec)
@@ -173,8 +172,8 @@ static int read_list(struct policy_opts *o)
 		while (*p == ' ' || *p == '\t')
 			p++;
 		end = p + strlen(p);
-		while (end > p && (end[-1] == ' ' || end[-1] == '\t' ||
-				   end[-1] == '\r'))
+		while (end > p &&
+		       (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
 			*--end = '\0';
 		if (*p)
 			rc = add_spec(o, p);

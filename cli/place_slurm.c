@@ -92,8 +92,7 @@ static int topo_text(struct cli_place_view *v)
 		return cli_fail(CLI_FAIL, "out of memory");
 	rc = lagom_topo_print_to_conf(buf, &v->topo_text, &v->topo_kind);
 	free(buf);
-	return rc ? cli_fail(CLI_FAIL, "cannot read Slurm's topology")
-		  : 0;
+	return rc ? cli_fail(CLI_FAIL, "cannot read Slurm's topology") : 0;
 }
 #endif
 
@@ -134,7 +133,8 @@ static int partition_nodes(const char *name, struct cli_place_view *v)
 		return cli_fail(CLI_FAIL, "out of memory");
 	if (rc)
 		return cli_fail(CLI_USAGE, "%s%s%s",
-				name ? "no partition '" : "no default partition",
+				name ? "no partition '"
+				     : "no default partition",
 				name ? name : "", name ? "'" : "");
 	return 0;
 }

@@ -141,8 +141,7 @@ int cli_workload_load(const char *spec, const struct lagom_hw *hw,
 		return 0;
 	}
 	if (lagom_workload_from_name(spec, hw, nodes, gpus, out, &err) != 0)
-		return cli_fail(CLI_USAGE, "workload '%s': %s", spec,
-				err.text);
+		return cli_fail(CLI_USAGE, "workload '%s': %s", spec, err.text);
 	return 0;
 }
 

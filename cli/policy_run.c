@@ -71,8 +71,8 @@ static int add_entry(struct run *r, const char *spec, unsigned nodes,
 	e->spec = spec;
 	e->nodes = nodes;
 	e->cost = *cost;
-	lagom_policy_decide(&r->o->params, nodes, (unsigned)r->leaf_nodes,
-			    cost, 0, &e->d);
+	lagom_policy_decide(&r->o->params, nodes, (unsigned)r->leaf_nodes, cost,
+			    0, &e->d);
 	return 0;
 }
 
@@ -84,8 +84,8 @@ static int cost_of(struct run *r, const char *spec,
 
 	if (lagom_placement_cost(&r->hw, w, nodes, r->gpus,
 				 r->o->params.spine_taper, &cost, &err) != 0)
-		return cli_fail(CLI_FAIL, "workload '%s' on %u nodes: %s",
-				spec, nodes, err.text);
+		return cli_fail(CLI_FAIL, "workload '%s' on %u nodes: %s", spec,
+				nodes, err.text);
 	return add_entry(r, spec, nodes, &cost);
 }
 
@@ -135,8 +135,7 @@ static int catalog_entries(struct run *r, const char *spec)
 		built++;
 	}
 	if (tried && !built)
-		return cli_fail(CLI_USAGE, "workload '%s': %s", spec,
-				err.text);
+		return cli_fail(CLI_USAGE, "workload '%s': %s", spec, err.text);
 	return 0;
 }
 
@@ -335,8 +334,7 @@ static int summary_text(const struct run *r)
 				 lagom_policy_reason_name(e->d.reason));
 		cli_table_addf(t, "%s\t%u\t%.1f ms\t%.1f ms\t%.2f%%\t%s",
 			       e->spec, e->nodes, e->cost.leaf_s * 1e3,
-			       e->cost.spread_s * 1e3, e->cost.loss * 100,
-			       dec);
+			       e->cost.spread_s * 1e3, e->cost.loss * 100, dec);
 	}
 	cli_table_print(t, stdout, "  ");
 	cli_table_destroy(t);

@@ -91,7 +91,8 @@ int lagom_placement_cost(const struct lagom_hw *hw,
 	if (!hw || !w || !out)
 		return lagom_errprintf(err, EINVAL, "no hardware or workload");
 	if (nodes < 2 || nodes > LAGOM_POLICY_MAX_NODES)
-		return lagom_errprintf(err, EINVAL, "nodes must be 2..%d, got %u",
+		return lagom_errprintf(err, EINVAL,
+				       "nodes must be 2..%d, got %u",
 				       LAGOM_POLICY_MAX_NODES, nodes);
 	if (!isfinite(spine_taper) || spine_taper < 1 || spine_taper > 64)
 		return lagom_errprintf(err, EINVAL,
@@ -136,10 +137,9 @@ void lagom_policy_decide(const struct lagom_policy_params *p, unsigned nodes,
 	double run_s = run_s_override > 0 ? run_s_override : p->run_s;
 	double wait_s;
 
-	*out = (struct lagom_policy_decision){ .switches = 0,
-					       .wait_s = 0,
-					       .reason =
-						       LAGOM_POLICY_INSENSITIVE };
+	*out = (struct lagom_policy_decision){
+		.switches = 0, .wait_s = 0, .reason = LAGOM_POLICY_INSENSITIVE
+	};
 	if (nodes > leaf_nodes) {
 		out->reason = LAGOM_POLICY_WIDER;
 		return;

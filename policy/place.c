@@ -41,8 +41,7 @@ static int best_fit_leaf(unsigned nodes, const struct lagom_place_leaf *l,
 
 /* The leaf to wait for: enough usable nodes, most idle now (ties: the
  * first); -1 when none. */
-static int wait_leaf(unsigned nodes, const struct lagom_place_leaf *l,
-		     size_t n)
+static int wait_leaf(unsigned nodes, const struct lagom_place_leaf *l, size_t n)
 {
 	int best = -1;
 
@@ -85,10 +84,11 @@ int lagom_place_options(unsigned nodes, const struct lagom_place_leaf *leaves,
 		return lagom_errprintf(err, EINVAL, "nodes must be > 0");
 	for (size_t i = 0; i < nleaves; i++) {
 		if (leaves[i].idle > leaves[i].usable)
-			return lagom_errprintf(err, EINVAL,
-					       "leaf %zu: more idle than usable "
-					       "nodes",
-					       i);
+			return lagom_errprintf(
+				err, EINVAL,
+				"leaf %zu: more idle than usable "
+				"nodes",
+				i);
 		idle += leaves[i].idle;
 		usable += leaves[i].usable;
 	}
@@ -106,9 +106,10 @@ int lagom_place_options(unsigned nodes, const struct lagom_place_leaf *leaves,
 	out[LAGOM_PLACE_WAIT_LEAF].possible = fit < 0 && wait >= 0;
 	out[LAGOM_PLACE_WAIT_LEAF].leaf = wait;
 	out[LAGOM_PLACE_WAIT_LEAF].switches = 1;
-	out[LAGOM_PLACE_WAIT_LEAF].wait_s =
-		decision->reason == LAGOM_POLICY_PACK ? decision->wait_s
-						      : max_wait_s;
+	out[LAGOM_PLACE_WAIT_LEAF].wait_s = decision->reason ==
+							    LAGOM_POLICY_PACK
+						    ? decision->wait_s
+						    : max_wait_s;
 	out[LAGOM_PLACE_WAIT_LEAF].iter_s = cost->leaf_s;
 	/* Spreading: enough nodes, but under no single leaf. */
 	out[LAGOM_PLACE_SPREAD_NOW].possible = fit < 0 && idle >= nodes;

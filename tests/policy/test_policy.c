@@ -37,8 +37,7 @@ static struct lagom_hw a100(void)
 }
 
 static struct lagom_workload *catalog(const char *name,
-				      const struct lagom_hw *hw,
-				      unsigned nodes)
+				      const struct lagom_hw *hw, unsigned nodes)
 {
 	struct lagom_workload *w = NULL;
 
@@ -102,9 +101,9 @@ static void test_cost_taper(void **state)
 	for (size_t i = 0; i < 4; i++) {
 		struct lagom_placement_cost c;
 
-		assert_int_equal(lagom_placement_cost(&hw, w, 2, 8, tapers[i],
-						      &c, NULL),
-				 0);
+		assert_int_equal(
+			lagom_placement_cost(&hw, w, 2, 8, tapers[i], &c, NULL),
+			0);
 		assert_true(c.loss >= prev - 0.005);
 		prev = c.loss;
 	}
@@ -138,7 +137,8 @@ static void test_cost_errors(void **state)
 static void test_decide(void **state)
 {
 	struct lagom_policy_decision d;
-	struct lagom_placement_cost c = { .leaf_s = 1, .spread_s = 1.001,
+	struct lagom_placement_cost c = { .leaf_s = 1,
+					  .spread_s = 1.001,
 					  .loss = 0.001 };
 	struct lagom_policy_params p = defaults;
 
@@ -171,29 +171,33 @@ static void test_decide(void **state)
 			    "wider-than-leaf");
 }
 
-static void options(unsigned nodes, const struct lagom_place_leaf *l,
-		    size_t n, const struct lagom_policy_decision *d,
+static void options(unsigned nodes, const struct lagom_place_leaf *l, size_t n,
+		    const struct lagom_policy_decision *d,
 		    struct lagom_place_option *o, enum lagom_place_kind *best)
 {
-	struct lagom_placement_cost c = { .leaf_s = 1.0, .spread_s = 1.3,
+	struct lagom_placement_cost c = { .leaf_s = 1.0,
+					  .spread_s = 1.3,
 					  .loss = 0.3 };
 
-	assert_int_equal(lagom_place_options(nodes, l, n, &c, d, 300, o, best,
-					     NULL),
-			 0);
+	assert_int_equal(
+		lagom_place_options(nodes, l, n, &c, d, 300, o, best, NULL), 0);
 }
 
 /* The demo cluster's states: leaf1 = n[1-2], leaf2 = n3. */
 static void test_place_demo_states(void **state)
 {
 	const struct lagom_policy_decision pack = { 1, 120, LAGOM_POLICY_PACK };
-	const struct lagom_policy_decision insens = { 0, 0,
-						      LAGOM_POLICY_INSENSITIVE };
-	struct lagom_place_leaf idle[] = { { "leaf1", 2, 2 }, { "leaf2", 1, 1 } };
+	const struct lagom_policy_decision insens = {
+		0, 0, LAGOM_POLICY_INSENSITIVE
+	};
+	struct lagom_place_leaf idle[] = { { "leaf1", 2, 2 },
+					   { "leaf2", 1, 1 } };
 	struct lagom_place_leaf drained[] = { { "leaf1", 1, 1 },
 					      { "leaf2", 1, 1 } };
-	struct lagom_place_leaf busy[] = { { "leaf1", 2, 1 }, { "leaf2", 1, 1 } };
-	struct lagom_place_leaf full[] = { { "leaf1", 2, 0 }, { "leaf2", 1, 0 } };
+	struct lagom_place_leaf busy[] = { { "leaf1", 2, 1 },
+					   { "leaf2", 1, 1 } };
+	struct lagom_place_leaf full[] = { { "leaf1", 2, 0 },
+					   { "leaf2", 1, 0 } };
 	struct lagom_place_option o[LAGOM_PLACE_KIND_COUNT];
 	enum lagom_place_kind best;
 
@@ -232,7 +236,8 @@ static void test_place_demo_states(void **state)
 static void test_place_best_fit(void **state)
 {
 	const struct lagom_policy_decision pack = { 1, 60, LAGOM_POLICY_PACK };
-	struct lagom_place_leaf l[] = { { "a", 8, 6 }, { "b", 8, 3 },
+	struct lagom_place_leaf l[] = { { "a", 8, 6 },
+					{ "b", 8, 3 },
 					{ "c", 8, 2 } };
 	struct lagom_place_option o[LAGOM_PLACE_KIND_COUNT];
 	enum lagom_place_kind best;
@@ -245,9 +250,11 @@ static void test_place_best_fit(void **state)
 	assert_int_equal(best, LAGOM_PLACE_WAIT_LEAF);
 	assert_int_equal(o[LAGOM_PLACE_WAIT_LEAF].leaf, 0); /* most idle */
 	l[0].idle = 9;
-	assert_int_equal(lagom_place_options(2, l, 3, &(struct lagom_placement_cost){ 1, 1, 0 },
-					     &pack, 300, o, &best, &err),
-			 -EINVAL);
+	assert_int_equal(
+		lagom_place_options(2, l, 3,
+				    &(struct lagom_placement_cost){ 1, 1, 0 },
+				    &pack, 300, o, &best, &err),
+		-EINVAL);
 }
 
 /* What 22.05's `scontrol show topology` printed on the demo cluster. */
@@ -273,9 +280,8 @@ static void test_topo_tree(void **state)
 				  "SwitchName=spine Switches=leaf[1-2]\n");
 	t = lagom_switch_tree_parse(conf, strlen(conf), NULL);
 	assert_non_null(t);
-	assert_int_equal(lagom_switch_tree_hops(t, "n1", "n3", &cls, &hops,
-						NULL),
-			 0);
+	assert_int_equal(
+		lagom_switch_tree_hops(t, "n1", "n3", &cls, &hops, NULL), 0);
 	assert_int_equal(cls, LAGOM_HOPS_SPINE);
 	lagom_switch_tree_destroy(t);
 	free(conf);
@@ -303,9 +309,9 @@ static void test_topo_block(void **state)
 	t = lagom_switch_tree_parse(conf, strlen(conf), NULL);
 	assert_non_null(t);
 	assert_int_equal(lagom_switch_tree_nodes(t), 36);
-	assert_int_equal(lagom_switch_tree_hops(t, "gpu01", "gpu18", &cls,
-						&hops, NULL),
-			 0);
+	assert_int_equal(
+		lagom_switch_tree_hops(t, "gpu01", "gpu18", &cls, &hops, NULL),
+		0);
 	assert_int_equal(cls, LAGOM_HOPS_SAME_LEAF);
 	lagom_switch_tree_destroy(t);
 	free(conf);
@@ -318,9 +324,9 @@ static void test_topo_bad(void **state)
 
 	(void)state;
 	assert_int_equal(lagom_topo_print_to_conf("", &conf, &kind), -EINVAL);
-	assert_int_equal(lagom_topo_print_to_conf("garbage\nmore=1\n", &conf,
-						  &kind),
-			 -EINVAL);
+	assert_int_equal(
+		lagom_topo_print_to_conf("garbage\nmore=1\n", &conf, &kind),
+		-EINVAL);
 	assert_int_equal(lagom_topo_print_to_conf("SwitchName=a Nodes=n1\n"
 						  "BlockName=b Nodes=n2\n",
 						  &conf, &kind),
