@@ -292,6 +292,12 @@ static int place_run(const struct place_opts *o)
 		return rc;
 	r.v = &v;
 	qsort(v.nodes, v.count, sizeof(*v.nodes), cmp_node);
+	if (!v.topo_text || !v.topo_text[0]) {
+		rc = cli_fail(CLI_FAIL,
+			      "Slurm reports no switch tree (TopologyPlugin "
+			      "is not topology/tree or topology/block)");
+		goto view;
+	}
 	tree = lagom_switch_tree_parse(v.topo_text, strlen(v.topo_text), &err);
 	if (!tree) {
 		rc = cli_fail(CLI_FAIL, "Slurm's switch tree: %s", err.text);
