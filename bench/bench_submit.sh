@@ -69,7 +69,7 @@ batch() {
 	local i t0 t1
 	t0=$(date +%s%N)
 	for ((i = 0; i < $2; i++)); do
-		timeout 30 sbatch --parsable -H -Q -J "$1" -N2 --lagom=auto \
+		timeout 30 sbatch --parsable -H -J "$1" -N2 --lagom=auto \
 			--lagom-workload="$workload" -o /dev/null --wrap=true \
 			>>"$CLUSTER_DIR/ids.$1" 2>/dev/null ||
 			echo x >>"$CLUSTER_DIR/rejected"
