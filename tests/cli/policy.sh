@@ -68,6 +68,7 @@ expect_status 2 "an unknown workload" $POL --workload no-such-model:fsdp
 expect_status 2 "a workload named twice" $POL --workload phi-2:fsdp --workload phi-2:fsdp
 expect_status 2 "--nodes 1" $POL --nodes 1,2
 expect_status 2 "--spine-taper 0.5" $POL --spine-taper 0.5
+expect_status 2 "a 200-character workload name" $POL --workload "$(printf 'x%.0s' $(seq 200))"
 printf 'phi-2:fsdp\nbad name with spaces\n' >"$TMP/hostile"
 expect_status 2 "a workload list with a name holding spaces" $POL --workloads "$TMP/hostile"
 }
