@@ -10,9 +10,10 @@
 #include <stddef.h>
 
 #include "cli/cli.h"
+#include "catalog/catalog.h"
 #include "model/model.h"
 #include "policy/policy.h"
-#include "topology/placement.h"
+#include "placement/placement.h"
 
 /* A leaf switch and its nodes (names borrowed from the tree). */
 struct cli_leaf {
@@ -43,8 +44,8 @@ int cli_cluster_hw(const char *profile, bool trust, unsigned trusted_uid,
 		   unsigned gpus_per_node, struct lagom_hw *hw,
 		   unsigned *gpus_out);
 
-/* A workload spec is a file path when it holds a '/', else a catalog
- * name. */
+/* A workload spec names a file by workload/'s one rule
+ * (lagom_workload_is_file: a '/' or a ".json" suffix), else the catalog. */
 bool cli_workload_is_file(const char *spec);
 
 /*

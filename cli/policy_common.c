@@ -125,7 +125,7 @@ int cli_cluster_hw(const char *profile, bool trust, unsigned trusted_uid,
 
 bool cli_workload_is_file(const char *spec)
 {
-	return strchr(spec, '/') != NULL;
+	return lagom_workload_is_file(spec);
 }
 
 int cli_workload_load(const char *spec, const struct lagom_hw *hw,

@@ -9,7 +9,7 @@ check_PROGRAMS += tests/policy/test_policy
 tests_policy_test_policy_SOURCES = tests/policy/test_policy.c
 tests_policy_test_policy_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_policy_test_policy_LDADD = libpolicy.la libsearch.la \
-	libplacement.la libmodel.la libcommon.la $(CMOCKA_LIBS) -lslurm -lm
+	libplacement.la libcatalog.la libmodel.la libcommon.la $(CMOCKA_LIBS) -lslurm -lm
 
 EXTRA_DIST += doc/policy-format.md doc/scheduler.md
 

@@ -15,9 +15,10 @@
 
 #include <cmocka.h>
 
+#include "catalog/catalog.h"
 #include "policy/policy.h"
 #include "tests/lib/lagom_test.h"
-#include "topology/placement.h"
+#include "placement/placement.h"
 
 static const struct lagom_policy_params defaults = {
 	.run_s = 86400,
