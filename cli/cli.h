@@ -90,6 +90,8 @@ int cli_cmd_topo(int argc, char **argv);
 int cli_cmd_workload(int argc, char **argv);
 int cli_workload_show(int argc, char **argv);
 int cli_cmd_profile_check(int argc, char **argv);
+int cli_cmd_policy(int argc, char **argv);
+int cli_cmd_place(int argc, char **argv);
 int cli_cmd_profile_synth(int argc, char **argv);
 /* `lagom profile synth --list`: the built-in GPU table. */
 int cli_synth_list(enum cli_format format);

@@ -8,10 +8,12 @@ lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 	cli/synth_table.c cli/cmd_profile.c \
 	cli/cmd_profile_check.c cli/cmd_topo.c \
 	cli/cmd_workload.c cli/cmd_workload_show.c \
-	cli/cli_svg.h cli/plan_curve.c cli/svg.c cli/plan_svg.c
+	cli/cli_svg.h cli/plan_curve.c cli/svg.c cli/plan_svg.c \
+	cli/cli_policy.h cli/cli_place.h cli/policy_common.c cli/cmd_policy.c \
+	cli/policy_run.c cli/cmd_place.c cli/place_slurm.c
 lagom_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(HWLOC_CFLAGS)
-lagom_LDADD = libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libplanner.la \
-	libsearch.la libprofile.la libworkload.la \
+lagom_LDADD = libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libpolicy.la \
+	libplanner.la libsearch.la libprofile.la libworkload.la \
 	libtopology.la libplacement.la libcatalog.la libmodel.la libcommon.la \
 	$(JANSSON_LIBS) $(HWLOC_LIBS) -lslurm -lm
 
@@ -19,7 +21,7 @@ dist_man_MANS += doc/lagom.1
 EXTRA_DIST += doc/cli-json.md
 
 SCRIPT_TESTS += tests/cli/cli-basic.sh tests/cli/cli-errors.sh \
-	tests/cli/plan-svg.sh
+	tests/cli/plan-svg.sh tests/cli/policy.sh
 EXTRA_DIST += tests/cli/cli-basic.sh tests/cli/cli-errors.sh \
 	tests/cli/lib.sh tests/cli/plan-svg.sh tests/cli/png_check.py \
-	doc/plan-example.svg
+	tests/cli/policy.sh doc/plan-example.svg

@@ -26,6 +26,8 @@ static const char usage_text[] =
 	"trust rules\n"
 	"  topo            the topology lagom sees (live, hwloc XML or NCCL "
 	"topo file)\n"
+	"  policy          the placement policy file for job_submit.lua\n"
+	"  place           where a job would run best now (Slurm's view)\n"
 	"\n"
 	"Every command takes --format text|json and --help.\n"
 	"Exit status: 0 success, 1 runtime failure, 2 usage error.\n"
@@ -40,6 +42,7 @@ static const struct command commands[] = {
 	{ "workloads", cli_cmd_workloads }, { "predict", cli_cmd_predict },
 	{ "plan", cli_cmd_plan },	    { "profile", cli_cmd_profile },
 	{ "topo", cli_cmd_topo },	    { "workload", cli_cmd_workload },
+	{ "policy", cli_cmd_policy },	    { "place", cli_cmd_place },
 };
 
 /*

@@ -21,6 +21,7 @@
 #   LAGOM_CLUSTER_GPUS=4      fake GPUs per node
 #   LAGOM_CLUSTER_PORT=17700  first of the TCP ports used (about 20)
 #   LAGOM_CLUSTER_ACCT=1      0: no slurmdbd/MariaDB (no sacct)
+#   LAGOM_JOB_SUBMIT_LUA=PATH  JobSubmitPlugins=lua with this job_submit.lua
 set -euo pipefail
 
 die() {
@@ -118,6 +119,10 @@ AccountingStoragePort=$((port + 1))
 AccountingStoragePass=$sock
 AccountingStoreFlags=job_comment
 EOF
+	fi
+	if [ -n "${LAGOM_JOB_SUBMIT_LUA:-}" ]; then
+		install -m 0644 "$LAGOM_JOB_SUBMIT_LUA" "$dir/etc/job_submit.lua"
+		echo "JobSubmitPlugins=lua" >>"$dir/etc/slurm.conf"
 	fi
 	if [ -n "${LAGOM_PROLOG:-}" ]; then
 		write_prolog

@@ -21,6 +21,8 @@ packages=(
 	slurmctld slurmd slurmdbd slurm-client munge mariadb-server
 	# packaging (doc/packaging.md) and the SVG test's renderer
 	debhelper devscripts lintian fakeroot dpkg-dev rpm librsvg2-bin
+	# job_submit/lua (job_submit_lua.so) and the Lua that tests its module
+	slurm-wlm-basic-plugins lua5.1
 )
 
 export DEBIAN_FRONTEND=noninteractive

@@ -164,6 +164,11 @@ size_t lagom_switch_tree_nodes(const struct lagom_switch_tree *tree);
 size_t lagom_switch_tree_switches(const struct lagom_switch_tree *tree);
 /* Levels: 1 for leaves only, 2 for leaf + spine, ... */
 unsigned lagom_switch_tree_levels(const struct lagom_switch_tree *tree);
+/* Node i of the tree (0 .. nodes-1, sorted by name) and the name of its
+ * leaf switch, both borrowed from tree; -ENOENT when i is out of range.
+ * Either out-pointer may be NULL. */
+int lagom_switch_tree_node(const struct lagom_switch_tree *tree, size_t i,
+			   const char **node, const char **leaf);
 
 /*
  * Distance between two nodes.  *cls: SAME_NODE (a == b), SAME_LEAF, or

@@ -440,6 +440,18 @@ unsigned lagom_switch_tree_levels(const struct lagom_switch_tree *tree)
 	return tree ? tree->levels : 0;
 }
 
+int lagom_switch_tree_node(const struct lagom_switch_tree *tree, size_t i,
+			   const char **node, const char **leaf)
+{
+	if (!tree || i >= tree->nnodes)
+		return -ENOENT;
+	if (node)
+		*node = tree->nodes[i].name;
+	if (leaf)
+		*leaf = tree->sw[tree->nodes[i].leaf].name;
+	return 0;
+}
+
 static int leaf_of(const struct lagom_switch_tree *t, const char *node,
 		   struct lagom_error *err)
 {

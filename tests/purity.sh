@@ -54,7 +54,8 @@ if [ "${1:-}" = --src ]; then
 elif [ $# -eq 0 ]; then
 	src=${top_srcdir:-.}
 	set -- "$top_builddir/.libs/libmodel.a" "$top_builddir/.libs/libcatalog.a" \
-		"$top_builddir/.libs/libsearch.a"
+		"$top_builddir/.libs/libsearch.a" \
+		"$top_builddir/.libs/libpolicy.a"
 fi
 
 n=$#
