@@ -60,3 +60,6 @@ check_PROGRAMS += tests/trace/test_trace
 tests_trace_test_trace_SOURCES = tests/trace/test_trace.c
 tests_trace_test_trace_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(ZLIB_CFLAGS)
 tests_trace_test_trace_LDADD = $(TRACE_LIBS) $(CMOCKA_LIBS)
+# One cluster at a time: under make -j, wait for spank.sh's cluster instead
+# of queueing on its lock.
+tests/integration/trace-import.log: tests/integration/spank.log
