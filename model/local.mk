@@ -3,7 +3,8 @@ noinst_LTLIBRARIES += libmodel.la
 libmodel_la_SOURCES = model/model.h model/internal.h model/names.c \
 	model/gpu.c model/coll.c model/nccl.c model/compute.c \
 	model/catalog.c model/workload.c
-libmodel_la_SOURCES += model/fit.c
+libmodel_la_SOURCES += model/fit.c model/netcal.h model/net.c model/netcal_data.c \
+	model/netfit.c
 
 # workload: the JSON workload reader (jansson; outside the pure core).
 noinst_LTLIBRARIES += libworkload.la
@@ -22,7 +23,8 @@ tests_model_test_model_LDADD = $(MODEL_TEST_LIBS)
 tests_model_test_workloads_SOURCES = tests/model/test_workloads.c
 tests_model_test_workloads_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_model_test_workloads_LDADD = $(MODEL_TEST_LIBS)
-tests_model_busbw_report_SOURCES = tests/model/busbw_report.c
+tests_model_busbw_report_SOURCES = tests/model/busbw_report.c \
+	tests/model/busbw_rows.c tests/model/busbw_rows.h
 tests_model_busbw_report_LDADD = libmodel.la libcommon.la -lm
 
 UNIT_TESTS += tests/model/test_fit tests/model/test_gpu
