@@ -18,5 +18,5 @@ EXTRA_DIST += doc/cli-json.md
 SCRIPT_TESTS += tests/cli/cli-basic.sh tests/cli/cli-errors.sh
 EXTRA_DIST += tests/cli/cli-basic.sh tests/cli/cli-errors.sh \
 	tests/cli/lib.sh
-SCRIPT_TESTS += tests/cli/cli-predict-kernel.sh
-EXTRA_DIST += tests/cli/cli-predict-kernel.sh
+SCRIPT_TESTS += tests/cli/cli-predict-kernel.sh tests/cli/cli-rack.sh
+EXTRA_DIST += tests/cli/cli-predict-kernel.sh tests/cli/cli-rack.sh
