@@ -28,9 +28,12 @@ tests_model_busbw_report_SOURCES = tests/model/busbw_report.c \
 tests_model_busbw_report_LDADD = libmodel.la libcommon.la -lm
 
 UNIT_TESTS += tests/model/test_fit tests/model/test_gpu \
-	tests/model/test_bounds
+	tests/model/test_bounds tests/model/test_netfit
 check_PROGRAMS += tests/model/test_fit tests/model/test_gpu \
-	tests/model/test_bounds
+	tests/model/test_bounds tests/model/test_netfit
+tests_model_test_netfit_SOURCES = tests/model/test_netfit.c
+tests_model_test_netfit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_model_test_netfit_LDADD = $(MODEL_TEST_LIBS)
 tests_model_test_bounds_SOURCES = tests/model/test_bounds.c \
 	tests/model/busbw_rows.c tests/model/busbw_rows.h
 tests_model_test_bounds_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

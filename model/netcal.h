@@ -72,8 +72,9 @@ struct lagom_net_obs {
 
 /*
  * Least squares on log(predicted / measured) time over obs (each group's
- * rows weighted 1 / its row count), by cyclic coordinate descent with a
- * golden-section line search per parameter inside its physical range
+ * rows weighted 1 / its row count), by cyclic coordinate descent (at
+ * most 40 sweeps, until a sweep gains less than 1e-9 of the objective)
+ * with a golden-section line search per parameter inside its physical range
  * (doc/model.md 2.4).  A transport absent from obs takes the fitted values
  * of its nearest kind (RoCE and EFA: InfiniBand; TCPX: TCP), or prior's
  * when that is absent too; other parameters no observation depends on

@@ -28,13 +28,13 @@ const struct lagom_netcal lagom_netcal_prior = {
 
 /* BEGIN GENERATED NETCAL */
 const struct lagom_netcal lagom_netcal_fitted = {
-	.eff = { 0.950000, 1.000000, 0.714905, 0.829044, 0.413536, 0.782797 },
-	.step_us = { 0.000000, 13.460741, 14.381263, 57.869057, 59.999980,
+	.eff = { 0.950000, 1.000000, 0.724571, 0.829736, 0.417171, 0.782887 },
+	.step_us = { 0.000000, 10.094077, 11.304843, 54.865086, 59.999980,
 		     0.000000 },
-	.mn_step_us = 3.713896,
-	.tree2_eff = 0.932675,
-	.p2p_peer_us = 0.050290,
-	.net_fill = 1.018938,
-	.ch_net_GBps = 14.284507,
+	.mn_step_us = 4.494305,
+	.tree2_eff = 0.930265,
+	.p2p_peer_us = 0.220650,
+	.net_fill = 1.012660,
+	.ch_net_GBps = 14.209073,
 };
 /* END GENERATED NETCAL */

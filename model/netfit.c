@@ -9,7 +9,8 @@
 
 #include "model/internal.h"
 
-#define SWEEPS 6
+#define SWEEPS 40
+#define CONVERGED 1e-9 /* relative gain of a sweep that stops the fit */
 #define GOLDEN_STEPS 30
 
 /* One fitted parameter: where it lives in the struct and its range. */
@@ -202,10 +203,14 @@ int lagom_net_fit(const struct lagom_net_obs *obs, size_t n,
 	for (size_t i = 0; i < n; i++)
 		weight[i] = 1.0 / count[obs[i].group % LAGOM_NETFIT_MAX_OBS];
 	np = build_params(obs, n, ps);
-	for (int s = 0; s < SWEEPS; s++)
+	for (int s = 0, done = 0; s < SWEEPS && !done; s++) {
+		double before = objective(&f, &c), after;
 		for (size_t k = 0; k < np; k++)
 			if (ps[k].used)
 				line_search(&f, &c, &ps[k]);
+		after = objective(&f, &c);
+		done = before - after <= CONVERGED * before;
+	}
 	inherit_transports(obs, n, &c);
 	if (rms_log)
 		*rms_log = sqrt(objective(&f, &c));
