@@ -157,6 +157,17 @@ int lagom_coll_config_check(const struct lagom_hw *hw,
 	return 0;
 }
 
+void lagom_hw_bw_achievable(struct lagom_hw *hw)
+{
+	if (hw->bw_measured)
+		return;
+	hw->intra_link_Bps *= hw->intra == LAGOM_INTRA_NVSWITCH ? K.eff_nvswitch
+								: K.eff_nvlink;
+	hw->pcie_Bps *= K.eff_pcie;
+	hw->nic_Bps *= lagom_netcal_fitted.eff[lagom_hw_transport(hw)];
+	hw->bw_measured = true;
+}
+
 double lagom_intra_Bps(const struct lagom_hw *hw, unsigned ppn)
 {
 	bool raw = hw->bw_measured;
@@ -324,7 +335,7 @@ static void rates_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
 {
 	double ch = K.ch_Bps[arch_row(hw->gpu.sm_arch)] *
 		    K.proto_ch[cfg->proto] * thread_factor(cfg);
-	double ch_net = (hw->nic_gdr ? cal->ch_net_GBps * GB : K.ch_tcp_Bps) *
+	double ch_net = (hw->nic_gdr ? cal->ch_net_Bps : K.ch_tcp_Bps) *
 			K.proto_ch[cfg->proto];
 	double link = K.proto_link[cfg->proto] * t->algo_eff;
 	double net = lagom_nic_line_Bps(hw, comm) *

@@ -23,7 +23,7 @@ struct lagom_netcal {
 	double tree2_eff;   /* share of the 2-node tree's doubled rate */
 	double p2p_peer_us; /* per peer of an alltoall */
 	double net_fill;    /* network pipeline depth in chunks (fill) */
-	double ch_net_GBps; /* one channel's rate towards an RDMA NIC */
+	double ch_net_Bps;  /* one channel's rate towards an RDMA NIC */
 };
 
 extern const struct lagom_netcal lagom_netcal_fitted;

@@ -23,7 +23,7 @@ const struct lagom_netcal lagom_netcal_prior = {
 	.tree2_eff = 1.0,
 	.p2p_peer_us = 0,
 	.net_fill = 0,
-	.ch_net_GBps = 12,
+	.ch_net_Bps = 12e9,
 };
 
 /* BEGIN GENERATED NETCAL */
@@ -35,6 +35,6 @@ const struct lagom_netcal lagom_netcal_fitted = {
 	.tree2_eff = 0.930265,
 	.p2p_peer_us = 0.220650,
 	.net_fill = 1.012660,
-	.ch_net_GBps = 14.209073,
+	.ch_net_Bps = 1.420907e+10,
 };
 /* END GENERATED NETCAL */

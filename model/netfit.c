@@ -75,8 +75,8 @@ static size_t build_params(const struct lagom_net_obs *obs, size_t n,
 				   0.5, 1.0, tree2 };
 	ps[np++] = (struct param){ offsetof(struct lagom_netcal, p2p_peer_us),
 				   0.0, 10.0, p2p };
-	ps[np++] = (struct param){ offsetof(struct lagom_netcal, ch_net_GBps),
-				   4.0, 50.0, multi };
+	ps[np++] = (struct param){ offsetof(struct lagom_netcal, ch_net_Bps),
+				   4e9, 50e9, multi };
 	return np;
 }
 

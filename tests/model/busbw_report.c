@@ -296,9 +296,9 @@ static void print_netcal(FILE *out, const struct lagom_netcal *c)
 	fprintf(out,
 		"\t.mn_step_us = %.6f,\n\t.tree2_eff = %.6f,\n"
 		"\t.p2p_peer_us = %.6f,\n\t.net_fill = %.6f,\n"
-		"\t.ch_net_GBps = %.6f,\n};\n",
+		"\t.ch_net_Bps = %.6e,\n};\n",
 		c->mn_step_us, c->tree2_eff, c->p2p_peer_us, c->net_fill,
-		c->ch_net_GBps);
+		c->ch_net_Bps);
 }
 
 /* The committed constants equal a re-fit (printed precision). */

@@ -20,7 +20,7 @@ static const struct lagom_netcal truth = {
 	.tree2_eff = 0.9,
 	.p2p_peer_us = 0.5,
 	.net_fill = 1.5,
-	.ch_net_GBps = 15,
+	.ch_net_Bps = 15e9,
 };
 
 static struct lagom_hw hw_of(enum lagom_transport t)
@@ -94,13 +94,13 @@ static void test_recovers_known_calibration(void **state)
 	assert_true(n <= NOBS);
 	assert_int_equal(lagom_net_fit(obs, n, NULL, &got, &rms, NULL), 0);
 	printf("# rms log error %.2g; eff %.4f step %.3f mn %.3f tree2 %.4f "
-	       "p2p %.3f fill %.3f ch %.3f\n",
+	       "p2p %.3f fill %.3f ch %.4g\n",
 	       rms, got.eff[LAGOM_NET_IB], got.step_us[LAGOM_NET_IB],
 	       got.mn_step_us, got.tree2_eff, got.p2p_peer_us, got.net_fill,
-	       got.ch_net_GBps);
+	       got.ch_net_Bps);
 	assert_true(rms < 1e-3);
 	assert_double_rel(got.eff[LAGOM_NET_IB], truth.eff[LAGOM_NET_IB], 0.01);
-	assert_double_rel(got.ch_net_GBps, truth.ch_net_GBps, 0.01);
+	assert_double_rel(got.ch_net_Bps, truth.ch_net_Bps, 0.01);
 	assert_double_rel(got.tree2_eff, truth.tree2_eff, 0.01);
 	assert_double_rel(got.net_fill, truth.net_fill, 0.02);
 	assert_double_near(got.step_us[LAGOM_NET_IB],
