@@ -4,7 +4,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +42,12 @@ static const char predict_usage[] =
 	"  --channels NC         channels (CTAs), 1-64\n"
 	"  --chunk BYTES         chunk size\n"
 	"  --threads NT          threads per channel, multiple of 32, 64-640\n"
+	"Kernel beside the collective (all optional but --kernel-time):\n"
+	"  --kernel-time US      the kernel's time alone, microseconds\n"
+	"  --grid BLOCKS         its thread blocks (default unknown: smooth\n"
+	"                        SM-share model instead of waves)\n"
+	"  --blocks-per-sm B     resident blocks per SM (default 1)\n"
+	"  --mem-bound M         memory-bound share 0..1 (default 0.2)\n"
 	"  --format text|json    output format (default text)\n"
 	"  -h, --help            this help\n";
 
@@ -55,6 +63,10 @@ enum {
 	OPT_CHUNK,
 	OPT_THREADS,
 	OPT_FORMAT,
+	OPT_KTIME,
+	OPT_GRID,
+	OPT_BPSM,
+	OPT_MEMBOUND,
 };
 
 struct predict_opts {
@@ -68,6 +80,14 @@ struct predict_opts {
 	enum lagom_algo algo;
 	enum lagom_proto proto;
 	unsigned channels, threads;
+	struct lagom_kernel kernel; /* time_s 0: no kernel asked for */
+	bool kernel_given, mem_bound_given;
+};
+
+/* The kernel's time beside each of the two configurations. */
+struct kernel_pred {
+	double time_s[2]; /* [0] the configuration asked for, [1] NCCL's */
+	uint64_t chunk_bytes[2];
 };
 
 static int predict_names(struct predict_opts *o, int c, const char *arg)
@@ -132,6 +152,52 @@ static int predict_numbers(struct predict_opts *o, int c, const char *arg)
 	}
 }
 
+/* A decimal number in [min, max]: 0, or CLI_USAGE after one line. */
+static int cli_parse_double(const char *opt, const char *arg, double min,
+			    double max, double *out)
+{
+	char *end = NULL;
+	double v;
+
+	if (!arg || !*arg || strlen(arg) > 32 ||
+	    strspn(arg, "0123456789.eE+-") != strlen(arg))
+		return cli_fail(CLI_USAGE, "%s: expected a number", opt);
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || *end || !isfinite(v) || v < min || v > max)
+		return cli_fail(CLI_USAGE, "%s: expected a number in [%g, %g]",
+				opt, min, max);
+	*out = v;
+	return 0;
+}
+
+/* --kernel-time US, --grid, --blocks-per-sm, --mem-bound. */
+static int predict_kernel_opt(struct predict_opts *o, int c, const char *arg)
+{
+	double v;
+
+	o->kernel_given = true;
+	switch (c) {
+	case OPT_GRID:
+		return cli_parse_unsigned("--grid", arg, 1, 1u << 30,
+					  &o->kernel.grid_blocks);
+	case OPT_BPSM:
+		return cli_parse_unsigned("--blocks-per-sm", arg, 1, 64,
+					  &o->kernel.blocks_per_sm);
+	case OPT_MEMBOUND:
+		if (cli_parse_double("--mem-bound", arg, 0, 1, &v))
+			return CLI_USAGE;
+		o->kernel.mem_bound = v;
+		o->mem_bound_given = true;
+		return 0;
+	default:
+		if (cli_parse_double("--kernel-time", arg, 1e-3, 1e9, &v))
+			return CLI_USAGE;
+		o->kernel.time_s = v * 1e-6;
+		return 0;
+	}
+}
+
 static int parse_predict(int argc, char **argv, struct predict_opts *o)
 {
 	static const struct option longopts[] = {
@@ -147,6 +213,10 @@ static int parse_predict(int argc, char **argv, struct predict_opts *o)
 		{ "chunk", required_argument, NULL, OPT_CHUNK },
 		{ "threads", required_argument, NULL, OPT_THREADS },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "kernel-time", required_argument, NULL, OPT_KTIME },
+		{ "grid", required_argument, NULL, OPT_GRID },
+		{ "blocks-per-sm", required_argument, NULL, OPT_BPSM },
+		{ "mem-bound", required_argument, NULL, OPT_MEMBOUND },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -161,6 +231,8 @@ static int parse_predict(int argc, char **argv, struct predict_opts *o)
 			rc = predict_names(o, c, optarg);
 		else if (c == OPT_FORMAT)
 			rc = cli_parse_format(optarg, &o->format);
+		else if (c >= OPT_KTIME && c <= OPT_MEMBOUND)
+			rc = predict_kernel_opt(o, c, optarg);
 		else if (c >= OPT_NODES && c <= OPT_THREADS)
 			rc = predict_numbers(o, c, optarg);
 		else if (c == 'h')
@@ -178,6 +250,12 @@ static int parse_predict(int argc, char **argv, struct predict_opts *o)
 		return cli_fail(CLI_USAGE,
 				"predict: --nodes, --collective and --bytes "
 				"are required (try 'lagom predict --help')");
+	if (o->kernel_given && !(o->kernel.time_s > 0))
+		return cli_fail(CLI_USAGE,
+				"predict: --grid, --blocks-per-sm "
+				"and --mem-bound need --kernel-time");
+	if (!o->mem_bound_given)
+		o->kernel.mem_bound = 0.2;
 	return 0;
 }
 
@@ -217,13 +295,50 @@ static json_t *config_json(const struct lagom_coll_config *cfg,
 			 t->lat_s * 1e6);
 }
 
-static int predict_print(const struct predict_opts *o,
-			 const struct lagom_hw *hw,
-			 const struct lagom_comm *comm,
-			 const struct lagom_coll_config *cfg,
-			 const struct lagom_coll_time *t,
-			 const struct lagom_coll_config *dcfg,
-			 const struct lagom_coll_time *dt)
+static json_t *kernel_json(const struct predict_opts *o,
+			   const struct kernel_pred *k)
+{
+	json_t *j = json_pack(
+		"{s:f, s:i, s:i, s:f}", "time_alone_us", o->kernel.time_s * 1e6,
+		"grid_blocks", (int)o->kernel.grid_blocks, "blocks_per_sm",
+		(int)o->kernel.blocks_per_sm, "mem_bound", o->kernel.mem_bound);
+
+	for (int i = 0; j && i < 2; i++)
+		json_object_set_new(
+			j, i ? "beside_nccl_default" : "beside_prediction",
+			json_pack("{s:f, s:f, s:I}", "time_us",
+				  k->time_s[i] * 1e6, "slowdown",
+				  k->time_s[i] / o->kernel.time_s,
+				  "chunk_bytes",
+				  (json_int_t)k->chunk_bytes[i]));
+	return j;
+}
+
+static void kernel_print(const struct predict_opts *o,
+			 const struct lagom_coll_config *const *cs,
+			 const struct kernel_pred *k)
+{
+	char grid[64];
+
+	if (o->kernel.grid_blocks)
+		snprintf(grid, sizeof(grid), "%u blocks, %u per SM",
+			 o->kernel.grid_blocks,
+			 o->kernel.blocks_per_sm ? o->kernel.blocks_per_sm : 1);
+	else
+		snprintf(grid, sizeof(grid), "grid unknown");
+	printf("kernel: %.1f us alone (%s, memory-bound %.2f)\n",
+	       o->kernel.time_s * 1e6, grid, o->kernel.mem_bound);
+	for (int i = 0; i < 2; i++)
+		printf("  beside %-12s %2u channels: %.1f us, %.3fx\n",
+		       i ? "nccl-default" : "predicted", cs[i]->nchannels,
+		       k->time_s[i] * 1e6, k->time_s[i] / o->kernel.time_s);
+}
+
+static int predict_print(
+	const struct predict_opts *o, const struct lagom_hw *hw,
+	const struct lagom_comm *comm, const struct lagom_coll_config *cfg,
+	const struct lagom_coll_time *t, const struct lagom_coll_config *dcfg,
+	const struct lagom_coll_time *dt, const struct kernel_pred *k)
 {
 	static const char *const hdr[] = { "CONFIG",   "ALGO",	  "PROTO",
 					   "CHANNELS", "THREADS", "CHUNK",
@@ -251,6 +366,8 @@ static int predict_print(const struct predict_opts *o,
 				  (int)hw->gpus_per_node));
 		json_object_set_new(doc, "prediction", config_json(cfg, t));
 		json_object_set_new(doc, "nccl_default", config_json(dcfg, dt));
+		if (o->kernel.time_s > 0)
+			json_object_set_new(doc, "kernel", kernel_json(o, k));
 		return cli_json_print(doc);
 	}
 	printf("%s of %s on %u node%s x %u ranks (%s, %s), hops %s\n",
@@ -273,7 +390,37 @@ static int predict_print(const struct predict_opts *o,
 	if (tb)
 		cli_table_print(tb, stdout, "");
 	cli_table_destroy(tb);
+	if (o->kernel.time_s > 0)
+		kernel_print(o, cs, k);
 	return CLI_OK;
+}
+
+/* The kernel's time while each configuration's channels are resident
+ * (the whole kernel overlapped; chunk: the configuration's, else NCCL's
+ * default clamped to the message). */
+static int predict_kernel(const struct predict_opts *o,
+			  const struct lagom_hw *hw,
+			  const struct lagom_coll_config *cfg,
+			  const struct lagom_coll_config *dcfg,
+			  struct kernel_pred *k)
+{
+	const struct lagom_coll_config *cs[2] = { cfg, dcfg };
+	struct lagom_error err = { 0 };
+
+	for (int i = 0; i < 2; i++) {
+		uint64_t chunk = cs[i]->chunk_bytes;
+		if (!chunk)
+			chunk = lagom_chunk_default_bytes(cs[i]->algo,
+							  cs[i]->proto);
+		if (chunk > o->bytes)
+			chunk = o->bytes;
+		k->chunk_bytes[i] = chunk;
+		if (lagom_compute_time(hw, &o->kernel, cs[i]->nchannels, chunk,
+				       &k->time_s[i], &err))
+			return cli_fail(CLI_USAGE, "predict: kernel: %s",
+					err.text);
+	}
+	return 0;
 }
 
 static int predict_run(const struct predict_opts *o, const struct lagom_hw *hw)
@@ -282,6 +429,7 @@ static int predict_run(const struct predict_opts *o, const struct lagom_hw *hw)
 	struct lagom_coll_config dcfg, cfg;
 	struct lagom_coll_time dt, t;
 	struct lagom_error err = { 0 };
+	struct kernel_pred k;
 	unsigned rpn = o->ranks_per_node ? o->ranks_per_node
 		       : o->hw.gpus_per_node && o->hw.profile
 			       ? o->hw.gpus_per_node
@@ -298,6 +446,7 @@ static int predict_run(const struct predict_opts *o, const struct lagom_hw *hw)
 	comm.hops = o->hops_given   ? o->hops
 		    : o->nodes == 1 ? LAGOM_HOPS_SAME_NODE
 				    : LAGOM_HOPS_SAME_LEAF;
+	memset(&k, 0, sizeof(k));
 	if (lagom_nccl_default(hw, &comm, o->coll, o->bytes, &dcfg, &err) ||
 	    lagom_coll_predict(hw, &comm, o->coll, o->bytes, &dcfg, &dt, &err))
 		return cli_fail(CLI_FAIL, "predict: %s", err.text);
@@ -311,7 +460,9 @@ static int predict_run(const struct predict_opts *o, const struct lagom_hw *hw)
 				lagom_coll_name(o->coll));
 	if (lagom_coll_predict(hw, &comm, o->coll, o->bytes, &cfg, &t, &err))
 		return cli_fail(CLI_USAGE, "predict: %s", err.text);
-	return predict_print(o, hw, &comm, &cfg, &t, &dcfg, &dt);
+	if (o->kernel.time_s > 0 && predict_kernel(o, hw, &cfg, &dcfg, &k))
+		return CLI_USAGE;
+	return predict_print(o, hw, &comm, &cfg, &t, &dcfg, &dt, &k);
 }
 
 int cli_cmd_predict(int argc, char **argv)

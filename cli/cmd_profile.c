@@ -31,6 +31,10 @@ static const char synth_usage[] =
 	"                       usual fabric)\n"
 	"  --nic COUNTxGBITS    NICs and link speed, e.g. 4x400, or none\n"
 	"                       (default 1x400)\n"
+	"  --transport T        ib, roce, efa, tcpx or tcp (default: ib with\n"
+	"                       NICs)\n"
+	"  --nvl-domain NODES   nodes of one multi-node NVLink domain\n"
+	"                       (GB200/GB300 NVL72: 18; needs NVSwitch)\n"
 	"  --node NAME          Slurm node name (default: this host's name)\n"
 	"  -o, --output PATH    a file, or a directory (writes PATH/NAME.json\n"
 	"                       atomically); default: standard output\n"
@@ -42,9 +46,10 @@ static const char synth_usage[] =
 struct synth_opts {
 	enum cli_format format;
 	const char *gpu, *intra, *node, *output;
-	unsigned gpus, nic_count;
+	unsigned gpus, nic_count, nvl_domain;
 	double nic_gbps;
 	bool list;
+	const char *transport;
 };
 
 static int synth_opt(struct synth_opts *o, int c, const char *arg)
@@ -70,6 +75,12 @@ static int synth_opt(struct synth_opts *o, int c, const char *arg)
 	case 'l':
 		o->list = true;
 		return 0;
+	case 't':
+		o->transport = arg;
+		return 0;
+	case 'D':
+		return cli_parse_unsigned("--nvl-domain", arg, 1, 256,
+					  &o->nvl_domain);
 	default:
 		return cli_parse_format(arg, &o->format);
 	}
@@ -85,6 +96,8 @@ static int parse_synth(int argc, char **argv, struct synth_opts *o)
 		{ "node", required_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "transport", required_argument, NULL, 't' },
+		{ "nvl-domain", required_argument, NULL, 'D' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -140,6 +153,8 @@ static void fill_hw(struct lagom_profile *p, const struct lagom_hw *hw)
 	h->nic_rdma = hw->nic_gdr;
 	h->gpus_per_nic = (int)hw->gpus_per_nic;
 	h->nic_link_bw_Bps = hw->nic_Bps;
+	h->nic_transport = hw->nic_count ? (int)hw->transport : 0;
+	h->nvl_domain_nodes = (int)hw->nvl_domain_nodes;
 }
 
 static void fill_quantity(struct lagom_quantity *q, double value)
@@ -175,6 +190,29 @@ static void fill_profile(struct lagom_profile *p, const struct lagom_hw *hw)
 		 "table; nothing measured");
 }
 
+/* --transport and --nvl-domain. */
+static int synth_rack(const struct synth_opts *o, struct lagom_hw *hw)
+{
+	struct lagom_error err = { 0 };
+
+	if (o->transport) {
+		if (lagom_transport_parse(o->transport, &hw->transport) ||
+		    hw->transport == LAGOM_NET_DEFAULT)
+			return cli_fail(CLI_USAGE,
+					"--transport: expected ib, roce, efa, "
+					"tcpx or tcp");
+		if (hw->nic_count == 0)
+			return cli_fail(CLI_USAGE,
+					"--transport: the node has no NIC");
+		hw->nic_gdr = hw->transport != LAGOM_NET_TCP;
+	}
+	if (o->nvl_domain > 1)
+		hw->nvl_domain_nodes = o->nvl_domain;
+	if (lagom_hw_check(hw, &err))
+		return cli_fail(CLI_USAGE, "profile synth: %s", err.text);
+	return 0;
+}
+
 /* The model's hardware for the options (the built-in table). */
 static int synth_hw(const struct synth_opts *o, struct lagom_hw *hw)
 {
@@ -195,7 +233,7 @@ static int synth_hw(const struct synth_opts *o, struct lagom_hw *hw)
 	if (lagom_hw_from_spec(o->gpu, o->gpus, fabric, o->nic_count,
 			       o->nic_gbps, hw, &err))
 		return cli_fail(CLI_USAGE, "profile synth: %s", err.text);
-	return 0;
+	return synth_rack(o, hw);
 }
 
 static int default_node(char *buf, size_t len)

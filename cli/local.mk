@@ -25,3 +25,5 @@ SCRIPT_TESTS += tests/cli/cli-basic.sh tests/cli/cli-errors.sh \
 EXTRA_DIST += tests/cli/cli-basic.sh tests/cli/cli-errors.sh \
 	tests/cli/lib.sh tests/cli/plan-svg.sh tests/cli/png_check.py \
 	tests/cli/policy.sh doc/plan-example.svg
+SCRIPT_TESTS += tests/cli/cli-predict-kernel.sh tests/cli/cli-rack.sh
+EXTRA_DIST += tests/cli/cli-predict-kernel.sh tests/cli/cli-rack.sh

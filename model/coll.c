@@ -12,11 +12,10 @@
 /* Calibrated once on tests/fixtures/measurements/nccl-busbw.csv. */
 static const struct {
 	double ch_Bps[4];  /* Simple per-channel copy rate by arch row */
-	double ch_net_Bps; /* per-channel network rate (GDR) */
 	double ch_tcp_Bps; /* per-channel network rate (sockets) */
 	double proto_link[LAGOM_PROTO_COUNT]; /* payload share of a link */
 	double proto_ch[LAGOM_PROTO_COUNT];   /* per-channel rate factor */
-	double eff_nvlink, eff_nvswitch, eff_pcie, eff_net, eff_tcp;
+	double eff_nvlink, eff_nvswitch, eff_pcie;
 	double eff_tree, eff_pat, eff_nvls[4];
 	double pcie_cross_socket; /* > 4 GPUs on PCIe cross the sockets */
 	double step_us[LAGOM_PROTO_COUNT]; /* per pipeline step */
@@ -25,15 +24,12 @@ static const struct {
 	double base_lat_us[LAGOM_PROTO_COUNT];
 } K = {
 	.ch_Bps = { 10e9, 20e9, 24e9, 45e9 },
-	.ch_net_Bps = 12e9,
 	.ch_tcp_Bps = 2e9,
 	.proto_link = { 0.5, 0.92, 1.0 },
 	.proto_ch = { 0.5, 0.9, 1.0 },
 	.eff_nvlink = 0.75,
 	.eff_nvswitch = 0.8,
 	.eff_pcie = 0.85,
-	.eff_net = 0.95,
-	.eff_tcp = 0.85,
 	.eff_tree = 0.9,
 	.eff_pat = 0.75,
 	.eff_nvls = { 0, 0, 0.62, 0.6 },
@@ -169,7 +165,7 @@ void lagom_hw_bw_achievable(struct lagom_hw *hw)
 	hw->intra_link_Bps *= hw->intra == LAGOM_INTRA_NVSWITCH ? K.eff_nvswitch
 								: K.eff_nvlink;
 	hw->pcie_Bps *= K.eff_pcie;
-	hw->nic_Bps *= hw->nic_gdr ? K.eff_net : K.eff_tcp;
+	hw->nic_Bps *= lagom_netcal_fitted.eff[lagom_hw_transport(hw)];
 	hw->bw_measured = true;
 }
 
@@ -203,6 +199,7 @@ struct traffic {
 	double algo_eff;
 	double steps; /* pipeline steps per loop */
 	double slice; /* chunks per loop */
+	bool p2p;     /* alltoall */
 };
 
 static void ring_traffic(const struct lagom_comm *comm, enum lagom_coll coll,
@@ -238,6 +235,7 @@ static void p2p_traffic(const struct lagom_comm *comm, enum lagom_coll coll,
 		t->net_bytes = ppn * S * (n - ppn) / n;
 		t->hops_intra = ppn > 1 ? 1 : 0;
 		t->hops_net = N > 1 ? 1 : 0;
+		t->p2p = true;
 	}
 	t->steps = 1;
 	t->slice = 1;
@@ -246,7 +244,7 @@ static void p2p_traffic(const struct lagom_comm *comm, enum lagom_coll coll,
 
 static void traffic_of(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		       enum lagom_coll coll, enum lagom_algo algo, double S,
-		       struct traffic *t)
+		       const struct lagom_netcal *cal, struct traffic *t)
 {
 	double n = comm->ranks, N = comm->nodes, ppn = comm->ranks_per_node;
 	double lognodes;
@@ -262,7 +260,8 @@ static void traffic_of(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	switch (algo) {
 	case LAGOM_ALGO_TREE:
 		t->intra_bytes = ppn > 1 ? 2 * S * (ppn - 1) / ppn : 0;
-		t->net_bytes = N > 1 ? (N == 2 ? S : 2 * S) : 0;
+		t->net_bytes = N > 1 ? (N == 2 ? S / cal->tree2_eff : 2 * S)
+				     : 0;
 		t->hops_intra = 2 * (ppn - 1);
 		t->hops_net = 2 * lognodes;
 		t->steps = t->hops_intra + t->hops_net;
@@ -272,10 +271,12 @@ static void traffic_of(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	case LAGOM_ALGO_NVLS:
 	case LAGOM_ALGO_NVLS_TREE:
 		t->intra_bytes = S * (ppn - 1) / ppn;
-		if (N > 1)
-			t->net_bytes = algo == LAGOM_ALGO_NVLS_TREE && N > 2
+		if (N == 2)
+			t->net_bytes = S / cal->tree2_eff;
+		else if (N > 2)
+			t->net_bytes = algo == LAGOM_ALGO_NVLS_TREE
 					       ? 2 * S
-					       : S;
+					       : 2 * S * (N - 1) / N;
 		t->hops_intra = 1;
 		t->hops_net = algo == LAGOM_ALGO_NVLS ? (N > 1) : 2 * lognodes;
 		t->steps = 2;
@@ -289,9 +290,13 @@ static void traffic_of(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		break;
 	case LAGOM_ALGO_COLLNET_DIRECT:
 	case LAGOM_ALGO_COLLNET_CHAIN:
+		/* reduce within the node, the switch reduces across nodes */
+		t->intra_bytes = ppn > 1 ? 2 * S * (ppn - 1) / ppn : 0;
 		t->net_bytes = S;
+		t->hops_intra = 2 * (ppn - 1);
 		t->hops_net = 1;
 		t->steps = t->hops_intra + 1;
+		t->slice = 1;
 		t->algo_eff = K.eff_tree;
 		break;
 	default:
@@ -326,17 +331,16 @@ struct rates {
 static void rates_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		       enum lagom_coll coll,
 		       const struct lagom_coll_config *cfg,
-		       const struct traffic *t, struct rates *r)
+		       const struct traffic *t, const struct lagom_netcal *cal,
+		       struct rates *r)
 {
 	double ch = K.ch_Bps[arch_row(hw->gpu.sm_arch)] *
 		    K.proto_ch[cfg->proto] * thread_factor(cfg);
-	double ch_net = (hw->nic_gdr ? K.ch_net_Bps : K.ch_tcp_Bps) *
+	double ch_net = (hw->nic_gdr ? cal->ch_net_Bps : K.ch_tcp_Bps) *
 			K.proto_ch[cfg->proto];
 	double link = K.proto_link[cfg->proto] * t->algo_eff;
-	double net = hw->nic_count * hw->nic_Bps *
-		     (hw->bw_measured ? 1.0
-		      : hw->nic_gdr   ? K.eff_net
-				      : K.eff_tcp);
+	double net = lagom_nic_line_Bps(hw, comm) *
+		     (hw->bw_measured ? 1.0 : cal->eff[lagom_hw_transport(hw)]);
 
 	if (cfg->algo == LAGOM_ALGO_NVLS || cfg->algo == LAGOM_ALGO_NVLS_TREE)
 		ch *= 2; /* multimem: the switch does the copies */
@@ -349,38 +353,54 @@ static void rates_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	r->fan = coll == LAGOM_COLL_ALLTOALL ? comm->ranks_per_node : 1;
 }
 
+/*
+ * Latency: launch, the protocol's base, every hop of the longest path.
+ * Across nodes each network step also pays the transport's software cost
+ * and each intra-node step the proxy's progress (fitted, 2.1); an
+ * alltoall pays per peer.
+ */
 static double hop_latency_s(const struct lagom_hw *hw,
 			    const struct lagom_comm *comm,
 			    const struct lagom_coll_config *cfg,
-			    const struct traffic *t)
+			    const struct traffic *t,
+			    const struct lagom_netcal *cal)
 {
 	double pl = K.proto_lat[cfg->proto];
 	double net = hw->net_lat_us +
-		     (comm->hops == LAGOM_HOPS_SPINE ? hw->spine_lat_us : 0);
+		     (comm->hops == LAGOM_HOPS_SPINE ? hw->spine_lat_us : 0) +
+		     cal->step_us[lagom_hw_transport(hw)];
+	double intra = hw->intra_lat_us * pl;
 	double us = hw->launch_us + K.base_lat_us[cfg->proto];
 
+	if (comm->nodes > 1)
+		intra += cal->mn_step_us * pl;
 	if (cfg->algo == LAGOM_ALGO_NVLS || cfg->algo == LAGOM_ALGO_NVLS_TREE)
 		us += K.nvls_lat_us;
 	else
-		us += t->hops_intra * hw->intra_lat_us * pl;
+		us += t->hops_intra * intra;
 	us += t->hops_net * net * fmax(pl, 0.5);
 	if (cfg->algo == LAGOM_ALGO_PAT)
 		us += 0.5 * comm->ranks;
+	if (t->p2p)
+		us += cal->p2p_peer_us * (comm->ranks - 1);
 	return us * 1e-6;
 }
 
 /* Pipeline: each loop moves `slice` chunks per channel in `steps` steps;
  * every step costs a fixed synchronisation overhead. */
 static double step_overhead_s(const struct lagom_coll_config *cfg,
-			      const struct traffic *t, double S, double nc)
+			      const struct traffic *t, double S, double nc,
+			      double fill_s_per_byte)
 {
 	double chunk = cfg->chunk_bytes ? (double)cfg->chunk_bytes
 					: (double)lagom_chunk_default_bytes(
 						  cfg->algo, cfg->proto);
 	double per_channel = S / nc;
 	double loops = ceil(per_channel / (t->slice * chunk));
+	double first = fmin(chunk, per_channel / t->slice);
 
-	return loops * t->steps * K.step_us[cfg->proto] * 1e-6;
+	return loops * t->steps * K.step_us[cfg->proto] * 1e-6 +
+	       first * fill_s_per_byte;
 }
 
 static double bus_factor(enum lagom_coll coll, double n)
@@ -398,17 +418,33 @@ struct coll_prep {
 	struct traffic t;
 	struct rates r;
 	double S, lat;
+	double fill; /* s per byte of the first chunk (network pipeline) */
+	double ppn;  /* > 0: a PCIe node, where the NIC traffic of each GPU
+			shares its link with the intra-node traffic */
+	double gpu_link_Bps; /* that link's achievable rate */
 };
 
 static void coll_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		      enum lagom_coll coll, uint64_t bytes,
 		      const struct lagom_coll_config *config,
-		      struct coll_prep *c)
+		      const struct lagom_netcal *cal, struct coll_prep *c)
 {
+	struct lagom_hw hw_buf;
+	struct lagom_comm comm_buf;
+
+	lagom_domain_view(hw, comm, &hw_buf, &comm_buf, &hw, &comm);
 	*c = (struct coll_prep){ .S = (double)bytes };
-	traffic_of(hw, comm, coll, config->algo, c->S, &c->t);
-	rates_prep(hw, comm, coll, config, &c->t, &c->r);
-	c->lat = hop_latency_s(hw, comm, config, &c->t);
+	traffic_of(hw, comm, coll, config->algo, c->S, cal, &c->t);
+	rates_prep(hw, comm, coll, config, &c->t, cal, &c->r);
+	c->lat = hop_latency_s(hw, comm, config, &c->t, cal);
+	if (c->t.net_bytes > 0) {
+		c->fill = cal->net_fill * c->t.hops_net / c->r.ch_net_Bps;
+		if (hw->intra == LAGOM_INTRA_PCIE && comm->ranks_per_node > 1) {
+			c->ppn = comm->ranks_per_node;
+			c->gpu_link_Bps = hw->pcie_Bps *
+					  K.proto_link[config->proto];
+		}
+	}
 }
 
 /* x_j(theta_j) at nc channels: latency + bottleneck + pipeline steps. */
@@ -422,19 +458,26 @@ static double coll_time_at(const struct coll_prep *c,
 						: 0,
 			   c->t.net_bytes > 0 ? c->t.net_bytes / net_Bps : 0);
 
-	return c->lat + bw_s + step_overhead_s(config, &c->t, c->S, nc);
+	if (c->ppn > 0) /* one PCIe link carries both */
+		bw_s = fmax(bw_s,
+			    (c->t.intra_bytes + c->t.net_bytes / c->ppn) /
+				    fmin(c->gpu_link_Bps, nc * c->r.ch_Bps));
+
+	return c->lat + bw_s +
+	       step_overhead_s(config, &c->t, c->S, nc, c->fill);
 }
 
 /* x_j(theta_j) of checked arguments; also fills *out when not NULL. */
 static double coll_time(const struct lagom_hw *hw,
 			const struct lagom_comm *comm, enum lagom_coll coll,
 			uint64_t bytes, const struct lagom_coll_config *config,
+			const struct lagom_netcal *cal,
 			struct lagom_coll_time *out)
 {
 	struct coll_prep c;
 	double time, S = (double)bytes;
 
-	coll_prep(hw, comm, coll, bytes, config, &c);
+	coll_prep(hw, comm, coll, bytes, config, cal, &c);
 	time = coll_time_at(&c, config, config->nchannels);
 	if (out)
 		*out = (struct lagom_coll_time){
@@ -455,7 +498,7 @@ void lagom_coll_times_s_nocheck(const struct lagom_hw *hw,
 {
 	struct coll_prep c;
 
-	coll_prep(hw, comm, coll, bytes, cfg, &c);
+	coll_prep(hw, comm, coll, bytes, cfg, &lagom_netcal_fitted, &c);
 	for (size_t i = 0; i < n; i++)
 		time_s[i] = coll_time_at(&c, cfg, nchannels[i]);
 }
@@ -465,7 +508,17 @@ double lagom_coll_time_s_nocheck(const struct lagom_hw *hw,
 				 enum lagom_coll coll, uint64_t bytes,
 				 const struct lagom_coll_config *cfg)
 {
-	return coll_time(hw, comm, coll, bytes, cfg, NULL);
+	return coll_time(hw, comm, coll, bytes, cfg, &lagom_netcal_fitted,
+			 NULL);
+}
+
+double lagom_coll_time_cal_s(const struct lagom_hw *hw,
+			     const struct lagom_comm *comm,
+			     enum lagom_coll coll, uint64_t bytes,
+			     const struct lagom_coll_config *cfg,
+			     const struct lagom_netcal *cal)
+{
+	return coll_time(hw, comm, coll, bytes, cfg, cal, NULL);
 }
 
 int lagom_coll_predict(const struct lagom_hw *hw, const struct lagom_comm *comm,
@@ -482,6 +535,6 @@ int lagom_coll_predict(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		return rc;
 	if (!out)
 		return lagom_errprintf(err, EINVAL, "no output");
-	coll_time(hw, comm, coll, bytes, config, out);
+	coll_time(hw, comm, coll, bytes, config, &lagom_netcal_fitted, out);
 	return 0;
 }

@@ -51,6 +51,21 @@ static const struct lagom_gpu_spec gpu_table[] = {
 	  4, 18, 25e9, 5, 16, LAGOM_INTRA_NVSWITCH },
 	{ "B200", 100, 148, TF(80, 1100, 2250, 2250, 4500), 8000e9, 180 * GIB_,
 	  126 * MB_, 5, 18, 50e9, 6, 16, LAGOM_INTRA_NVSWITCH },
+	/* Grace Hopper superchip: one H100 die with 96 GB HBM3 (the 144 GB
+	 * HBM3e part: 4.9 TB/s); quad-GH200 nodes join the GPUs by NVLink,
+	 * 6 links per pair. */
+	{ "GH200", 90, 132, TF(67, 494.7, 989.4, 989.4, 1978.9), 4000e9,
+	  96 * GIB_, 50 * MB_, 4, 18, 25e9, 5, 16, LAGOM_INTRA_NVLINK },
+	/* Grace Blackwell: B200 dies at the GB200 NVL72 clocks (2.5 PF dense
+	 * BF16), 186 GB usable HBM3e; NVL72 racks are one NVLink domain. */
+	{ "GB200", 100, 148, TF(80, 1250, 2500, 2500, 5000), 8000e9, 186 * GIB_,
+	  126 * MB_, 5, 18, 50e9, 6, 16, LAGOM_INTRA_NVSWITCH },
+	/* Blackwell Ultra: 160 SMs, 288 GB HBM3e, dense FP8 4.5 PF (HGX B300)
+	 * and 5 PF (GB300 NVL72: 360 PF FP8 / 72), PCIe 6. */
+	{ "B300", 103, 160, TF(75, 1125, 2250, 2250, 4500), 8000e9, 288 * GIB_,
+	  126 * MB_, 5, 18, 50e9, 6, 16, LAGOM_INTRA_NVSWITCH },
+	{ "GB300", 103, 160, TF(80, 1250, 2500, 2500, 5000), 8000e9, 288 * GIB_,
+	  126 * MB_, 5, 18, 50e9, 6, 16, LAGOM_INTRA_NVSWITCH },
 	{ "L40S", 89, 142, TF(91.6, 183, 362, 362, 733), 864e9, 48 * GIB_,
 	  96 * MB_, 0, 0, 0, 4, 16, LAGOM_INTRA_PCIE },
 	{ "RTX2080Ti", 75, 68, TF(13.4, 13.4, 53.8, 0, 0), 616e9, 11 * GIB_,
@@ -63,6 +78,11 @@ static const struct lagom_gpu_spec gpu_table[] = {
 	  24 * GIB_, 72 * MB_, 0, 0, 0, 4, 16, LAGOM_INTRA_PCIE },
 	{ "RTX6000-Ada", 89, 142, TF(91.1, 182.1, 364.2, 364.2, 728.5), 960e9,
 	  48 * GIB_, 96 * MB_, 0, 0, 0, 4, 16, LAGOM_INTRA_PCIE },
+	/* RTX 6000D (China SKU of the RTX PRO 6000 Blackwell): 156 SMs,
+	 * 84 GB GDDR7 on 448 bits (1568 GB/s); rates scaled from the RTX PRO
+	 * 6000 by SMs.  Not from an NVIDIA datasheet: press reports. */
+	{ "RTX6000D", 120, 156, TF(104, 104, 415, 415, 830), 1568e9, 84 * GIB_,
+	  112 * MB_, 0, 0, 0, 5, 16, LAGOM_INTRA_PCIE },
 	{ "RTX5090", 120, 170, TF(104.8, 104.8, 209.5, 209.5, 419), 1792e9,
 	  32 * GIB_, 96 * MB_, 0, 0, 0, 5, 16, LAGOM_INTRA_PCIE },
 };
@@ -79,17 +99,19 @@ static const struct {
 	const char *qualifier;
 	const char *gpu;
 } gpu_keys[] = {
-	{ "v100", "pcie", "V100-PCIe" },  { "v100", NULL, "V100-SXM" },
-	{ "a100", "pcie", "A100-PCIe" },  { "a100", NULL, "A100-SXM" },
-	{ "h100", "pcie", "H100-PCIe" },  { "h100", "nvl", "H100-PCIe" },
-	{ "h100", NULL, "H100-SXM" },	  { "h800", NULL, "H800" },
-	{ "h200", NULL, "H200" },	  { "h20", NULL, "H20" },
-	{ "b200", NULL, "B200" },	  { "l40s", NULL, "L40S" },
-	{ "l40", NULL, "L40S" },	  { "a10g", NULL, "A10G" },
-	{ "a40", NULL, "A40" },		  { "2080", NULL, "RTX2080Ti" },
-	{ "3090", NULL, "RTX3090" },	  { "a6000", NULL, "RTX-A6000" },
-	{ "6000", "ada", "RTX6000-Ada" }, { "4090", NULL, "RTX4090" },
-	{ "5090", NULL, "RTX5090" },
+	{ "gh200", NULL, "GH200" },	{ "gb200", NULL, "GB200" },
+	{ "gb300", NULL, "GB300" },	{ "v100", "pcie", "V100-PCIe" },
+	{ "v100", NULL, "V100-SXM" },	{ "a100", "pcie", "A100-PCIe" },
+	{ "a100", NULL, "A100-SXM" },	{ "h100", "pcie", "H100-PCIe" },
+	{ "h100", "nvl", "H100-PCIe" }, { "h100", NULL, "H100-SXM" },
+	{ "h800", NULL, "H800" },	{ "h200", NULL, "H200" },
+	{ "h20", NULL, "H20" },		{ "b300", NULL, "B300" },
+	{ "b200", NULL, "B200" },	{ "l40s", NULL, "L40S" },
+	{ "6000d", NULL, "RTX6000D" },	{ "l40", NULL, "L40S" },
+	{ "a10g", NULL, "A10G" },	{ "a40", NULL, "A40" },
+	{ "2080", NULL, "RTX2080Ti" },	{ "3090", NULL, "RTX3090" },
+	{ "a6000", NULL, "RTX-A6000" }, { "6000", "ada", "RTX6000-Ada" },
+	{ "4090", NULL, "RTX4090" },	{ "5090", NULL, "RTX5090" },
 };
 
 /*
@@ -329,6 +351,16 @@ int lagom_hw_check(const struct lagom_hw *hw, struct lagom_error *err)
 	if (!nonneg(hw->launch_us) || !nonneg(hw->intra_lat_us) ||
 	    !nonneg(hw->net_lat_us) || !nonneg(hw->spine_lat_us))
 		return lagom_errprintf(err, EINVAL, "latencies must be >= 0");
+	if ((int)hw->transport < 0 || hw->transport >= LAGOM_NET_COUNT)
+		return lagom_errprintf(err, EINVAL, "invalid transport %d",
+				       (int)hw->transport);
+	if (hw->nvl_domain_nodes > 256)
+		return lagom_errprintf(err, EINVAL,
+				       "NVLink domain of %u nodes (max 256)",
+				       hw->nvl_domain_nodes);
+	if (hw->nvl_domain_nodes > 1 && hw->intra != LAGOM_INTRA_NVSWITCH)
+		return lagom_errprintf(err, EINVAL,
+				       "an NVLink domain needs NVSwitch nodes");
 	if (!nonneg(hw->contention_sm) || !nonneg(hw->contention_l2) ||
 	    !nonneg(hw->contention_l2_cap) || !nonneg(hw->channel_sm_share) ||
 	    hw->channel_sm_share > 1)

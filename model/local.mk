@@ -3,7 +3,8 @@ noinst_LTLIBRARIES += libmodel.la
 libmodel_la_SOURCES = model/model.h model/internal.h model/names.c \
 	model/gpu.c model/coll.c model/nccl.c model/compute.c \
 	model/workload.c
-libmodel_la_SOURCES += model/fit.c
+libmodel_la_SOURCES += model/fit.c model/netcal.h model/net.c model/netcal_data.c \
+	model/netfit.c
 
 MODEL_TEST_LIBS = libcatalog.la libmodel.la libcommon.la -lm $(CMOCKA_LIBS)
 
@@ -17,11 +18,21 @@ tests_model_test_model_LDADD = $(MODEL_TEST_LIBS)
 tests_model_test_workloads_SOURCES = tests/model/test_workloads.c
 tests_model_test_workloads_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_model_test_workloads_LDADD = $(MODEL_TEST_LIBS)
-tests_model_busbw_report_SOURCES = tests/model/busbw_report.c
+tests_model_busbw_report_SOURCES = tests/model/busbw_report.c \
+	tests/model/busbw_rows.c tests/model/busbw_rows.h
 tests_model_busbw_report_LDADD = libcatalog.la libmodel.la libcommon.la -lm
 
-UNIT_TESTS += tests/model/test_fit tests/model/test_gpu
-check_PROGRAMS += tests/model/test_fit tests/model/test_gpu
+UNIT_TESTS += tests/model/test_fit tests/model/test_gpu \
+	tests/model/test_bounds tests/model/test_netfit
+check_PROGRAMS += tests/model/test_fit tests/model/test_gpu \
+	tests/model/test_bounds tests/model/test_netfit
+tests_model_test_netfit_SOURCES = tests/model/test_netfit.c
+tests_model_test_netfit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_model_test_netfit_LDADD = $(MODEL_TEST_LIBS)
+tests_model_test_bounds_SOURCES = tests/model/test_bounds.c \
+	tests/model/busbw_rows.c tests/model/busbw_rows.h
+tests_model_test_bounds_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_model_test_bounds_LDADD = $(MODEL_TEST_LIBS)
 tests_model_test_gpu_SOURCES = tests/model/test_gpu.c
 tests_model_test_gpu_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_model_test_gpu_LDADD = $(MODEL_TEST_LIBS)

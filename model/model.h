@@ -118,6 +118,26 @@ const char *lagom_intra_name(enum lagom_intra intra);
 int lagom_intra_parse(const char *name, enum lagom_intra *out);
 
 /*
+ * Network transport NCCL uses between nodes: the NIC efficiency and the
+ * per-step software cost differ per transport (doc/model.md 2.1, fitted on
+ * published sweeps).  DEFAULT = InfiniBand-like when hw->nic_gdr, host
+ * sockets (TCP) when not.
+ */
+enum lagom_transport {
+	LAGOM_NET_DEFAULT,
+	LAGOM_NET_IB,	/* InfiniBand verbs */
+	LAGOM_NET_ROCE, /* RDMA over Converged Ethernet */
+	LAGOM_NET_EFA,	/* AWS Elastic Fabric Adapter (libfabric) */
+	LAGOM_NET_TCPX, /* GPUDirect-TCPX/TCPXO (GCP) */
+	LAGOM_NET_TCP,	/* NCCL's socket transport */
+	LAGOM_NET_COUNT
+};
+
+/* "default" "ib" "roce" "efa" "tcpx" "tcp"; parse is case-insensitive. */
+const char *lagom_transport_name(enum lagom_transport t);
+int lagom_transport_parse(const char *name, enum lagom_transport *out);
+
+/*
  * One GPU model from its spec sheet (the built-in table).  Bandwidths are
  * per direction.  tflops[] is dense (no sparsity) peak; 0 where the GPU has
  * no such unit (e.g. FP8 before Hopper/Ada).
@@ -202,6 +222,17 @@ struct lagom_hw {
 	/* Fraction of an SM one NCCL channel takes from a kernel of
 	 * unknown geometry (smooth SM-share model), 0..1. */
 	double channel_sm_share;
+
+	/* Network transport (0 = LAGOM_NET_DEFAULT). */
+	enum lagom_transport transport;
+	/*
+	 * Multi-node NVLink domain (GB200/GB300 NVL72): nodes whose GPUs
+	 * reach each other over NVLink switches, the network only between
+	 * domains.  0 or 1 = none.  The model treats the nodes of one domain
+	 * as one NVSwitch "node" of nvl_domain_nodes x gpus_per_node GPUs
+	 * (doc/model.md 2.3).  At most 256.
+	 */
+	unsigned nvl_domain_nodes;
 };
 
 /*

@@ -37,6 +37,10 @@ static const char *const hops_names[LAGOM_HOPS_COUNT] = {
 	"spine",
 };
 
+static const char *const transport_names[LAGOM_NET_COUNT] = {
+	"default", "ib", "roce", "efa", "tcpx", "tcp",
+};
+
 static int find_name(const char *const *names, int count, const char *name)
 {
 	if (!name)
@@ -71,6 +75,8 @@ NAME_FUNCS(lagom_precision, enum lagom_precision, precision_names,
 	   LAGOM_PREC_COUNT)
 NAME_FUNCS(lagom_intra, enum lagom_intra, intra_names, LAGOM_INTRA_COUNT)
 NAME_FUNCS(lagom_hops, enum lagom_hops, hops_names, LAGOM_HOPS_COUNT)
+NAME_FUNCS(lagom_transport, enum lagom_transport, transport_names,
+	   LAGOM_NET_COUNT)
 
 unsigned lagom_precision_bytes(enum lagom_precision prec)
 {

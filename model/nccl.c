@@ -176,8 +176,9 @@ static bool algo_allowed(const struct lagom_hw *hw,
 		       hw->intra == LAGOM_INTRA_NVSWITCH && (ar || agrs);
 	case LAGOM_ALGO_COLLNET_CHAIN:
 		return hw->collnet && comm->nodes > 1 && ar;
-	case LAGOM_ALGO_NVLS:
-		return nvsw && (ar || (agrs && comm->nodes == 1));
+	case LAGOM_ALGO_NVLS: /* multi-node NVLS needs CollNet (nccl.md 3.4) */
+		return nvsw && comm->nodes == 1 ? ar || agrs
+						: nvsw && ar && hw->collnet;
 	case LAGOM_ALGO_NVLS_TREE:
 		return nvsw && ar && comm->nodes > 1;
 	case LAGOM_ALGO_PAT:
@@ -202,6 +203,11 @@ bool lagom_coll_allowed_nocheck(const struct lagom_hw *hw,
 				enum lagom_coll coll, enum lagom_algo algo,
 				enum lagom_proto proto)
 {
+	struct lagom_hw hw_buf;
+	struct lagom_comm comm_buf;
+
+	if (hw->nvl_domain_nodes > 1)
+		lagom_domain_view(hw, comm, &hw_buf, &comm_buf, &hw, &comm);
 	if ((int)algo < 0 || algo >= LAGOM_ALGO_COUNT || (int)proto < 0 ||
 	    proto >= LAGOM_PROTO_COUNT)
 		return false;
@@ -423,6 +429,10 @@ int lagom_nccl_default(const struct lagom_hw *hw, const struct lagom_comm *comm,
 {
 	struct lagom_coll_config best = { .algo = LAGOM_ALGO_RING,
 					  .proto = LAGOM_PROTO_SIMPLE };
+	const struct lagom_hw *vhw;
+	const struct lagom_comm *vcomm;
+	struct lagom_hw hw_buf;
+	struct lagom_comm comm_buf;
 	struct nccl_ctx c;
 	double best_us = INFINITY;
 	int rc;
@@ -432,11 +442,12 @@ int lagom_nccl_default(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		return rc;
 	if (bytes == 0)
 		return lagom_errprintf(err, EINVAL, "message size must be > 0");
-	nccl_ctx_init(&c, hw, comm, coll);
+	lagom_domain_view(hw, comm, &hw_buf, &comm_buf, &vhw, &vcomm);
+	nccl_ctx_init(&c, vhw, vcomm, coll);
 	for (int a = 0; a < LAGOM_ALGO_COUNT; a++) {
 		for (int p = 0; p < LAGOM_PROTO_COUNT; p++) {
 			double t;
-			if (!lagom_coll_allowed_nocheck(hw, comm, coll, a, p))
+			if (!lagom_coll_allowed_nocheck(vhw, vcomm, coll, a, p))
 				continue;
 			t = nccl_time_us(&c, a, p, bytes);
 			if (t < best_us) {

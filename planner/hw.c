@@ -59,6 +59,9 @@ static void weakest_hw(struct lagom_hw *a, const struct lagom_hw *b)
 	a->gpus_per_nic = MAX(a->gpus_per_nic, b->gpus_per_nic);
 	a->nic_gdr = a->nic_gdr && b->nic_gdr;
 	a->collnet = a->collnet && b->collnet;
+	if (a->transport != b->transport)
+		a->transport = LAGOM_NET_DEFAULT;
+	a->nvl_domain_nodes = MIN(a->nvl_domain_nodes, b->nvl_domain_nodes);
 	a->launch_us = MAX(a->launch_us, b->launch_us);
 	a->intra_lat_us = MAX(a->intra_lat_us, b->intra_lat_us);
 	a->net_lat_us = MAX(a->net_lat_us, b->net_lat_us);

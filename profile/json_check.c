@@ -166,6 +166,9 @@ int pj_get_enum(struct pctx *c, const json_t *obj, const char *path,
 		}
 	}
 	pj_join(where, path, key);
+	for (char *t = text; *t; t++) /* never echo control bytes */
+		if ((unsigned char)*t < 0x20 || (unsigned char)*t >= 0x7f)
+			*t = '?';
 	return lagom_errprintf(c->err, EINVAL, "%s: unknown value \"%s\"",
 			       where, text);
 }

@@ -115,6 +115,13 @@ void lagom_profile_fingerprint(const struct lagom_profile_hw *hw, char *out,
 		 hw->pcie_gen, hw->pcie_lanes, hw->gpus_per_pcie_switch,
 		 hw->nic_count, hw->nic_rdma != 0, hw->gpus_per_nic,
 		 whole_Bps(hw->nic_link_bw_Bps));
+	/* The rack keys count only when set: older fingerprints stay. */
+	if (hw->nic_transport > 0 || hw->nvl_domain_nodes > 0) {
+		size_t used = strlen(text);
+		snprintf(text + used, sizeof(text) - used,
+			 "nic_transport=%d;nvl_domain_nodes=%d;",
+			 hw->nic_transport, hw->nvl_domain_nodes);
+	}
 	snprintf(out, len, "fnv1a64:%016" PRIx64,
 		 lagom_fnv1a64(text, strlen(text)));
 }

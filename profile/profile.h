@@ -104,6 +104,11 @@ struct lagom_profile_hw {
 	int nic_rdma;	  /* 1: IB, RoCE or EFA (GPUDirect RDMA possible) */
 	int gpus_per_nic; /* GPUs sharing one NIC, 0 when unknown */
 	double nic_link_bw_Bps; /* link speed of one NIC, 0 when unknown */
+	/* Optional (absent = 0): the network transport, an enum
+	 * lagom_transport (0 = from nic_rdma), and the nodes of one
+	 * multi-node NVLink domain (GB200/GB300 NVL72: 18; 0 = none). */
+	int nic_transport;
+	int nvl_domain_nodes;
 };
 
 /* One point of the intra-node NCCL bandwidth grid. */

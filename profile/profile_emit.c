@@ -60,7 +60,13 @@ static json_t *hw_to_json(const struct lagom_profile_hw *hw)
 	    put(j, "nic_count", json_integer(hw->nic_count)) < 0 ||
 	    put(j, "nic_rdma", json_boolean(hw->nic_rdma)) < 0 ||
 	    put(j, "gpus_per_nic", json_integer(hw->gpus_per_nic)) < 0 ||
-	    put(j, "nic_link_bw_Bps", json_real(hw->nic_link_bw_Bps)) < 0) {
+	    put(j, "nic_link_bw_Bps", json_real(hw->nic_link_bw_Bps)) < 0 ||
+	    (hw->nic_transport > 0 &&
+	     put(j, "nic_transport",
+		 json_string(lagom_transport_name(hw->nic_transport))) < 0) ||
+	    (hw->nvl_domain_nodes > 0 &&
+	     put(j, "nvl_domain_nodes", json_integer(hw->nvl_domain_nodes)) <
+		     0)) {
 		json_decref(j);
 		return NULL;
 	}

@@ -46,7 +46,11 @@ static void apply_hw(const struct lagom_profile_hw *h, struct lagom_hw *hw)
 	if (hw->nic_count > 0) {
 		override_u(&hw->gpus_per_nic, h->gpus_per_nic);
 		hw->nic_gdr = h->nic_rdma != 0;
+		if (h->nic_transport > 0 && h->nic_transport < LAGOM_NET_COUNT)
+			hw->transport = (enum lagom_transport)h->nic_transport;
 	}
+	if (hw->intra == LAGOM_INTRA_NVSWITCH && h->nvl_domain_nodes > 1)
+		hw->nvl_domain_nodes = (unsigned)h->nvl_domain_nodes;
 }
 
 /* Measured (or tabled) numbers of the profile beat the model's table. */

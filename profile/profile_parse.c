@@ -70,7 +70,30 @@ static const char *const hw_keys[] = { "cpu_model",
 				       "nic_rdma",
 				       "gpus_per_nic",
 				       "nic_link_bw_Bps",
+				       "nic_transport",
+				       "nvl_domain_nodes",
 				       NULL };
+
+static const char *transport_name_i(int i)
+{
+	return lagom_transport_name(i);
+}
+
+/* The optional rack keys: "nic_transport", "nvl_domain_nodes". */
+static int parse_hw_rack(struct pctx *c, const json_t *hw, const char *p,
+			 struct lagom_profile_hw *o)
+{
+	int rc = 0;
+
+	if (json_object_get(hw, "nic_transport"))
+		rc = pj_get_enum(c, hw, p, "nic_transport", transport_name_i,
+				 LAGOM_NET_DEFAULT + 1, LAGOM_NET_COUNT,
+				 &o->nic_transport);
+	if (rc == 0 && json_object_get(hw, "nvl_domain_nodes"))
+		rc = pj_get_count(c, hw, p, "nvl_domain_nodes", 256,
+				  &o->nvl_domain_nodes);
+	return rc;
+}
 
 static int parse_hw(struct pctx *c, const json_t *hw,
 		    struct lagom_profile_hw *o)
@@ -112,7 +135,8 @@ static int parse_hw(struct pctx *c, const json_t *hw,
 	    (rc = pj_get_count(c, hw, p, "gpus_per_nic", 1024,
 			       &o->gpus_per_nic)) < 0 ||
 	    (rc = pj_get_number(c, hw, p, "nic_link_bw_Bps", 0,
-				&o->nic_link_bw_Bps)) < 0)
+				&o->nic_link_bw_Bps)) < 0 ||
+	    (rc = parse_hw_rack(c, hw, p, o)) < 0)
 		return rc;
 	o->gpu_memory_bytes = (uint64_t)mem;
 	o->intra = intra;

@@ -1,0 +1,219 @@
+/*
+ * model/netfit.c - fit the network calibration of the collective model to
+ * measured collectives (doc/model.md 2.4).  Pure: no I/O; deterministic
+ * (fixed sweep and step counts, no randomness).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+
+#include "model/internal.h"
+
+#define SWEEPS 40
+#define CONVERGED 1e-9 /* relative gain of a sweep that stops the fit */
+#define GOLDEN_STEPS 30
+
+/* One fitted parameter: where it lives in the struct and its range. */
+struct param {
+	size_t offset;
+	double lo, hi;
+	bool used;
+};
+
+static double *param_at(struct lagom_netcal *cal, const struct param *p)
+{
+	return (double *)((char *)cal + p->offset);
+}
+
+/* The nodes as the model prices them (a multi-node NVLink domain is one). */
+static unsigned view_nodes(const struct lagom_net_obs *o)
+{
+	struct lagom_hw hb;
+	struct lagom_comm cb;
+	const struct lagom_hw *vh;
+	const struct lagom_comm *vc;
+
+	lagom_domain_view(&o->hw, &o->comm, &hb, &cb, &vh, &vc);
+	return vc->nodes;
+}
+
+static size_t build_params(const struct lagom_net_obs *obs, size_t n,
+			   struct param *ps)
+{
+	size_t np = 0;
+	bool transport[LAGOM_NET_COUNT] = { false };
+	bool multi = false, tree2 = false, p2p = false;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned nodes = view_nodes(&obs[i]);
+		enum lagom_algo a = obs[i].cfg.algo;
+		if (obs[i].coll == LAGOM_COLL_ALLTOALL)
+			p2p = true;
+		if (nodes < 2)
+			continue;
+		multi = true;
+		transport[lagom_hw_transport(&obs[i].hw)] = true;
+		if (nodes == 2 && obs[i].coll == LAGOM_COLL_ALLREDUCE &&
+		    (a == LAGOM_ALGO_TREE || a == LAGOM_ALGO_NVLS ||
+		     a == LAGOM_ALGO_NVLS_TREE))
+			tree2 = true;
+	}
+	for (int t = LAGOM_NET_IB; t < LAGOM_NET_COUNT; t++) {
+		ps[np++] = (struct param){ offsetof(struct lagom_netcal, eff) +
+						   t * sizeof(double),
+					   0.3, 1.0, transport[t] };
+		ps[np++] = (struct param){ offsetof(struct lagom_netcal,
+						    step_us) +
+						   t * sizeof(double),
+					   0.0, 60.0, transport[t] };
+	}
+	ps[np++] = (struct param){ offsetof(struct lagom_netcal, mn_step_us),
+				   0.0, 10.0, multi };
+	ps[np++] = (struct param){ offsetof(struct lagom_netcal, net_fill), 0.0,
+				   8.0, multi };
+	ps[np++] = (struct param){ offsetof(struct lagom_netcal, tree2_eff),
+				   0.5, 1.0, tree2 };
+	ps[np++] = (struct param){ offsetof(struct lagom_netcal, p2p_peer_us),
+				   0.0, 10.0, p2p };
+	ps[np++] = (struct param){ offsetof(struct lagom_netcal, ch_net_Bps),
+				   4e9, 50e9, multi };
+	return np;
+}
+
+struct fit_ctx {
+	const struct lagom_net_obs *obs;
+	size_t n;
+	const double *weight;
+};
+
+/* Weighted mean of log(predicted / measured)^2. */
+static double objective(const struct fit_ctx *f, const struct lagom_netcal *c)
+{
+	double sum = 0, wsum = 0;
+
+	for (size_t i = 0; i < f->n; i++) {
+		const struct lagom_net_obs *o = &f->obs[i];
+		double t = lagom_coll_time_cal_s(&o->hw, &o->comm, o->coll,
+						 o->bytes, &o->cfg, c);
+		double e = log(t / o->time_s);
+		sum += f->weight[i] * e * e;
+		wsum += f->weight[i];
+	}
+	return wsum > 0 ? sum / wsum : 0;
+}
+
+static double eval_at(const struct fit_ctx *f, struct lagom_netcal *c,
+		      const struct param *p, double v)
+{
+	*param_at(c, p) = v;
+	return objective(f, c);
+}
+
+/* Golden-section search of one parameter; keeps the best point seen
+ * (the current value included, so a sweep never makes the fit worse). */
+static void line_search(const struct fit_ctx *f, struct lagom_netcal *c,
+			const struct param *p)
+{
+	const double g = 0.6180339887498949;
+	double best_v = *param_at(c, p), best = objective(f, c);
+	double a = p->lo, b = p->hi;
+	double x1 = b - g * (b - a), x2 = a + g * (b - a);
+	double f1 = eval_at(f, c, p, x1), f2 = eval_at(f, c, p, x2);
+
+	for (int i = 0; i < GOLDEN_STEPS; i++) {
+		if (f1 < best)
+			best = f1, best_v = x1;
+		if (f2 < best)
+			best = f2, best_v = x2;
+		if (f1 <= f2) {
+			b = x2, x2 = x1, f2 = f1;
+			x1 = b - g * (b - a);
+			f1 = eval_at(f, c, p, x1);
+		} else {
+			a = x1, x1 = x2, f1 = f2;
+			x2 = a + g * (b - a);
+			f2 = eval_at(f, c, p, x2);
+		}
+	}
+	*param_at(c, p) = best_v;
+}
+
+/* A transport the data never reach borrows its nearest kind's fit. */
+static void inherit_transports(const struct lagom_net_obs *obs, size_t n,
+			       struct lagom_netcal *c)
+{
+	static const enum lagom_transport parent[LAGOM_NET_COUNT] = {
+		[LAGOM_NET_ROCE] = LAGOM_NET_IB,
+		[LAGOM_NET_EFA] = LAGOM_NET_IB,
+		[LAGOM_NET_TCPX] = LAGOM_NET_TCP,
+	};
+	bool seen[LAGOM_NET_COUNT] = { false };
+
+	for (size_t i = 0; i < n; i++)
+		if (view_nodes(&obs[i]) > 1)
+			seen[lagom_hw_transport(&obs[i].hw)] = true;
+	for (int t = 0; t < LAGOM_NET_COUNT; t++) {
+		enum lagom_transport p = parent[t];
+		if (seen[t] || p == LAGOM_NET_DEFAULT || !seen[p])
+			continue;
+		c->eff[t] = c->eff[p];
+		c->step_us[t] = c->step_us[p];
+	}
+}
+
+static int check_obs(const struct lagom_net_obs *obs, size_t n,
+		     struct lagom_error *err)
+{
+	if (!obs || n == 0 || n > LAGOM_NETFIT_MAX_OBS)
+		return lagom_errprintf(err, EINVAL,
+				       "need 1..%d observations, got %zu",
+				       LAGOM_NETFIT_MAX_OBS, n);
+	for (size_t i = 0; i < n; i++) {
+		int rc;
+		if (!(obs[i].time_s > 0) || !isfinite(obs[i].time_s))
+			return lagom_errprintf(err, EINVAL,
+					       "observation %zu: time must be "
+					       "finite and > 0",
+					       i);
+		rc = lagom_coll_predict(&obs[i].hw, &obs[i].comm, obs[i].coll,
+					obs[i].bytes, &obs[i].cfg,
+					&(struct lagom_coll_time){ 0 }, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int lagom_net_fit(const struct lagom_net_obs *obs, size_t n,
+		  const struct lagom_netcal *prior, struct lagom_netcal *out,
+		  double *rms_log, struct lagom_error *err)
+{
+	struct param ps[2 * LAGOM_NET_COUNT + 5];
+	double weight[LAGOM_NETFIT_MAX_OBS];
+	unsigned count[LAGOM_NETFIT_MAX_OBS] = { 0 };
+	struct lagom_netcal c = prior ? *prior : lagom_netcal_prior;
+	struct fit_ctx f = { obs, n, weight };
+	size_t np;
+	int rc = check_obs(obs, n, err);
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		count[obs[i].group % LAGOM_NETFIT_MAX_OBS]++;
+	for (size_t i = 0; i < n; i++)
+		weight[i] = 1.0 / count[obs[i].group % LAGOM_NETFIT_MAX_OBS];
+	np = build_params(obs, n, ps);
+	for (int s = 0, done = 0; s < SWEEPS && !done; s++) {
+		double before = objective(&f, &c), after;
+		for (size_t k = 0; k < np; k++)
+			if (ps[k].used)
+				line_search(&f, &c, &ps[k]);
+		after = objective(&f, &c);
+		done = before - after <= CONVERGED * before;
+	}
+	inherit_transports(obs, n, &c);
+	if (rms_log)
+		*rms_log = sqrt(objective(&f, &c));
+	*out = c;
+	return 0;
+}
