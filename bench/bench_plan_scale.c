@@ -31,6 +31,9 @@ static int counting;
 int __real_open(const char *path, int flags, ...);
 int __real_openat(int dfd, const char *path, int flags, ...);
 ssize_t __real_read(int fd, void *buf, size_t len);
+int __wrap_open(const char *path, int flags, ...);
+int __wrap_openat(int dfd, const char *path, int flags, ...);
+ssize_t __wrap_read(int fd, void *buf, size_t len);
 
 int __wrap_open(const char *path, int flags, ...)
 {
