@@ -172,6 +172,13 @@ int cli_cmd_plan(int argc, char **argv)
 		rc = cli_fail(CLI_FAIL, "plan: %s", err.text);
 		goto out;
 	}
+	if (!cli_plan_times_finite(res)) {
+		rc = cli_fail(CLI_FAIL,
+			      "plan: workload %s: its times overflow (a "
+			      "predicted time is not a finite number)",
+			      o.workload ? o.workload : "(catalog worst case)");
+		goto out;
+	}
 	rc = o.format == CLI_JSON ? cli_plan_json(res, &in)
 				  : cli_plan_text(res);
 out:

@@ -2,16 +2,13 @@
  * spank/remote.c - slurmstepd: plan once per node, environment per task,
  * the job comment from node 0.
  *
- *   init_post_opt  the options are known: settle the mode; node 0 starts
- *                  a thread that reads the job's comment (root)
+ *   init_post_opt  the options are known: settle the mode
  *   user_init      (euid = the user) read the placement, compute the plan,
- *                  decide per variable against the user's environment;
- *                  node 0 makes sure the read is over (the tasks are
- *                  forked next and would inherit its socket)
+ *                  decide per variable against the user's environment
  *   task_init      (each task, as the user) set the decided variables
- *   task_post_fork (root, node 0, all tasks forked) hand the comment text
- *                  to the thread, which merges and writes it while the
- *                  tasks exec
+ *   task_post_fork (root from now on, node 0, all tasks forked) start the
+ *                  thread that reads, merges and writes the job comment
+ *                  while the tasks exec (comment.c)
  *   task_exit      (root, node 0) join that thread: the job surely exists
  *                  until then (from exit, an srun that made its own
  *                  allocation can race the end of the job: "Job has
@@ -59,7 +56,7 @@ static void tell(const struct lagom_state *st, const char *fmt, ...)
 	va_end(ap);
 	lagom_log_info("%s", line);
 	if (st->step.node_id == 0 && (st->user_verbose || st->cfg.verbose))
-		slurm_spank_log("lagom: %s", line);
+		lagom_log_user("%s", line);
 }
 
 static void fail_open(const struct lagom_state *st, const char *why)
@@ -79,29 +76,9 @@ static bool user_asked_verbose(spank_t sp)
 	       atoi(buf) > 3;
 }
 
-/*
- * Node 0 of a real step reads the job's comment in a thread from here on
- * (root, before slurmstepd sets up I/O), so that by the time the plan is
- * known only the update is left, and it runs while the tasks start.
- */
-static void start_comment(spank_t sp, struct lagom_state *st)
-{
-	uint32_t job_id, step_id, node_id;
-
-	if (st->mode == LAGOM_MODE_OFF || st->cfg.comment == LAGOM_COMMENT_NO ||
-	    spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_NODEID, &node_id) != ESPANK_SUCCESS ||
-	    node_id != 0 || step_id >= LAGOM_FIRST_SPECIAL_STEP)
-		return;
-	st->comment_job = lagom_comment_start(
-		job_id, st->cfg.comment == LAGOM_COMMENT_ADMIN);
-}
-
 int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st)
 {
 	st->mode = lagom_effective_mode(st);
-	start_comment(sp, st);
 	return 0;
 }
 
@@ -118,23 +95,22 @@ static void explain(const struct lagom_state *st)
 {
 	const char *p = st->plan->explanation ? st->plan->explanation : "";
 
-	slurm_spank_log("lagom: explain (nothing set): %s", st->plan->summary);
+	lagom_log_user("explain (nothing set): %s", st->plan->summary);
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		int n = nl ? (int)(nl - p) : (int)strlen(p);
 
-		slurm_spank_log("lagom:   %.*s", n, p);
+		lagom_log_user("  %.*s", n, p);
 		p += n + (nl ? 1 : 0);
 	}
 	for (size_t i = 0; i < st->n_items; i++)
-		slurm_spank_log("lagom:   would set %s=%s%s", st->items[i].name,
-				st->items[i].value,
-				st->items[i].action == LAGOM_ENV_SKIP_USER
-					? " (yours kept)"
-				: st->items[i].action ==
-						LAGOM_ENV_SKIP_FORBIDDEN
-					? " (forbidden by the admin)"
-					: "");
+		lagom_log_user("  would set %s=%s%s", st->items[i].name,
+			       st->items[i].value,
+			       st->items[i].action == LAGOM_ENV_SKIP_USER
+				       ? " (yours kept)"
+			       : st->items[i].action == LAGOM_ENV_SKIP_FORBIDDEN
+				       ? " (forbidden by the admin)"
+				       : "");
 }
 
 static double elapsed_ms(const struct timespec *since)
@@ -207,9 +183,6 @@ int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 	report_plan(st, elapsed_ms(&start));
 	if (st->mode == LAGOM_MODE_EXPLAIN && st->step.node_id == 0)
 		explain(st);
-	/* slurmstepd forks the tasks next: no socket may be open then */
-	if (st->comment_job)
-		lagom_comment_wait_read(st->comment_job);
 	return 0;
 }
 
@@ -278,11 +251,12 @@ static void wait_comment(struct lagom_state *st)
 }
 
 /*
- * Node 0 hands the comment text to the thread in task_post_fork: every
- * task is forked by then (no task can inherit the thread's socket) and
- * slurmstepd is root again (AdminComment needs root).  The tasks exec
- * right after, without waiting for the update.  Without a thread
- * (pthread_create failed) it is written here, synchronously.
+ * Node 0 starts the comment thread in its first task_post_fork: every task
+ * is forked by then (none can inherit the thread's socket) and slurmstepd
+ * is root for good (a stable identity for the round trips; AdminComment
+ * needs root).  The tasks exec right after, without waiting for the
+ * update.  Without a thread (pthread_create failed) it is written here,
+ * synchronously.
  */
 static void post_comment(struct lagom_state *st)
 {
@@ -291,13 +265,13 @@ static void post_comment(struct lagom_state *st)
 	bool admin = st->cfg.comment == LAGOM_COMMENT_ADMIN;
 
 	if (!st->planned || st->comment_done || st->step.node_id != 0 ||
+	    st->step.step_id >= LAGOM_FIRST_SPECIAL_STEP ||
 	    st->cfg.comment == LAGOM_COMMENT_NO)
 		return;
 	st->comment_done = true;
 	comment_text(st, text, sizeof(text));
-	if (st->comment_job)
-		lagom_comment_post(st->comment_job, text);
-	else
+	st->comment_job = lagom_comment_start(st->step.job_id, text, admin);
+	if (!st->comment_job)
 		finish_comment(st,
 			       lagom_comment_update(st->step.job_id, text,
 						    admin, &err),

@@ -104,6 +104,8 @@ static const struct {
 	{ "bad-hops", "hops" },
 	{ "string-time", "time_s" },
 	{ "not-object", "object" },
+	{ "name-control", "regions[0].name: byte 1 is not printable ASCII" },
+	{ "name-utf8", "name: byte 3 is not printable ASCII (0xc3)" },
 };
 
 static void test_invalid(void **state)
