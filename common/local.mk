@@ -1,5 +1,6 @@
 noinst_LTLIBRARIES += libcommon.la
-libcommon_la_SOURCES = common/error.c common/error.h
+libcommon_la_SOURCES = common/error.c common/error.h common/escape.c \
+	common/escape.h
 
 UNIT_TESTS += tests/common/test_error
 check_PROGRAMS += tests/common/test_error

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/escape.h"
 #include "model/model.h"
 #include "prolog/prolog.h"
 
@@ -65,15 +66,16 @@ static void say(const struct opts *o, bool verbose_only, const char *fmt, ...)
 
 static void say(const struct opts *o, bool verbose_only, const char *fmt, ...)
 {
+	char line[2048], safe[2048];
 	va_list ap;
 
 	if (verbose_only && !o->verbose)
 		return;
-	fputs("lagom-prolog: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	lagom_escape(line, safe, sizeof(safe));
+	fprintf(stderr, "lagom-prolog: %s\n", safe);
 }
 
 static int parse_number(const char *opt, const char *text, double max,

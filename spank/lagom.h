@@ -25,6 +25,7 @@
 #include <slurm/spank.h>
 
 #include "common/error.h"
+#include "common/escape.h"
 #include "config/config.h"
 #include "spank/plan.h"
 
@@ -153,17 +154,11 @@ struct lagom_comment_job *lagom_comment_start(uint32_t job_id, const char *text,
 int lagom_comment_wait(struct lagom_comment_job *job, unsigned timeout_ms,
 		       double *busy_ms, struct lagom_error *err);
 
-/* lagom.c: logging with the "lagom: " prefix, escaped (escape.c). */
+/* lagom.c: logging with the "lagom: " prefix, escaped (common/escape.h). */
 void lagom_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lagom_log_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 /* The same line on the job's stderr (slurm_spank_log), escaped. */
 void lagom_log_user(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/*
- * escape.c: copy in to out (len bytes with the NUL) with every byte outside
- * printable ASCII written as a backslash, 'x' and two hex digits, and a
- * backslash doubled; cuts only between whole escapes.  Returns the length.
- */
-size_t lagom_escape(const char *in, char *out, size_t len);
 
 #endif /* LAGOM_SPANK_LAGOM_H */

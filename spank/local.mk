@@ -12,7 +12,6 @@ slurmplugin_LTLIBRARIES = spank/lagom.la
 noinst_LTLIBRARIES += libspank.la
 libspank_la_SOURCES = spank/lagom.h spank/lagom.c spank/options.c \
 	spank/local.c spank/remote.c spank/envset.c spank/comment.c \
-	spank/escape.c \
 	spank/step.c spank/step.h spank/plan.h
 libspank_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 

@@ -2,11 +2,12 @@
 # tests/failopen/cli-overflow.sh - a workload whose times overflow a double
 # is an input error of `lagom plan` (one "lagom:" line, exit 1), in JSON and
 # in text, instead of a JSON document without its "predicted" object or a
-# "speedup -nanx" line.
+# "speedup -nanx" line.  And an error about someone else's file (a JSON key
+# with a newline and an escape sequence) is one escaped line.
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/cli/lib.sh"
 
-plan 6
+plan 8
 
 P=$TMP/n001.json
 "$LAGOM" profile synth --gpu H100-SXM --gpus-per-node 8 --node n001 \
@@ -39,4 +40,10 @@ run_lagom "$TMP/ok.json" "$TMP/err" plan --profile "$P" --nodes 2 \
 	--workload "$TMP/fine.json" --format json
 check "a finite (if slow) workload plans with the predicted object" \
 	jtrue "$TMP/ok.json" 'all(k in d["predicted"] for k in ("iteration_ms", "speedup_vs_nccl"))'
+printf '{ "lagom_workload": 1, "x\\n[2026] forged \\u001b[31m": 1, "regions": [] }\n' \
+	>"$TMP/hostile.json"
+expect_status 1 "a hostile JSON key: one lagom: line" \
+	plan --profile "$P" --nodes 2 --workload "$TMP/hostile.json"
+check_escaped() { ! grep -q "$(printf '\033')" "$TMP/err" && grep -q 'x\\x0a\[2026\] forged \\x1b' "$TMP/err"; }
+check "... with the newline and the escape character written as \\xNN" check_escaped
 done_testing

@@ -1,17 +1,10 @@
 /*
- * spank/escape.c - what lagom logs is one line of printable ASCII.
- *
- * Every line lagom.so writes to a log or to the job's stderr goes through
- * lagom_escape(): a workload name, a file path or an option value is the
- * user's text, and a newline or an escape sequence in it could forge a line
- * in root's slurmd log or drive the reader's terminal.  Each byte outside
- * 0x20..0x7e, and the backslash, becomes "\xNN" (the backslash "\\"), so the
- * escaped line reads back to the exact bytes.
+ * common/escape.c - what lagom logs is one line of printable ASCII (see
+ * escape.h).
  */
-#include <stdio.h>
 #include <string.h>
 
-#include "spank/lagom.h"
+#include "common/escape.h"
 
 size_t lagom_escape(const char *in, char *out, size_t len)
 {
