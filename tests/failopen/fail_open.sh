@@ -154,6 +154,23 @@ check_that "... node 0's task did not wait for slurmctld (${lag} s behind the ot
 	'[ "$lag" != none ] && awk -v l="$lag" "BEGIN { exit !(l < 1.5) }"'
 check_that "... the comment still landed once slurmctld resumed" \
 	'[ -n "$job" ] && grep -q "{lagom: " <<<"$(sacct_field "$job" Comment)"'
+# stopped for 16 s: node 0's first task exit gives up on the comment after
+# 10 s (lagom-spank(8): "at most 10 s") and says so in the slurmd log
+sed -i 's/sleep 6;/sleep 16;/' "$work/stop-ctld.sh"
+rm -f "$CLUSTER_DIR/stopped_at"
+run srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp \
+	--prolog="$work/stop-ctld.sh" \
+	bash -c 'echo $SLURM_NODEID $(date +%s.%N) SLURM_JOB_ID=$SLURM_JOB_ID'
+kill -CONT "$ctld_pid" 2>/dev/null
+job=$(grep -o 'SLURM_JOB_ID=[0-9]*' "$out" | head -1 | cut -d= -f2)
+t0=$(awk '$1 == 0 { print $2 }' "$out")
+gave_up=$(grep "lagom: job $job.0: comment not written" \
+	"$logs/slurmd.n1.log" | head -1 | sed 's/^\[\([^]]*\)\].*/\1/')
+waited=none
+[ -n "$gave_up" ] && [ -n "$t0" ] &&
+	waited=$(awk -v a="$(date -d "$gave_up" +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')
+check_that "slurmctld stopped for 16 s: the step ran, node 0's exit gave up on the comment after 10 s (${waited} s after its task started)" \
+	'[ "$rc" -eq 0 ] && [ "$waited" != none ] && awk -v w="$waited" "BEGIN { exit !(w >= 9 && w < 12) }"'
 
 # --- the user's own comment text is never lagom's to remove -----------------
 cat >"$work/note.sh" <<'EOF'
