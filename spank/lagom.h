@@ -137,7 +137,7 @@ int lagom_comment_update(uint32_t job_id, const char *text, bool admin,
  * The same in a thread (all signals blocked), so that nothing waits for
  * slurmctld: start it only where slurmstepd's identity no longer changes
  * (task_post_fork; see comment.c).  text is copied.  Returns NULL when no
- * thread could be started (then use lagom_comment_update()).
+ * thread could be started.
  */
 struct lagom_comment_job;
 struct lagom_comment_job *lagom_comment_start(uint32_t job_id, const char *text,

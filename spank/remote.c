@@ -19,6 +19,7 @@
  * stderr at srun -v) and an untouched environment.  Every callback here
  * returns 0.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,8 +256,8 @@ static void wait_comment(struct lagom_state *st)
  * is forked by then (none can inherit the thread's socket) and slurmstepd
  * is root for good (a stable identity for the round trips; AdminComment
  * needs root).  The tasks exec right after, without waiting for the
- * update.  Without a thread (pthread_create failed) it is written here,
- * synchronously.
+ * update.  Without a thread (pthread_create failed) there is no comment:
+ * writing it here would make the tasks wait for slurmctld.
  */
 static void post_comment(struct lagom_state *st)
 {
@@ -271,11 +272,10 @@ static void post_comment(struct lagom_state *st)
 	st->comment_done = true;
 	comment_text(st, text, sizeof(text));
 	st->comment_job = lagom_comment_start(st->step.job_id, text, admin);
-	if (!st->comment_job)
-		finish_comment(st,
-			       lagom_comment_update(st->step.job_id, text,
-						    admin, &err),
-			       &err);
+	if (!st->comment_job) {
+		lagom_errprintf(&err, EAGAIN, "cannot start a thread");
+		finish_comment(st, -EAGAIN, &err);
+	}
 }
 
 int lagom_remote_task_post_fork(spank_t sp, struct lagom_state *st)
