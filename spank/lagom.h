@@ -26,7 +26,7 @@
 
 #include "common/error.h"
 #include "common/escape.h"
-#include "config/config.h"
+#include "plugstack/plugstack.h"
 #include "spank/plan.h"
 
 /* Longest --lagom-workload value (a catalog name or a file path). */

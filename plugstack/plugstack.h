@@ -1,5 +1,5 @@
 /*
- * config/config.h - the admin's plugstack.conf arguments for lagom.
+ * plugstack/plugstack.h - the admin's plugstack.conf arguments for lagom.
  *
  * An admin writes one line in plugstack.conf:
  *
@@ -33,8 +33,8 @@
  * names the offending argument.  A variable both forbidden and overridden is
  * an error too: the admin must say which one they mean.
  */
-#ifndef LAGOM_CONFIG_CONFIG_H
-#define LAGOM_CONFIG_CONFIG_H
+#ifndef LAGOM_PLUGSTACK_PLUGSTACK_H
+#define LAGOM_PLUGSTACK_PLUGSTACK_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -119,4 +119,4 @@ bool lagom_varlist_has(const struct lagom_varlist *list, const char *name);
 /* true when name is a valid environment variable name: [A-Za-z_][A-Za-z0-9_]* */
 bool lagom_config_valid_var_name(const char *name);
 
-#endif /* LAGOM_CONFIG_CONFIG_H */
+#endif /* LAGOM_PLUGSTACK_PLUGSTACK_H */

@@ -1,12 +1,12 @@
 /*
- * tests/spank/test_config.c - the plugstack.conf argument parser.
+ * tests/plugstack/test_plugstack.c - the plugstack.conf argument parser.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "tests/lib/lagom_test.h"
 
-#include "config/config.h"
+#include "plugstack/plugstack.h"
 
 #define ARGV(...) ((char *const[]){ __VA_ARGS__ })
 #define ARGC(...) ((int)(sizeof(ARGV(__VA_ARGS__)) / sizeof(char *)))
