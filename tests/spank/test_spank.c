@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/lib/lagom_test.h"
 
@@ -430,7 +431,7 @@ static void assert_segment(const char *out, const char *user, const char *text)
 static void comment_merge_keeps_user_text(void **state)
 {
 	char out[LAGOM_COMMENT_MAX + 1];
-	char user[LAGOM_COMMENT_MAX + 1];
+	char user[LAGOM_COMMENT_MAX + 8]; /* "x " + a segment + " y" */
 	char first[LAGOM_COMMENT_MAX + 1];
 
 	assert_int_equal(lagom_comment_merge(NULL, "a", out, sizeof(out), NULL),
