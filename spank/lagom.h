@@ -3,12 +3,14 @@
  *
  * Layout (after pyxis): lagom.c holds SPANK_PLUGIN() and the dispatchers;
  * options.c the --lagom and --lagom-workload options; local.c the srun and
- * sbatch/salloc side; remote.c the slurmstepd side (plan once per node in
- * user_init, environment per task in task_init, comment from node 0 in
- * a thread started in task_post_fork and joined in task_exit);
- * envset.c decides what to set (the user wins); comment.c merges the job
- * comment; step.c reads the step's placement; plan.c is the only caller of
- * the planner.
+ * sbatch/salloc side (srun plans once per step in local_user_init, reading
+ * the step with srun_step.c, and hands the plan to every node as
+ * carrier.c's text: doc/consistency.md); remote.c the slurmstepd side
+ * (check and apply the received plan in user_init, environment per task in
+ * task_init, comment from node 0 in a thread started in task_post_fork and
+ * joined in task_exit); envset.c decides what to set (the user wins);
+ * comment.c merges the job comment; step.c reads the step's placement in
+ * slurmstepd; plan.c is the only caller of the planner.
  *
  * All mutable state lives in one struct lagom_state, the plugin's only
  * global, owned by lagom.c.  Each Slurm process (srun, sbatch, slurmstepd)
@@ -27,6 +29,7 @@
 #include "common/error.h"
 #include "common/escape.h"
 #include "plugstack/plugstack.h"
+#include "spank/carrier.h"
 #include "spank/plan.h"
 
 /* Longest --lagom-workload value (a catalog name or a file path). */
@@ -62,10 +65,13 @@ struct lagom_state {
 	char workload[LAGOM_WORKLOAD_ARG_MAX];
 	bool opt_invalid; /* a bad value reached slurmstepd: lagom off */
 	/* Remote context, filled in user_init. */
-	enum lagom_mode mode; /* the option, else cfg.default_mode */
-	bool planned;	      /* plan computed and items decided */
+	enum lagom_mode mode; /* the received plan's mode, else off */
+	bool planned;	      /* plan received, checked, items decided */
+	bool apply_failed;    /* a checked plan could not be applied here:
+			       * the tasks fail (doc/consistency.md) */
 	struct lagom_step step;
-	struct lagom_planner_result *plan;
+	struct lagom_carrier carrier;	/* the plan srun sent */
+	struct lagom_planner_env *vars; /* borrowed from carrier */
 	struct lagom_env_item *items;
 	size_t n_items;
 	bool comment_done;
@@ -88,6 +94,7 @@ enum lagom_mode lagom_effective_mode(const struct lagom_state *st);
 
 /* local.c: srun (local) and sbatch/salloc (allocator) contexts. */
 int lagom_local_init_post_opt(spank_t sp, struct lagom_state *st);
+int lagom_local_user_init(spank_t sp, struct lagom_state *st);
 
 /* remote.c: slurmstepd. */
 int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st);
