@@ -37,5 +37,8 @@ void cli_step_fini(struct cli_step *step);
 int cli_plan_json(const struct lagom_planner_result *res,
 		  const struct lagom_planner_input *in);
 int cli_plan_text(const struct lagom_planner_result *res);
+/* false when a predicted time or speedup of res is not a finite number
+ * (a workload whose times overflow a double): an input error. */
+bool cli_plan_times_finite(const struct lagom_planner_result *res);
 
 #endif /* LAGOM_CLI_CLI_PLAN_H */

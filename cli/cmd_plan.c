@@ -180,6 +180,13 @@ int cli_cmd_plan(int argc, char **argv)
 		rc = cli_fail(CLI_FAIL, "plan: %s", err.text);
 		goto out;
 	}
+	if (!cli_plan_times_finite(res)) {
+		rc = cli_fail(CLI_FAIL,
+			      "plan: workload %s: its times overflow (a "
+			      "predicted time is not a finite number)",
+			      o.workload ? o.workload : "(catalog worst case)");
+		goto out;
+	}
 	if (o.svg && (rc = cli_plan_svg(o.svg, res, step.workload, o.workload)))
 		goto out;
 	if (o.svg && strcmp(o.svg, "-") == 0)

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,23 @@ static json_t *env_json(const struct lagom_planner_result *r)
 						   r->env[i].name, "value",
 						   r->env[i].value));
 	return a;
+}
+
+bool cli_plan_times_finite(const struct lagom_planner_result *r)
+{
+	const struct lagom_plan *p = r->plan;
+	bool ok = isfinite(r->predicted_time_s) &&
+		  isfinite(r->nccl_default_time_s) &&
+		  isfinite(r->comm_only_time_s) &&
+		  isfinite(r->predicted_speedup) && r->predicted_time_s >= 0;
+
+	for (size_t i = 0; ok && i < p->ncolls; i++)
+		ok = isfinite(p->colls[i].time_s) &&
+		     isfinite(p->colls[i].nccl_time_s);
+	for (size_t i = 0; ok && i < p->nsteps; i++)
+		ok = isfinite(p->steps[i].h) && isfinite(p->steps[i].x_s) &&
+		     isfinite(p->steps[i].y_s) && isfinite(p->steps[i].z_s);
+	return ok;
 }
 
 int cli_plan_json(const struct lagom_planner_result *r,

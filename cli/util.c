@@ -11,16 +11,19 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/escape.h"
 
 int cli_fail(int status, const char *fmt, ...)
 {
+	char line[2048], safe[2048];
 	va_list ap;
 
-	fputs("lagom: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* file names, JSON keys and names come from other people's files */
+	lagom_escape(line, safe, sizeof(safe));
+	fprintf(stderr, "lagom: %s\n", safe);
 	return status;
 }
 

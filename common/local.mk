@@ -1,6 +1,7 @@
 noinst_LTLIBRARIES += libcommon.la
 libcommon_la_SOURCES = common/error.c common/error.h \
-	common/hash.c common/hash.h common/nccl_names.c common/nccl_names.h
+	common/hash.c common/hash.h common/nccl_names.c common/nccl_names.h \
+	common/escape.c common/escape.h
 
 UNIT_TESTS += tests/common/test_error
 check_PROGRAMS += tests/common/test_error

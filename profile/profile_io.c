@@ -36,6 +36,86 @@ static int check_owner_mode(const struct stat *st, const struct lagom_trust *t,
 	return 0;
 }
 
+/*
+ * An ancestor of the profile directory: owned by root or the trusted uid,
+ * and not writable by group or others unless sticky (as sshd's StrictModes
+ * checks a user's ~/.ssh): whoever could rename an entry in it could put
+ * another directory in the profiles' place.
+ */
+static int check_ancestor(const struct stat *st, const struct lagom_trust *t,
+			  const char *name, struct lagom_error *err)
+{
+	if (st->st_uid != 0 && st->st_uid != t->owner_uid)
+		return lagom_errprintf(
+			err, EPERM,
+			"directory %s (holding the profile directory) is owned "
+			"by uid %u, not root%s",
+			name, (unsigned)st->st_uid,
+			t->owner_uid ? " or the trusted uid" : "");
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
+		return lagom_errprintf(
+			err, EPERM,
+			"directory %s (holding the profile directory) is "
+			"writable by group or others without the sticky bit "
+			"(mode %04o)",
+			name, (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
+/*
+ * Open the trusted directory dir: resolve it once (a symlink on the way is
+ * followed there, and the directories it leads through are checked), then
+ * walk down from "/" one component at a time without following links,
+ * checking every ancestor and, strictly, dir itself on the opened
+ * descriptors.  Returns the descriptor of dir or a negative errno.
+ */
+static int open_trusted_dir(const char *dir, const struct lagom_trust *t,
+			    struct lagom_error *err)
+{
+	char real[PATH_MAX], walked[PATH_MAX] = "";
+	struct stat st;
+	char *comp, *save = NULL;
+	int fd, rc;
+
+	if (!realpath(dir, real))
+		return lagom_errprintf(err, errno, "directory %s: %s", dir,
+				       strerror(errno));
+	fd = open("/", OPEN_DIR_FLAGS);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		rc = lagom_errprintf(err, errno, "/: %s", strerror(errno));
+		goto close_fd;
+	}
+	for (comp = strtok_r(real, "/", &save); comp;
+	     comp = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		rc = check_ancestor(&st, t, walked[0] ? walked : "/", err);
+		if (rc < 0)
+			goto close_fd;
+		next = openat(fd, comp, OPEN_DIR_FLAGS | O_NOFOLLOW);
+		snprintf(walked + strlen(walked),
+			 sizeof(walked) - strlen(walked), "/%s", comp);
+		if (next < 0 || fstat(next, &st) < 0) {
+			rc = lagom_errprintf(
+				err, errno == ELOOP ? EPERM : errno,
+				"directory %s: %s", walked, strerror(errno));
+			if (next >= 0)
+				close(next);
+			goto close_fd;
+		}
+		close(fd);
+		fd = next;
+	}
+	rc = check_owner_mode(&st, t, "directory", dir, err);
+	if (rc < 0)
+		goto close_fd;
+	return fd;
+close_fd:
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 /* Open base relative to the trusted directory dir, never through a symlink,
  * and check both with fstat on the opened descriptors. */
 static int open_trusted(const char *dir, const char *base,
@@ -44,17 +124,9 @@ static int open_trusted(const char *dir, const char *base,
 	struct stat st;
 	int dfd, fd, rc;
 
-	dfd = open(dir, OPEN_DIR_FLAGS);
+	dfd = open_trusted_dir(dir, t, err);
 	if (dfd < 0)
-		return lagom_errprintf(err, errno, "directory %s: %s", dir,
-				       strerror(errno));
-	if (fstat(dfd, &st) < 0) {
-		rc = lagom_errprintf(err, errno, "directory %s: %s", dir,
-				     strerror(errno));
-		goto close_dir;
-	}
-	if ((rc = check_owner_mode(&st, t, "directory", dir, err)) < 0)
-		goto close_dir;
+		return dfd;
 	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		rc = errno == ELOOP ? lagom_errprintf(err, EPERM,

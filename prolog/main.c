@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/escape.h"
 #include "model/model.h"
 #include "prolog/prolog.h"
 
@@ -65,15 +66,16 @@ static void say(const struct opts *o, bool verbose_only, const char *fmt, ...)
 
 static void say(const struct opts *o, bool verbose_only, const char *fmt, ...)
 {
+	char line[2048], safe[2048];
 	va_list ap;
 
 	if (verbose_only && !o->verbose)
 		return;
-	fputs("lagom-prolog: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	lagom_escape(line, safe, sizeof(safe));
+	fprintf(stderr, "lagom-prolog: %s\n", safe);
 }
 
 static int parse_number(const char *opt, const char *text, double max,
@@ -208,19 +210,25 @@ static void apply_plugstack(struct opts *o, bool dir_given)
 		o->verbose = true;
 }
 
+/* The node's name, refused (never cut) when it does not fit in buf. */
 static int node_name(const struct opts *o, char *buf, size_t len)
 {
 	const char *env = getenv("SLURMD_NODENAME");
+	char host[256];
+	int n;
 
 	if (o->node != NULL)
-		snprintf(buf, len, "%s", o->node);
+		n = snprintf(buf, len, "%s", o->node);
 	else if (env != NULL && env[0] != '\0')
-		snprintf(buf, len, "%s", env);
-	else if (gethostname(buf, len) == 0)
-		buf[strcspn(buf, ".")] = '\0';
-	else
+		n = snprintf(buf, len, "%s", env);
+	else if (gethostname(host, sizeof(host)) == 0) {
+		host[sizeof(host) - 1] = '\0';
+		host[strcspn(host, ".")] = '\0';
+		n = snprintf(buf, len, "%s", host);
+	} else
 		return -1;
-	buf[len - 1] = '\0';
+	if (n < 0 || (size_t)n >= len)
+		return -1;
 	return lagom_profile_node_name_ok(buf) ? 0 : -1;
 }
 
@@ -340,7 +348,9 @@ static void run(struct opts *o)
 	if (node_name(o, node, sizeof(node)) < 0 ||
 	    (p = lagom_profile_create(node)) == NULL || res == NULL) {
 		say(o, false,
-		    "no usable node name or out of memory: nothing done");
+		    "no usable node name (1 to %d characters [A-Za-z0-9._-]) "
+		    "or out of memory: nothing done",
+		    LAGOM_PROFILE_NAME_MAX);
 		goto out;
 	}
 	if (gethostname(p->hostname, sizeof(p->hostname) - 1) != 0)

@@ -7,12 +7,18 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "prolog/prolog.h"
 
 #define MAX_WORDS 64
+/* Larger than any plugstack.conf; the file is read whole, at most this. */
+#define PLUGSTACK_MAX_BYTES (256 * 1024)
 
 /* Split line in place on blanks; stops at a '#'.  Returns the word count. */
 static int split_words(char *line, char **words, int max)
@@ -42,21 +48,70 @@ static int is_lagom_plugin(const char *path)
 	return strcmp(base ? base + 1 : path, "lagom.so") == 0;
 }
 
+/*
+ * Read path whole into a NUL-terminated buffer (free it): a regular file
+ * of at most PLUGSTACK_MAX_BYTES, opened without blocking (a FIFO with no
+ * writer would block the open; /dev/zero would never end).
+ */
+static char *read_bounded(const char *path, struct lagom_error *err)
+{
+	struct stat st;
+	size_t got = 0;
+	char *buf = NULL;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0) {
+		lagom_errprintf(err, errno, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		lagom_errprintf(err, EINVAL, "%s: not a regular file", path);
+		goto close_fd;
+	}
+	if (st.st_size > PLUGSTACK_MAX_BYTES) {
+		lagom_errprintf(err, EFBIG,
+				"%s: too large (%lld bytes, max %d)", path,
+				(long long)st.st_size, PLUGSTACK_MAX_BYTES);
+		goto close_fd;
+	}
+	buf = malloc(PLUGSTACK_MAX_BYTES + 1);
+	if (buf == NULL) {
+		lagom_errprintf(err, ENOMEM, "%s: out of memory", path);
+		goto close_fd;
+	}
+	while (got < PLUGSTACK_MAX_BYTES) {
+		ssize_t n = read(fd, buf + got, PLUGSTACK_MAX_BYTES - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+close_fd:
+	close(fd);
+	return buf;
+}
+
 int prolog_read_plugstack(const char *path, struct lagom_config *cfg,
 			  struct lagom_error *err)
 {
-	char line[4096];
 	char *words[MAX_WORDS];
-	FILE *f = fopen(path, "re");
+	char *text, *line, *next;
 	int rc = -ENOENT;
 
 	lagom_config_defaults(cfg);
-	if (f == NULL)
-		return lagom_errprintf(err, errno, "%s: %s", path,
-				       strerror(errno));
-	while (fgets(line, sizeof(line), f) != NULL) {
-		int n = split_words(line, words, MAX_WORDS);
+	text = read_bounded(path, err);
+	if (text == NULL)
+		return -(err && err->errnum ? err->errnum : EIO);
+	for (line = text; line != NULL; line = next) {
+		int n;
 
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		n = split_words(line, words, MAX_WORDS);
 		if (n < 2 || !is_lagom_plugin(words[1]))
 			continue;
 		rc = lagom_config_parse(n - 2, words + 2, cfg, err);
@@ -64,7 +119,7 @@ int prolog_read_plugstack(const char *path, struct lagom_config *cfg,
 			lagom_error_prefix(err, "%s", path);
 		break;
 	}
-	fclose(f);
+	free(text);
 	if (rc == -ENOENT)
 		lagom_errprintf(err, ENOENT, "%s: no line for lagom.so", path);
 	return rc;

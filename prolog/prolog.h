@@ -38,7 +38,8 @@ void prolog_hw_from_topo(const struct lagom_node_topo *t,
 
 /* Read lagom's arguments from plugstack.conf at path into cfg (defaults
  * first).  -ENOENT when the file or lagom's line is missing, -EINVAL (err
- * says why) when the line does not parse. */
+ * says why) when the line does not parse or path is not a regular file,
+ * -EFBIG when it is larger than 256 KiB (never read past that). */
 int prolog_read_plugstack(const char *path, struct lagom_config *cfg,
 			  struct lagom_error *err);
 

@@ -2,25 +2,34 @@
  * spank/comment.c - lagom's line in the job comment (sacct -o Comment).
  *
  * Slurm replaces the whole field on update and limits it to 1024 bytes
- * (slurm.md section 3), so lagom reads the comment, drops its own earlier
- * segment "{lagom: ...}", keeps everything else byte for byte, appends the
- * new segment and writes it back.  The user's text is never cut: lagom's
- * segment is shortened instead, or left out when there is no room.
+ * (slurm.md section 3), so lagom reads the comment, drops the segment it
+ * wrote earlier, keeps everything else byte for byte, appends the new
+ * segment and writes it back.  lagom's segment is "{lagom: TEXT #XXXXXXXX}",
+ * with no brace in TEXT and XXXXXXXX a hash of TEXT: only a segment that
+ * lagom wrote matches, never the user's own text (a "{lagom: " of theirs,
+ * terminated or not).  The user's text is never cut: lagom's segment is
+ * shortened instead, or left out when there is no room.
  *
- * The two round trips to slurmctld (load, update) take a few milliseconds,
- * so node 0 runs them in a thread: the read from init_post_opt, the write
- * from task_post_fork, joined in the first task_exit.  The tasks exec
- * without waiting for slurmctld, and the job is still alive when the
- * update lands, because slurmstepd tells srun that a task exited only after
- * task_exit returns (an srun that made its own allocation ends the job once
- * every task has exited).  No round trip may be in flight while slurmstepd
- * forks the tasks (between user_init and task_post_fork): the sockets Slurm
- * and libmunge open are not close-on-exec, and a task would inherit one.
+ * The two round trips to slurmctld (load, update) run in a thread of node
+ * 0's slurmstepd started in task_post_fork and joined in the first
+ * task_exit:
+ *  - identity: slurmstepd changes its effective uid to the user's around
+ *    user_init and while it forks the tasks, and glibc applies that to
+ *    every thread; a round trip across such a change sends a munge
+ *    credential of the wrong uid ("Unauthorized credential").  From
+ *    task_post_fork on, slurmstepd stays root until the step ends.
+ *  - sockets: every task is forked by then, so none inherits the sockets
+ *    Slurm and libmunge open (they are not close-on-exec).
+ *  - waiting: nothing in the launch waits for slurmctld; the first
+ *    task_exit waits for the thread (bounded), so the job is still alive
+ *    when the update lands (slurmstepd tells srun that a task exited only
+ *    after task_exit returns).
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,28 +42,60 @@
 #include "spank/lagom.h"
 
 #define SEG_OPEN "{lagom: "
-#define SEG_MIN 16 /* shortest useful segment: "{lagom: ...}" + a little */
+/* " #" and 8 hex digits: the check that makes a segment lagom's own */
+#define SEG_CHECK_LEN 10
+#define SEG_MIN (16 + SEG_CHECK_LEN) /* "{lagom: ...}" + a little + check */
 
-/* Copy existing without its lagom segment(s), trimming the joint space. */
+/* FNV-1a: a check a user's hand-typed "{lagom: ...}" does not match. */
+static uint32_t seg_hash(const char *text, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)text[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/*
+ * Length of lagom's segment at p ("{lagom: TEXT #XXXXXXXX}": no brace in
+ * TEXT, XXXXXXXX the hash of TEXT), or 0 when p does not start one.  Only
+ * what lagom wrote matches: a user's "{lagom: unterminated" or "{lagom: x}"
+ * is the user's text.
+ */
+static size_t segment_at(const char *p)
+{
+	const char *text = p + strlen(SEG_OPEN);
+	size_t n = strcspn(text, "{}");
+	char want[SEG_CHECK_LEN + 1];
+
+	if (strncmp(p, SEG_OPEN, strlen(SEG_OPEN)) != 0 || text[n] != '}' ||
+	    n < SEG_CHECK_LEN)
+		return 0;
+	snprintf(want, sizeof(want), " #%08x",
+		 (unsigned)seg_hash(text, n - SEG_CHECK_LEN));
+	if (memcmp(text + n - SEG_CHECK_LEN, want, SEG_CHECK_LEN) != 0)
+		return 0;
+	return strlen(SEG_OPEN) + n + 1;
+}
+
+/* Copy existing without lagom's segment(s), trimming the joint space. */
 static size_t strip_segment(const char *existing, char *out, size_t len)
 {
 	size_t used = 0;
 	const char *p = existing ? existing : "";
 
 	while (*p && used + 1 < len) {
-		const char *seg = strstr(p, SEG_OPEN);
-		const char *end = seg ? strchr(seg, '}') : NULL;
-		size_t keep = (seg && end) ? (size_t)(seg - p) : strlen(p);
+		size_t seg = segment_at(p);
 
-		if (keep > len - 1 - used)
-			keep = len - 1 - used;
-		memcpy(out + used, p, keep);
-		used += keep;
-		if (!(seg && end))
-			break;
-		p = end + 1;
-		if (*p == ' ' && (used == 0 || out[used - 1] == ' '))
-			p++;
+		if (seg) {
+			p += seg;
+			if (*p == ' ' && (used == 0 || out[used - 1] == ' '))
+				p++;
+			continue;
+		}
+		out[used++] = *p++;
 	}
 	while (used > 0 && out[used - 1] == ' ')
 		used--;
@@ -84,7 +125,7 @@ int lagom_comment_merge(const char *existing, const char *text, char *out,
 {
 	char user[LAGOM_COMMENT_MAX + 1];
 	size_t used = strip_segment(existing, user, sizeof(user));
-	size_t room, tlen = strlen(text);
+	size_t room, text_at, tlen = strlen(text);
 	size_t sep = used ? 1 : 0;
 
 	if (out_len < LAGOM_COMMENT_MAX + 1)
@@ -94,13 +135,16 @@ int lagom_comment_merge(const char *existing, const char *text, char *out,
 			err, ENOSPC,
 			"job comment is full (%zu bytes of %d); lagom's line left out",
 			used, LAGOM_COMMENT_MAX);
-	/* room for TEXT: the limit minus user part, separator, "{lagom: " and "}" */
-	room = LAGOM_COMMENT_MAX - used - sep - strlen(SEG_OPEN) - 1;
+	/* room for TEXT: the limit minus user part, separator, "{lagom: ",
+	 * the check and "}" */
+	room = LAGOM_COMMENT_MAX - used - sep - strlen(SEG_OPEN) -
+	       SEG_CHECK_LEN - 1;
 	memcpy(out, user, used);
 	if (sep)
 		out[used++] = ' ';
 	memcpy(out + used, SEG_OPEN, strlen(SEG_OPEN));
 	used += strlen(SEG_OPEN);
+	text_at = used;
 	if (tlen > room) {
 		for (size_t i = 0; i < room - 3; i++)
 			out[used++] = sanitize(text[i]);
@@ -110,6 +154,9 @@ int lagom_comment_merge(const char *existing, const char *text, char *out,
 		for (size_t i = 0; i < tlen; i++)
 			out[used++] = sanitize(text[i]);
 	}
+	used += (size_t)snprintf(
+		out + used, SEG_CHECK_LEN + 1, " #%08x",
+		(unsigned)seg_hash(out + text_at, used - text_at));
 	out[used++] = '}';
 	out[used] = '\0';
 	return 0;
@@ -193,22 +240,12 @@ int lagom_comment_update(uint32_t job_id, const char *text, bool admin,
 	return rc < 0 ? rc : apply_comment(job_id, cur, text, admin, err);
 }
 
-enum text_state {
-	TEXT_PENDING,
-	TEXT_READY,
-	TEXT_CANCELLED
-};
-
 struct lagom_comment_job {
 	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	enum text_state state; /* under mu */
-	bool loaded;	       /* under mu: the read is over */
 	uint32_t job_id;
 	bool admin;
 	int rc;
-	double busy_ms; /* the round trips, not the wait for the text */
+	double busy_ms;
 	struct lagom_error err;
 	char text[LAGOM_COMMENT_MAX + 1];
 };
@@ -222,31 +259,16 @@ static double since_ms(const struct timespec *t0)
 	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-/* Read the comment now; merge and write once the text is posted. */
+/* Read the comment, merge the text in, write it back. */
 static void *comment_thread(void *arg)
 {
 	struct lagom_comment_job *job = arg;
-	char cur[LAGOM_COMMENT_MAX + 1];
 	struct timespec t0;
-	enum text_state state;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	job->rc = load_comment(job->job_id, job->admin, cur, sizeof(cur),
-			       &job->err);
+	job->rc = lagom_comment_update(job->job_id, job->text, job->admin,
+				       &job->err);
 	job->busy_ms = since_ms(&t0);
-	pthread_mutex_lock(&job->mu);
-	job->loaded = true;
-	pthread_cond_broadcast(&job->cv);
-	while (job->state == TEXT_PENDING)
-		pthread_cond_wait(&job->cv, &job->mu);
-	state = job->state;
-	pthread_mutex_unlock(&job->mu);
-	if (job->rc < 0 || state != TEXT_READY)
-		return NULL;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	job->rc = apply_comment(job->job_id, cur, job->text, job->admin,
-				&job->err);
-	job->busy_ms += since_ms(&t0);
 	return NULL;
 }
 
@@ -265,7 +287,8 @@ static bool pin_module(void)
 		      RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
 }
 
-struct lagom_comment_job *lagom_comment_start(uint32_t job_id, bool admin)
+struct lagom_comment_job *lagom_comment_start(uint32_t job_id, const char *text,
+					      bool admin)
 {
 	struct lagom_comment_job *job = calloc(1, sizeof(*job));
 	sigset_t all, old;
@@ -275,51 +298,17 @@ struct lagom_comment_job *lagom_comment_start(uint32_t job_id, bool admin)
 		return NULL;
 	job->job_id = job_id;
 	job->admin = admin;
-	job->state = TEXT_PENDING;
-	pthread_mutex_init(&job->mu, NULL);
-	pthread_cond_init(&job->cv, NULL);
+	snprintf(job->text, sizeof(job->text), "%s", text);
 	/* the thread takes no signal meant for slurmstepd */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&job->thread, NULL, comment_thread, job);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
-		pthread_cond_destroy(&job->cv);
-		pthread_mutex_destroy(&job->mu);
 		free(job);
 		return NULL;
 	}
 	return job;
-}
-
-static void set_text(struct lagom_comment_job *job, const char *text)
-{
-	pthread_mutex_lock(&job->mu);
-	if (job->state == TEXT_PENDING) {
-		if (text)
-			snprintf(job->text, sizeof(job->text), "%s", text);
-		job->state = text ? TEXT_READY : TEXT_CANCELLED;
-		pthread_cond_broadcast(&job->cv);
-	}
-	pthread_mutex_unlock(&job->mu);
-}
-
-void lagom_comment_wait_read(struct lagom_comment_job *job)
-{
-	pthread_mutex_lock(&job->mu);
-	while (!job->loaded)
-		pthread_cond_wait(&job->cv, &job->mu);
-	pthread_mutex_unlock(&job->mu);
-}
-
-void lagom_comment_post(struct lagom_comment_job *job, const char *text)
-{
-	set_text(job, text);
-}
-
-void lagom_comment_cancel(struct lagom_comment_job *job)
-{
-	set_text(job, NULL);
 }
 
 int lagom_comment_wait(struct lagom_comment_job *job, unsigned timeout_ms,
@@ -328,7 +317,6 @@ int lagom_comment_wait(struct lagom_comment_job *job, unsigned timeout_ms,
 	struct timespec deadline;
 	int rc;
 
-	lagom_comment_cancel(job); /* no text by now: none will come */
 	clock_gettime(CLOCK_REALTIME, &deadline);
 	deadline.tv_sec += timeout_ms / 1000;
 	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
@@ -355,8 +343,6 @@ done:
 		*busy_ms = job->busy_ms;
 	if (rc < 0 && err)
 		*err = job->err;
-	pthread_cond_destroy(&job->cv);
-	pthread_mutex_destroy(&job->mu);
 	free(job);
 	return rc;
 }

@@ -25,10 +25,11 @@ static void log_line(void (*logf)(const char *, ...), const char *fmt,
 static void log_line(void (*logf)(const char *, ...), const char *fmt,
 		     va_list ap)
 {
-	char line[512];
+	char line[1024], safe[1024];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
-	logf("lagom: %s", line);
+	lagom_escape(line, safe, sizeof(safe));
+	logf("lagom: %s", safe);
 }
 
 void lagom_log_info(const char *fmt, ...)
@@ -49,38 +50,80 @@ void lagom_log_error(const char *fmt, ...)
 	va_end(ap);
 }
 
+void lagom_log_user(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line(slurm_spank_log, fmt, ap);
+	va_end(ap);
+}
+
 static bool context_is_user_facing(spank_context_t ctx)
 {
 	return ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR;
 }
 
 /*
- * Parse plugstack.conf and register the options.  A bad argument refuses
- * the job at submission (srun/sbatch/salloc print the line); on the nodes
- * it is logged and lagom stays off, so no node drains over it.
+ * Register the options, then parse plugstack.conf.  The options come first
+ * and always: with a bad argument on an "optional" line Slurm ignores the
+ * failure below, and --lagom must still be an option srun and sbatch know,
+ * or every job that asks for lagom would be refused as unrecognised.  lagom
+ * is then inert: one line at load, one for each step that asks for it.
+ * srun, sbatch and salloc return -1, which refuses the job only on a
+ * "required" line; on the nodes the line is logged and init returns 0, so
+ * no node drains over it.
  */
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	spank_context_t ctx = spank_context();
 	struct lagom_error err = { 0 };
+	int rc;
 
 	if (ctx != S_CTX_LOCAL && ctx != S_CTX_ALLOCATOR && ctx != S_CTX_REMOTE)
 		return 0;
 	memset(&lagom_g, 0, sizeof(lagom_g));
+	rc = lagom_options_register(sp);
 	if (lagom_config_parse(ac, av, &lagom_g.cfg, &err) < 0) {
-		lagom_log_error("plugstack.conf: %s", err.text);
+		snprintf(lagom_g.cfg_error, sizeof(lagom_g.cfg_error),
+			 "plugstack.conf: %s", err.text);
+		if (context_is_user_facing(ctx))
+			lagom_log_error("%s; lagom does nothing until the "
+					"line is fixed",
+					lagom_g.cfg_error);
 		return context_is_user_facing(ctx) ? -1 : 0;
 	}
 	lagom_g.cfg_ok = true;
-	if (lagom_options_register(sp) < 0)
-		return context_is_user_facing(ctx) ? -1 : 0;
-	return 0;
+	return rc < 0 && context_is_user_facing(ctx) ? -1 : 0;
+}
+
+/* An inert lagom (bad plugstack.conf line) tells each step that asks. */
+static void tell_inert(spank_t sp, spank_context_t ctx)
+{
+	enum lagom_mode mode = lagom_g.mode_given ? lagom_g.mode_opt
+						  : LAGOM_MODE_OFF;
+	uint32_t job = 0, step = 0;
+
+	if (mode == LAGOM_MODE_OFF || lagom_g.opt_invalid)
+		return;
+	if (context_is_user_facing(ctx)) {
+		lagom_log_error("--lagom=%s ignored: %s", lagom_mode_name(mode),
+				lagom_g.cfg_error);
+		return;
+	}
+	spank_get_item(sp, S_JOB_ID, &job);
+	spank_get_item(sp, S_JOB_STEPID, &step);
+	lagom_log_info("job %u.%u: --lagom=%s ignored: %s", job, step,
+		       lagom_mode_name(mode), lagom_g.cfg_error);
 }
 
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
-	if (!lagom_g.cfg_ok)
+	if (!lagom_g.cfg_ok) {
+		if (lagom_g.cfg_error[0])
+			tell_inert(sp, spank_context());
 		return 0;
+	}
 	switch (spank_context()) {
 	case S_CTX_LOCAL:
 	case S_CTX_ALLOCATOR:

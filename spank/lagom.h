@@ -7,7 +7,7 @@
  * the step with srun_step.c, and hands the plan to every node as
  * carrier.c's text: doc/consistency.md); remote.c the slurmstepd side
  * (check and apply the received plan in user_init, environment per task in
- * task_init, comment from node 0 in a thread started in init_post_opt and
+ * task_init, comment from node 0 in a thread started in task_post_fork and
  * joined in task_exit); envset.c decides what to set (the user wins);
  * comment.c merges the job comment; step.c reads the step's placement in
  * slurmstepd; plan.c is the only caller of the planner.
@@ -27,6 +27,7 @@
 #include <slurm/spank.h>
 
 #include "common/error.h"
+#include "common/escape.h"
 #include "plugstack/plugstack.h"
 #include "spank/carrier.h"
 #include "spank/plan.h"
@@ -54,6 +55,9 @@ struct lagom_state {
 	/* plugstack.conf arguments, parsed in slurm_spank_init. */
 	struct lagom_config cfg;
 	bool cfg_ok;
+	/* Why cfg is not usable (optional: lagom is inert, every step that
+	 * asks for it is told this). */
+	char cfg_error[LAGOM_ERROR_TEXT_MAX + 32];
 	/* Option values as the user gave them (callbacks may run twice). */
 	bool mode_given;
 	enum lagom_mode mode_opt;
@@ -117,8 +121,9 @@ size_t lagom_env_skipped(const struct lagom_env_item *items, size_t n,
 			 char *buf, size_t len);
 
 /*
- * comment.c: the lagom segment of the job comment is "{lagom: TEXT}".
- * lagom_comment_merge() removes any earlier lagom segment from existing
+ * comment.c: the lagom segment of the job comment is
+ * "{lagom: TEXT #XXXXXXXX}" (XXXXXXXX: a hash of TEXT).
+ * lagom_comment_merge() removes any segment lagom wrote from existing
  * (NULL allowed), keeps the rest byte for byte, and appends the new
  * segment, shortening TEXT (never the user's part) so that the result fits
  * LAGOM_COMMENT_MAX bytes.  Braces, '|', control characters and non-ASCII
@@ -136,23 +141,16 @@ int lagom_comment_merge(const char *existing, const char *text, char *out,
 int lagom_comment_update(uint32_t job_id, const char *text, bool admin,
 			 struct lagom_error *err);
 /*
- * The same in two steps, so that node 0's tasks never wait for slurmctld:
- * lagom_comment_start() starts a thread (all signals blocked) that reads
- * the job's comment at once and then waits for the text;
- * lagom_comment_post() hands it the text (copied), after which it merges
- * and writes; lagom_comment_cancel() tells it no text will come.  Returns
- * NULL when no thread could be started (then use lagom_comment_update()).
- * Post and cancel act once; later calls do nothing.
+ * The same in a thread (all signals blocked), so that nothing waits for
+ * slurmctld: start it only where slurmstepd's identity no longer changes
+ * (task_post_fork; see comment.c).  text is copied.  Returns NULL when no
+ * thread could be started.
  */
 struct lagom_comment_job;
-struct lagom_comment_job *lagom_comment_start(uint32_t job_id, bool admin);
-/* Wait until the thread's read is over (bounded by Slurm's MessageTimeout):
- * then it holds no socket until the text is posted. */
-void lagom_comment_wait_read(struct lagom_comment_job *job);
-void lagom_comment_post(struct lagom_comment_job *job, const char *text);
-void lagom_comment_cancel(struct lagom_comment_job *job);
+struct lagom_comment_job *lagom_comment_start(uint32_t job_id, const char *text,
+					      bool admin);
 /*
- * Cancel if no text was posted, then wait up to timeout_ms for the thread;
+ * Wait up to timeout_ms for the thread;
  * returns its result (0, also when cancelled, or a negative errno with err
  * filled), writes how long its round trips took to *busy_ms (NULL allowed)
  * and frees job.  On timeout the thread is left to finish on its own
@@ -163,9 +161,11 @@ void lagom_comment_cancel(struct lagom_comment_job *job);
 int lagom_comment_wait(struct lagom_comment_job *job, unsigned timeout_ms,
 		       double *busy_ms, struct lagom_error *err);
 
-/* lagom.c: logging with the "lagom: " prefix. */
+/* lagom.c: logging with the "lagom: " prefix, escaped (common/escape.h). */
 void lagom_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lagom_log_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
+/* The same line on the job's stderr (slurm_spank_log), escaped. */
+void lagom_log_user(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* LAGOM_SPANK_LAGOM_H */

@@ -57,17 +57,17 @@ static void explain(const struct lagom_planner_result *res)
 {
 	const char *p = res->explanation ? res->explanation : "";
 
-	slurm_spank_log("lagom: explain (nothing set): %s", res->summary);
+	lagom_log_user("explain (nothing set): %s", res->summary);
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		int n = nl ? (int)(nl - p) : (int)strlen(p);
 
-		slurm_spank_log("lagom:   %.*s", n, p);
+		lagom_log_user("  %.*s", n, p);
 		p += n + (nl ? 1 : 0);
 	}
 	for (size_t i = 0; i < res->env_count; i++)
-		slurm_spank_log("lagom:   would set %s=%s", res->env[i].name,
-				res->env[i].value);
+		lagom_log_user("  would set %s=%s", res->env[i].name,
+			       res->env[i].value);
 }
 
 /* The planner's result as the text the nodes receive. */

@@ -3,18 +3,16 @@
  * environment per task, the job comment from node 0.  No node plans: srun
  * planned once for the whole step (local.c, doc/consistency.md).
  *
- *   init_post_opt  the options are known; when a plan came with the step,
- *                  node 0 starts a thread that reads the job's comment
+ *   init_post_opt  the options are known
  *   user_init      (euid = the user) read the plan from the step's
  *                  environment (and remove it there, so no task and no
  *                  nested srun sees it), check that it belongs to this
  *                  step, decide per variable against the user's
- *                  environment; node 0 makes sure the comment read is over
- *                  (the tasks are forked next and would inherit its socket)
+ *                  environment
  *   task_init      (each task, as the user) set the decided variables
- *   task_post_fork (root, node 0, all tasks forked) hand the comment text
- *                  to the thread, which merges and writes it while the
- *                  tasks exec
+ *   task_post_fork (root from now on, node 0, all tasks forked) start the
+ *                  thread that reads, merges and writes the job comment
+ *                  while the tasks exec (comment.c)
  *   task_exit      (root, node 0) join that thread: the job surely exists
  *                  until then
  *   exit           free everything
@@ -63,7 +61,7 @@ static void tell(const struct lagom_state *st, const char *fmt, ...)
 	va_end(ap);
 	lagom_log_info("%s", line);
 	if (st->step.node_id == 0 && (st->user_verbose || st->cfg.verbose))
-		slurm_spank_log("lagom: %s", line);
+		lagom_log_user("%s", line);
 }
 
 static void fail_open(const struct lagom_state *st, const char *why)
@@ -83,41 +81,9 @@ static bool user_asked_verbose(spank_t sp)
 	       atoi(buf) > 3;
 }
 
-/* Is there a plan from srun in the step's environment? */
-static bool carrier_present(spank_t sp)
-{
-	char probe[2];
-	spank_err_t rc = spank_getenv(sp, LAGOM_CARRIER_VAR, probe,
-				      sizeof(probe));
-
-	return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
-}
-
-/*
- * Node 0 of a real step that received a plan reads the job's comment in a
- * thread from here on (root, before slurmstepd sets up I/O), so that by
- * the time the plan is checked only the update is left, and it runs while
- * the tasks start.
- */
-static void start_comment(spank_t sp, struct lagom_state *st)
-{
-	uint32_t job_id, step_id, node_id;
-
-	if (st->opt_invalid || st->cfg.comment == LAGOM_COMMENT_NO ||
-	    !carrier_present(sp) ||
-	    spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
-	    spank_get_item(sp, S_JOB_NODEID, &node_id) != ESPANK_SUCCESS ||
-	    node_id != 0 || step_id >= LAGOM_FIRST_SPECIAL_STEP)
-		return;
-	st->comment_job = lagom_comment_start(
-		job_id, st->cfg.comment == LAGOM_COMMENT_ADMIN);
-}
-
 int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st)
 {
 	st->mode = LAGOM_MODE_OFF;
-	start_comment(sp, st);
 	return 0;
 }
 
@@ -311,9 +277,6 @@ int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 	st->planned = true;
 	note_gpus(st);
 	report_plan(st, elapsed_ms(&start));
-	/* slurmstepd forks the tasks next: no socket may be open then */
-	if (st->comment_job)
-		lagom_comment_wait_read(st->comment_job);
 	return 0;
 }
 
@@ -387,11 +350,12 @@ static void wait_comment(struct lagom_state *st)
 }
 
 /*
- * Node 0 hands the comment text to the thread in task_post_fork: every
- * task is forked by then (no task can inherit the thread's socket) and
- * slurmstepd is root again (AdminComment needs root).  The tasks exec
- * right after, without waiting for the update.  Without a thread
- * (pthread_create failed) it is written here, synchronously.
+ * Node 0 starts the comment thread in its first task_post_fork: every task
+ * is forked by then (none can inherit the thread's socket) and slurmstepd
+ * is root for good (a stable identity for the round trips; AdminComment
+ * needs root).  The tasks exec right after, without waiting for the
+ * update.  Without a thread (pthread_create failed) there is no comment:
+ * writing it here would make the tasks wait for slurmctld.
  */
 static void post_comment(struct lagom_state *st)
 {
@@ -400,17 +364,16 @@ static void post_comment(struct lagom_state *st)
 	bool admin = st->cfg.comment == LAGOM_COMMENT_ADMIN;
 
 	if (!st->planned || st->comment_done || st->step.node_id != 0 ||
+	    st->step.step_id >= LAGOM_FIRST_SPECIAL_STEP ||
 	    st->cfg.comment == LAGOM_COMMENT_NO)
 		return;
 	st->comment_done = true;
 	comment_text(st, text, sizeof(text));
-	if (st->comment_job)
-		lagom_comment_post(st->comment_job, text);
-	else
-		finish_comment(st,
-			       lagom_comment_update(st->step.job_id, text,
-						    admin, &err),
-			       &err);
+	st->comment_job = lagom_comment_start(st->step.job_id, text, admin);
+	if (!st->comment_job) {
+		lagom_errprintf(&err, EAGAIN, "cannot start a thread");
+		finish_comment(st, -EAGAIN, &err);
+	}
 }
 
 int lagom_remote_task_post_fork(spank_t sp, struct lagom_state *st)

@@ -155,9 +155,9 @@ int lagom_step_read(spank_t sp, struct lagom_step *step,
 			sizeof(step->node_name)) < 0 &&
 	    gethostname(step->node_name, sizeof(step->node_name) - 1) < 0)
 		strcpy(step->node_name, "?");
-	if (step_getenv(sp, "PWD", step->cwd, sizeof(step->cwd)) < 0 &&
-	    step_getenv(sp, "SLURM_SUBMIT_DIR", step->cwd, sizeof(step->cwd)) <
-		    0)
+	/* slurmstepd has changed to the job's working directory (srun
+	 * --chdir, sbatch -D) before user_init; PWD is srun's directory */
+	if (!getcwd(step->cwd, sizeof(step->cwd)))
 		step->cwd[0] = '\0';
 	rc = step_nodelist(sp, &nodes, err);
 	if (rc < 0)

@@ -99,6 +99,18 @@ static int get_name(json_t *obj, const char *key, char *out, size_t len,
 				       "%s.%s: must be a string of at most %zu "
 				       "characters",
 				       where, key, len - 1);
+	/* names reach logs and terminals: printable ASCII only (no NUL,
+	 * newline, escape sequence or byte above 0x7e) */
+	for (size_t i = 0; i < json_string_length(v); i++) {
+		unsigned char c = (unsigned char)json_string_value(v)[i];
+
+		if (c < 0x20 || c > 0x7e)
+			return lagom_errprintf(
+				err, EINVAL,
+				"%s.%s: byte %zu is not printable "
+				"ASCII (0x%02x)",
+				where, key, i, c);
+	}
 	memcpy(out, json_string_value(v), json_string_length(v) + 1);
 	return 0;
 }

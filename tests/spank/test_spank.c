@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/lib/lagom_test.h"
 
@@ -122,8 +123,20 @@ static void bad_plugstack_argument(void **state)
 			 -1);
 	assert_int_equal(stub_log_count("error: lagom: plugstack.conf"), 1);
 	assert_int_equal(stub_log_count("colour"), 1);
+	/* ... but the options stay registered: on an "optional" line Slurm
+	 * ignores the -1 and --lagom must still be a known option; a step
+	 * that asks for lagom is told it is off */
+	assert_int_equal(stub.n_opts, 2);
+	assert_int_equal(lagom_option_mode_cb(1, "auto", 0), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_int_equal(stub_log_count("--lagom=auto ignored: plugstack.conf"),
+			 1);
+	assert_int_equal(init(S_CTX_LOCAL, 1, ARGV("colour=red")), -1);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_int_equal(stub.n_log, 1); /* not asked: the load line only */
 	assert_int_equal(init(S_CTX_ALLOCATOR, 1, ARGV("default=sometimes")),
 			 -1);
+	assert_int_equal(stub.n_opts, 2);
 	/* ... the nodes log it and stay off (no drain). */
 	remote_step(0, 1, ARGV("colour=red"));
 	stub_setenv("SLURM_GPUS_ON_NODE", "4");
@@ -133,6 +146,29 @@ static void bad_plugstack_argument(void **state)
 	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
 	assert_int_equal(stub.plan_calls, 0);
 	assert_int_equal(stub.n_setenv, 0);
+	assert_int_equal(stub.n_opts, 2);
+	assert_int_equal(stub_log_count("job 42.0: --lagom=auto ignored: "
+					"plugstack.conf: unknown argument"),
+			 1);
+	finish();
+}
+
+/* Every line lagom logs is one line of printable ASCII. */
+static void log_lines_are_escaped(void **state)
+{
+	char out[64];
+
+	assert_int_equal(init(S_CTX_LOCAL, 0, NULL), 0);
+	lagom_log_info("name=%s", "x\n[2026] error: forged \x1b[31m\\");
+	assert_int_equal(stub.n_log, 1);
+	assert_string_equal(
+		stub.log[0],
+		"info: lagom: name=x\\x0a[2026] error: forged \\x1b[31m\\\\");
+	lagom_log_user("%s", "caf\xc3\xa9");
+	assert_string_equal(stub.log[1], "spank: lagom: caf\\xc3\\xa9");
+	/* cut between whole escapes */
+	assert_int_equal(lagom_escape("ab\x01", out, 6), 2);
+	assert_string_equal(out, "ab");
 	finish();
 }
 
@@ -231,7 +267,7 @@ static void srun_plans_once_every_node_applies(void **state)
 			assert_non_null(
 				strstr(stub.comment, "{lagom: lagom 0.1.0 "));
 			assert_non_null(
-				strstr(stub.comment, "skipped=NCCL_ALGO}"));
+				strstr(stub.comment, "skipped=NCCL_ALGO #"));
 			assert_int_equal(
 				stub_log_count("info: lagom: job 42.0 on n1: "
 					       "auto plan 0123456789abcdef "
@@ -255,7 +291,7 @@ static void override_and_forbid(void **state)
 	assert_string_equal(stub_getenv("NCCL_ALGO"), "Ring");
 	assert_null(stub_getenv("NCCL_MAX_CTAS"));
 	assert_string_equal(stub_getenv("LAGOM_PLAN_ID"), "0123456789abcdef");
-	assert_non_null(strstr(stub.comment, "skipped=NCCL_MAX_CTAS}"));
+	assert_non_null(strstr(stub.comment, "skipped=NCCL_MAX_CTAS #"));
 	finish();
 }
 
@@ -462,10 +498,13 @@ static void comment_only_from_node0_and_real_steps(void **state)
 }
 
 /*
- * The tasks do not wait for slurmctld, and no round trip is in flight while
- * slurmstepd forks them: user_init returns only once the comment's read is
- * over, task_post_fork returns while the update is still blocked, and the
- * first task_exit waits for it (the job is alive until then).
+ * The tasks do not wait for slurmctld, and no round trip runs before
+ * task_post_fork: until then slurmstepd switches its effective uid to the
+ * user's and back (which glibc applies to every thread, so a round trip
+ * would carry the wrong credential) and forks the tasks (which would
+ * inherit its socket).  task_post_fork returns while the round trips are
+ * still blocked, and the first task_exit waits for them (the job is alive
+ * until then).
  */
 static void comment_off_the_launch_path(void **state)
 {
@@ -476,10 +515,9 @@ static void comment_off_the_launch_path(void **state)
 	stub.update_gate = true;
 	assert_int_equal(lagom_option_mode_cb(1, "auto", 1), 0);
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
-	stub_open_gate_later(100);
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
-	assert_int_equal(__atomic_load_n(&stub.loads, __ATOMIC_SEQ_CST), 1);
-	stub.update_gate = true; /* the load opened both */
+	usleep(50 * 1000);
+	assert_int_equal(__atomic_load_n(&stub.loads, __ATOMIC_SEQ_CST), 0);
 	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
 	assert_int_equal(stub.updates, 0);
@@ -491,7 +529,7 @@ static void comment_off_the_launch_path(void **state)
 	assert_non_null(strstr(stub.comment, "mine {lagom: lagom 0.1.0 "));
 	assert_int_equal(slurm_spank_task_exit(SP, 0, NULL), 0);
 	assert_int_equal(stub.updates, 1);
-	/* a failed launch (no task_exit): exit still waits for it */
+	/* no task_exit (a task failed to exec): exit still waits for it */
 	remote_step(0, 0, NULL);
 	send_plan(LAGOM_MODE_AUTO);
 	assert_int_equal(lagom_option_mode_cb(1, "auto", 1), 0);
@@ -500,6 +538,14 @@ static void comment_off_the_launch_path(void **state)
 	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_exit(SP, 0, NULL), 0);
 	assert_int_equal(stub.updates, 1);
+	/* the launch failed before any task was forked: no round trip */
+	remote_step(0, 0, NULL);
+	send_plan(LAGOM_MODE_AUTO);
+	assert_int_equal(lagom_option_mode_cb(1, "auto", 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_exit(SP, 0, NULL), 0);
+	assert_int_equal(stub.loads, 0);
 	/* a failed update is one line in the log, never a failed task */
 	remote_step(0, 0, NULL);
 	send_plan(LAGOM_MODE_AUTO);
@@ -547,34 +593,52 @@ static void overlong_comment_left_alone(void **state)
 	finish();
 }
 
+/* "{lagom: TEXT #XXXXXXXX}": TEXT as written, and the check. */
+static void assert_segment(const char *out, const char *user, const char *text)
+{
+	size_t u = strlen(user);
+	char want[LAGOM_COMMENT_MAX + 1];
+
+	snprintf(want, sizeof(want), "%s%s{lagom: %s #", user, u ? " " : "",
+		 text);
+	if (strncmp(out, want, strlen(want)) != 0)
+		fail_msg("'%s' does not start with '%s'", out, want);
+	assert_int_equal(strlen(out), strlen(want) + 9);
+	assert_int_equal(out[strlen(out) - 1], '}');
+}
+
 static void comment_merge_keeps_user_text(void **state)
 {
 	char out[LAGOM_COMMENT_MAX + 1];
-	char user[LAGOM_COMMENT_MAX + 1];
+	char user[LAGOM_COMMENT_MAX + 8]; /* "x " + a segment + " y" */
+	char first[LAGOM_COMMENT_MAX + 1];
 
 	assert_int_equal(lagom_comment_merge(NULL, "a", out, sizeof(out), NULL),
 			 0);
-	assert_string_equal(out, "{lagom: a}");
+	assert_segment(out, "", "a");
 	assert_int_equal(lagom_comment_merge("my run", "b{c}|d\n", out,
 					     sizeof(out), NULL),
 			 0);
-	assert_string_equal(out, "my run {lagom: b(c)/d }");
+	assert_segment(out, "my run", "b(c)/d ");
 	/* ASCII only: no split UTF-8 sequence, nothing slurmdbd can refuse */
 	assert_int_equal(lagom_comment_merge("", "w=caf\xc3\xa9\xff", out,
 					     sizeof(out), NULL),
 			 0);
-	assert_string_equal(out, "{lagom: w=caf???}");
+	assert_segment(out, "", "w=caf???");
 	/* lagom's earlier segment is replaced, the user's text around it kept */
-	assert_int_equal(lagom_comment_merge("x {lagom: old} y", "new", out,
-					     sizeof(out), NULL),
-			 0);
-	assert_string_equal(out, "x y {lagom: new}");
+	assert_int_equal(
+		lagom_comment_merge(NULL, "old", first, sizeof(first), NULL),
+		0);
+	snprintf(user, sizeof(user), "x %s y", first);
+	assert_int_equal(
+		lagom_comment_merge(user, "new", out, sizeof(out), NULL), 0);
+	assert_segment(out, "x y", "new");
 	assert_int_equal(
 		lagom_comment_merge(out, "newer", out, sizeof(out), NULL), 0);
-	assert_string_equal(out, "x y {lagom: newer}");
+	assert_segment(out, "x y", "newer");
 	/* a long user text is never cut: lagom's segment shrinks */
-	memset(user, 'u', 1000);
-	user[1000] = '\0';
+	memset(user, 'u', 980);
+	user[980] = '\0';
 	memset(out, 0, sizeof(out));
 	assert_int_equal(
 		lagom_comment_merge(user,
@@ -582,13 +646,38 @@ static void comment_merge_keeps_user_text(void **state)
 				    out, sizeof(out), NULL),
 		0);
 	assert_int_equal(strlen(out), LAGOM_COMMENT_MAX);
-	assert_memory_equal(out, user, 1000);
-	assert_string_equal(out + 1000, " {lagom: 01234567890...}");
+	assert_memory_equal(out, user, 980);
+	assert_memory_equal(out + 980, " {lagom: 012345678901234567890... #",
+			    35);
 	/* no room at all: leave the comment alone */
 	memset(user, 'u', 1020);
 	user[1020] = '\0';
 	assert_int_equal(lagom_comment_merge(user, "x", out, sizeof(out), NULL),
 			 -ENOSPC);
+}
+
+/* lagom removes only what it wrote: never the user's own "{lagom: ". */
+static void comment_merge_keeps_users_lagom_text(void **state)
+{
+	static const char *const users[] = {
+		"my note {lagom: unterminated",
+		"{lagom: mine}",
+		"a {lagom: typed by hand #00000000} b",
+		"{lagom: {lagom: nested}",
+	};
+	char out[LAGOM_COMMENT_MAX + 1], again[LAGOM_COMMENT_MAX + 1];
+
+	for (size_t i = 0; i < sizeof(users) / sizeof(users[0]); i++) {
+		assert_int_equal(lagom_comment_merge(users[i], "plan=1", out,
+						     sizeof(out), NULL),
+				 0);
+		assert_segment(out, users[i], "plan=1");
+		/* the next step replaces lagom's segment, and only it */
+		assert_int_equal(lagom_comment_merge(out, "plan=2", again,
+						     sizeof(again), NULL),
+				 0);
+		assert_segment(again, users[i], "plan=2");
+	}
 }
 
 static void skipped_list_truncates(void **state)
@@ -693,6 +782,7 @@ int main(void)
 		cmocka_unit_test(registers_both_options),
 		cmocka_unit_test(bad_plugstack_argument),
 		cmocka_unit_test(mode_option_values),
+		cmocka_unit_test(log_lines_are_escaped),
 		cmocka_unit_test(workload_option_values),
 		cmocka_unit_test(srun_plans_once_every_node_applies),
 		cmocka_unit_test(override_and_forbid),
@@ -708,6 +798,7 @@ int main(void)
 		cmocka_unit_test(bad_remote_option_fails_open),
 		cmocka_unit_test(overlong_comment_left_alone),
 		cmocka_unit_test(comment_merge_keeps_user_text),
+		cmocka_unit_test(comment_merge_keeps_users_lagom_text),
 		cmocka_unit_test(skipped_list_truncates),
 		cmocka_unit_test(malformed_step_strings_fail_open),
 		cmocka_unit_test(long_step_nodelist),

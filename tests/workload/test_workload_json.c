@@ -126,6 +126,8 @@ static const struct {
 	{ "v2-key-in-v1", "unknown key 'comm'" },
 	{ "idle-grid", "unknown key 'grid_blocks'" },
 	{ "total-bytes-allreduce", "only for alltoall" },
+	{ "name-control", "regions[0].name: byte 1 is not printable ASCII" },
+	{ "name-utf8", "name: byte 3 is not printable ASCII (0xc3)" },
 };
 
 static void test_invalid(void **state)

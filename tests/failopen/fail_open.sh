@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# tests/failopen/fail_open.sh - what a hostile run on a real cluster broke
+# (issue 19), on the local cluster of tests/lib/cluster.sh: an "optional"
+# plugstack line with a bad argument, the job comment written for an
+# unprivileged user and with slurmctld stopped, the user's own comment text,
+# forged log lines from a workload file, profile_dir's ancestors, --chdir.
+# One cluster for every check; every srun and sbatch is bounded.
+#
+# LAGOM_TEST_PLUGIN=PATH runs the checks against another lagom.so (an older
+# build: every check here failed before its fix).
+. "$top_srcdir/tests/lib/tap.sh"
+. "$top_srcdir/tests/lib/cluster.sh"
+
+if reason=$(cluster_skip_reason); then
+	plan_skip_all "$reason"
+fi
+LAGOM_PLUGIN=${LAGOM_TEST_PLUGIN:-$top_builddir/spank/.libs/lagom.so}
+[ -f "$LAGOM_PLUGIN" ] || plan_skip_all "lagom.so not built ($LAGOM_PLUGIN)"
+profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
+workload_fixture=$top_srcdir/tests/workload/data/valid/fsdp-layer.json
+for f in "$profile_fixture" "$workload_fixture"; do
+	[ -f "$f" ] || plan_skip_all "no fixture $f"
+done
+id nobody >/dev/null 2>&1 || plan_skip_all "no user 'nobody' to run jobs as"
+
+for v in $(compgen -e | grep -E '^(LAGOM_|NCCL_|TORCH_NCCL|CUDA_DEVICE_MAX)'); do
+	export -n "$v"
+done
+
+ctld_pid=
+cleanup() {
+	# never leave slurmctld stopped, whatever happened
+	[ -z "$ctld_pid" ] || kill -CONT "$ctld_pid" 2>/dev/null
+	cluster_stop
+}
+trap cleanup EXIT
+if ! cluster_start; then
+	echo "Bail out! the local cluster did not start"
+	exit 1
+fi
+diag "cluster in $CLUSTER_DIR, plugin $LAGOM_PLUGIN"
+ctld_pid=$(awk '$1 == "slurmctld" { print $2 }' "$CLUSTER_DIR/pids")
+P="profile_dir=$CLUSTER_DIR/profiles topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=none"
+cluster_plugstack $P
+cluster_profiles "$profile_fixture"
+work=$CLUSTER_DIR/work
+cd "$work" || exit 1
+out=$CLUSTER_DIR/out
+err=$CLUSTER_DIR/err
+logs=$CLUSTER_DIR/log
+
+check_that() {
+	local what=$1
+	shift
+	if eval "$*"; then ok "$what"; else not_ok "$what"; fi
+}
+run() {
+	rc=0
+	timeout 60 "$@" >"$out" 2>"$err" || rc=$?
+}
+count() { grep -c -- "$1" "$2"; }
+show_env='echo $(hostname) SLURM_JOB_ID=$SLURM_JOB_ID $(env | grep -E "^(NCCL_|LAGOM_)" | sort | tr "\n" " ")'
+step() { run srun -N3 --gres=gpu:4 "$@" bash -c "$show_env"; }
+dump() { sed 's/^/#   /' "$out" "$err" | head -20; }
+plugstack_line() { echo "$*" >"$CLUSTER_DIR/etc/plugstack.conf"; }
+# sacct field FIELD of job JOB once the job-complete record is in
+sacct_field() { # JOB FIELD
+	local c= _
+	for _ in $(seq 1 20); do
+		c=$(timeout 10 sacct -X -n -P -j "$1" -o "$2" 2>/dev/null | head -1)
+		case $c in *"{lagom: "*) break ;; esac
+		sleep 0.5
+	done
+	echo "$c"
+}
+
+# --- optional: a bad argument leaves lagom inert, never stops a job --------
+plugstack_line "optional $LAGOM_PLUGIN $P bogus=1"
+run srun -N1 --lagom=auto true
+check_that "optional line with bogus=1: srun --lagom=auto runs (rc $rc)" '[ "$rc" -eq 0 ]'
+[ "$rc" -eq 0 ] || dump
+check "... one line at load naming the argument" \
+	[ "$(count "lagom: plugstack.conf: unknown argument 'bogus'" "$err")" -eq 1 ]
+check "... one line saying --lagom=auto is ignored" \
+	[ "$(count "lagom: --lagom=auto ignored" "$err")" -eq 1 ]
+run srun -N1 true
+check_that "... srun without --lagom: runs, only the load line" \
+	'[ "$rc" -eq 0 ] && [ "$(count "lagom:" "$err")" -eq 1 ]'
+step --lagom=auto --lagom-workload=phi-2:fsdp
+job=$(grep -o 'SLURM_JOB_ID=[0-9]*' "$out" | head -1 | cut -d= -f2)
+check_that "... srun -N3 --lagom=auto: every task runs, nothing set" \
+	'[ "$rc" -eq 0 ] && [ "$(wc -l <"$out")" -eq 3 ] && ! grep -q "LAGOM_\|NCCL_" "$out"'
+check_that "... the nodes log the step that asked (slurmd log of n1)" \
+	'[ -n "$job" ] && grep -q "lagom: job $job.0: --lagom=auto ignored: plugstack.conf" "$logs/slurmd.n1.log"'
+printf '#!/bin/bash\n#SBATCH -N1 --lagom=auto\nsrun true\n' >"$work/opt.sh"
+run sbatch --wait -o /dev/null "$work/opt.sh"
+check_that "... sbatch with #SBATCH --lagom=auto runs (rc $rc)" '[ "$rc" -eq 0 ]'
+long=$(head -c 5000 /dev/zero | tr '\0' a)
+plugstack_line "optional $LAGOM_PLUGIN $P profile_dir=/$long"
+run srun -N1 --lagom=auto true
+check_that "optional line with a 5000-byte argument (split by Slurm): srun --lagom=auto runs (rc $rc)" \
+	'[ "$rc" -eq 0 ] && grep -q "lagom: plugstack.conf: profile_dir= is too long" "$err"'
+plugstack_line "required $LAGOM_PLUGIN $P bogus=1"
+run srun -N1 --lagom=auto true
+check_that "required line with bogus=1: srun refuses, naming the argument" \
+	'[ "$rc" -ne 0 ] && grep -q "lagom: plugstack.conf: unknown argument" "$err"'
+cluster_plugstack $P
+
+# --- the comment of an unprivileged user's steps ----------------------------
+# slurmstepd changes its effective uid to the user's during the launch; a
+# round trip to slurmctld across that change carried the wrong credential.
+: >"$CLUSTER_DIR/user.out"
+: >"$CLUSTER_DIR/user.err"
+for _ in $(seq 1 20); do
+	runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" timeout 60 \
+		srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp \
+		bash -c '[ "$SLURM_NODEID" != 0 ] || echo $SLURM_JOB_ID' \
+		>>"$CLUSTER_DIR/user.out" 2>>"$CLUSTER_DIR/user.err"
+done
+jobs=$(sort -u "$CLUSTER_DIR/user.out")
+missing=
+for j in $jobs; do
+	grep -q "{lagom: " <<<"$(sacct_field "$j" Comment)" || missing="$missing $j"
+done
+check_that "20 steps as nobody: 20 jobs ran" '[ "$(echo $jobs | wc -w)" -eq 20 ]'
+check_that "20 steps as nobody: sacct shows lagom's comment for each (missing:${missing:- none})" \
+	'[ -z "$missing" ]'
+check_that "... and no munge or Slurm error reached the user" \
+	'! grep -qi "munge\|credential\|error" "$CLUSTER_DIR/user.err"'
+grep -i "munge\|credential\|error" "$CLUSTER_DIR/user.err" | head -3 | sed 's/^/#   /'
+
+# --- slurmctld stalled at launch: node 0's tasks do not wait ----------------
+# srun's --prolog runs after the step exists and before the launch: it stops
+# slurmctld (SIGSTOP) and resumes it 6 s later.
+cat >"$work/stop-ctld.sh" <<EOF
+#!/bin/sh
+kill -STOP $ctld_pid
+date +%s.%N >"$CLUSTER_DIR/stopped_at"
+( sleep 6; kill -CONT $ctld_pid ) </dev/null >/dev/null 2>&1 &
+EOF
+chmod 0755 "$work/stop-ctld.sh"
+rm -f "$CLUSTER_DIR/stopped_at"
+run srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp \
+	--prolog="$work/stop-ctld.sh" \
+	bash -c 'echo $SLURM_NODEID $(date +%s.%N) SLURM_JOB_ID=$SLURM_JOB_ID'
+kill -CONT "$ctld_pid" 2>/dev/null
+job=$(grep -o 'SLURM_JOB_ID=[0-9]*' "$out" | head -1 | cut -d= -f2)
+lag=$(awk '$1 == 0 { t0 = $2 } $1 != 0 && (min == "" || $2 < min) { min = $2 }
+	END { if (t0 == "" || min == "") print "none"; else printf "%.2f", t0 - min }' "$out")
+diag "node 0 started its task ${lag} s after the first other node"
+check_that "slurmctld stopped at launch: the step ran on 3 nodes (rc $rc)" \
+	'[ -s "$CLUSTER_DIR/stopped_at" ] && [ "$rc" -eq 0 ] && [ "$(wc -l <"$out")" -eq 3 ]'
+check_that "... node 0's task did not wait for slurmctld (${lag} s behind the others, under 1.5 s)" \
+	'[ "$lag" != none ] && awk -v l="$lag" "BEGIN { exit !(l < 1.5) }"'
+check_that "... the comment still landed once slurmctld resumed" \
+	'[ -n "$job" ] && grep -q "{lagom: " <<<"$(sacct_field "$job" Comment)"'
+# stopped for 16 s: node 0's first task exit gives up on the comment after
+# 10 s (lagom-spank(8): "at most 10 s") and says so in the slurmd log
+sed -i 's/sleep 6;/sleep 16;/' "$work/stop-ctld.sh"
+rm -f "$CLUSTER_DIR/stopped_at"
+run srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp \
+	--prolog="$work/stop-ctld.sh" \
+	bash -c 'echo $SLURM_NODEID $(date +%s.%N) SLURM_JOB_ID=$SLURM_JOB_ID'
+kill -CONT "$ctld_pid" 2>/dev/null
+job=$(grep -o 'SLURM_JOB_ID=[0-9]*' "$out" | head -1 | cut -d= -f2)
+t0=$(awk '$1 == 0 { print $2 }' "$out")
+gave_up=$(grep "lagom: job $job.0: comment not written" \
+	"$logs/slurmd.n1.log" | head -1 | sed 's/^\[\([^]]*\)\].*/\1/')
+waited=none
+[ -n "$gave_up" ] && [ -n "$t0" ] &&
+	waited=$(awk -v a="$(date -d "$gave_up" +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')
+check_that "slurmctld stopped for 16 s: the step ran, node 0's exit gave up on the comment after 10 s (${waited} s after its task started)" \
+	'[ "$rc" -eq 0 ] && [ "$waited" != none ] && awk -v w="$waited" "BEGIN { exit !(w >= 9 && w < 12) }"'
+
+# --- the user's own comment text is never lagom's to remove -----------------
+cat >"$work/note.sh" <<'EOF'
+#!/bin/bash
+#SBATCH -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp
+srun true
+srun true
+srun true
+EOF
+run sbatch --parsable --wait -o /dev/null --comment="my note {lagom: unterminated" "$work/note.sh"
+job=$(head -1 "$out" | cut -d';' -f1)
+comment=$(sacct_field "$job" Comment)
+diag "comment after three steps: $comment"
+check "a user comment with '{lagom: ' keeps every byte after three steps" \
+	grep -q '^my note {lagom: unterminated {lagom: lagom ' <<<"$comment"
+check_that "... with exactly one segment of lagom's" \
+	'[ "$(grep -o "{lagom: " <<<"$comment" | wc -l)" -eq 2 ]'
+
+# --- forged log lines: a workload file's names --------------------------------
+esc=$(printf '\033')
+forged="[2026-01-01T00:00:00.000] error: FORGED-LINE"
+printf '{ "lagom_workload": 1, "name": "w\\n%s name \\u001b[31m",
+  "regions": [ { "name": "r\\n%s region \\u001b[31m", "repeat": 4,
+    "kernels": [ { "time_s": 0.004 } ],
+    "collectives": [ { "op": "allreduce", "bytes": 67108864, "ranks": 12, "nodes": 3 } ] } ] }\n' \
+	"$forged" "$forged" >"$work/forged.json"
+chmod 0644 "$work/forged.json"
+: >"$CLUSTER_DIR/forged.err"
+for mode in auto explain; do
+	run runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" srun -v -N3 --gres=gpu:4 \
+		--lagom=$mode --lagom-workload="$work/forged.json" bash -c "$show_env"
+	cat "$err" >>"$CLUSTER_DIR/forged.err"
+done
+check_that "a workload with control characters in its names: the step runs" \
+	'[ "$rc" -eq 0 ] && [ "$(wc -l <"$out")" -eq 3 ]'
+check_that "... and is refused: names are printable ASCII (one lagom: line)" \
+	'grep -q "not printable ASCII" "$CLUSTER_DIR/forged.err"'
+check_that "... no forged line in any slurmd log" \
+	'! grep -h "^\[2026-01-01T00:00:00.000\] error: FORGED-LINE" "$logs"/slurmd.n*.log | grep -q .'
+check_that "... no escape character in any slurmd log" \
+	'! grep -q "$esc" "$logs"/slurmd.n*.log'
+check_that "... nor on the user's terminal" '! grep -q "$esc" "$CLUSTER_DIR/forged.err"'
+
+# --- profile_dir: every ancestor must be trusted ----------------------------
+trust_dir() { # DIR OWNER MODE: DIR/profiles, root-owned, with the profiles
+	install -d -o "$2" -m "$3" "$1"
+	install -d -m 0755 "$1/profiles"
+	cp -p "$CLUSTER_DIR"/profiles/n*.json "$1/profiles/"
+	cluster_plugstack "profile_dir=$1/profiles topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=none"
+}
+trust_dir "$CLUSTER_DIR/userown" nobody 0755
+step -v --lagom=auto --lagom-workload=phi-2:fsdp
+check_that "profile_dir under a directory owned by nobody: nothing set" \
+	'[ "$rc" -eq 0 ] && [ "$(wc -l <"$out")" -eq 3 ] && ! grep -q "LAGOM_\|NCCL_" "$out"'
+check "... the line names the ancestor and its owner" \
+	grep -q "lagom: .*$CLUSTER_DIR/userown (holding the profile directory) is owned by uid $(id -u nobody)" "$err"
+grep 'lagom:' "$err" | head -1 | sed 's/^/#   /'
+trust_dir "$CLUSTER_DIR/groupw" root 0775
+step -v --lagom=auto --lagom-workload=phi-2:fsdp
+check_that "profile_dir under a group-writable directory: nothing set, the line says why" \
+	'[ "$rc" -eq 0 ] && ! grep -q "LAGOM_\|NCCL_" "$out" && grep -q "writable by group or others without the sticky bit" "$err"'
+trust_dir "$CLUSTER_DIR/sticky" root 1777
+step --lagom=auto --lagom-workload=phi-2:fsdp
+check "profile_dir under a sticky world-writable directory (like /tmp): the plan is set" \
+	[ "$(count LAGOM_PLAN_ID= "$out")" -eq 3 ]
+cluster_plugstack $P
+
+# --- --chdir: a relative workload file is the job's working directory's -----
+install -d -m 0755 "$work/sub"
+install -m 0644 "$workload_fixture" "$work/sub/chdir-workload.json"
+rm -f "$work/chdir-workload.json"
+run runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" srun -N3 --gres=gpu:4 \
+	--chdir="$work/sub" --lagom=auto --lagom-workload=chdir-workload.json \
+	bash -c "$show_env"
+check "srun --chdir=DIR --lagom-workload=FILE: FILE is read in DIR" \
+	[ "$(count LAGOM_PLAN_ID= "$out")" -eq 3 ]
+[ "$(count LAGOM_PLAN_ID= "$out")" -eq 3 ] || dump
+
+plan "$tap_n"
+done_testing
