@@ -86,6 +86,7 @@ int cli_cmd_predict(int argc, char **argv);
 int cli_cmd_plan(int argc, char **argv);
 int cli_cmd_profile(int argc, char **argv);
 int cli_cmd_topo(int argc, char **argv);
+int cli_cmd_runs(int argc, char **argv);
 int cli_cmd_profile_check(int argc, char **argv);
 int cli_cmd_profile_synth(int argc, char **argv);
 /* `lagom profile synth --list`: the built-in GPU table. */

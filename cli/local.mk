@@ -6,9 +6,10 @@ lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 	cli/cli_plan.h cli/cmd_plan.c cli/plan_step.c cli/plan_out.c \
 	cli/cli_workload.h cli/workload_file.c \
 	cli/synth_table.c cli/cmd_profile.c \
-	cli/cmd_profile_check.c cli/cmd_topo.c
+	cli/cmd_profile_check.c cli/cmd_topo.c \
+	cli/cmd_runs.c cli/cli_runs.h cli/runs_predicted.c
 lagom_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(HWLOC_CFLAGS)
-lagom_LDADD = libplanner.la libsearch.la libprofile.la libworkload.la \
+lagom_LDADD = librecord.la libplanner.la libsearch.la libprofile.la libworkload.la \
 	libtopology.la libplacement.la libmodel.la libcommon.la \
 	$(JANSSON_LIBS) $(HWLOC_LIBS) -lslurm -lm
 

@@ -24,6 +24,7 @@ static const char usage_text[] =
 	"trust rules\n"
 	"  topo            the topology lagom sees (live, hwloc XML or NCCL "
 	"topo file)\n"
+	"  runs            measured steps: predicted against measured\n"
 	"\n"
 	"Every command takes --format text|json and --help.\n"
 	"Exit status: 0 success, 1 runtime failure, 2 usage error.\n"
@@ -37,7 +38,7 @@ struct command {
 static const struct command commands[] = {
 	{ "workloads", cli_cmd_workloads }, { "predict", cli_cmd_predict },
 	{ "plan", cli_cmd_plan },	    { "profile", cli_cmd_profile },
-	{ "topo", cli_cmd_topo },
+	{ "topo", cli_cmd_topo },	    { "runs", cli_cmd_runs },
 };
 
 /*

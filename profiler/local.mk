@@ -20,7 +20,8 @@ EXTRA_DIST += profiler/profiler.map doc/profiler.md
 # The reader (and writer) of records, for the CLI and the tests.
 noinst_LTLIBRARIES += librecord.la
 librecord_la_SOURCES = profiler/record.c profiler/record_parse.c \
-	profiler/record_file.c profiler/record.h
+	profiler/record_file.c profiler/record.h profiler/predicted.c \
+	profiler/predicted.h
 
 # Tests: the record alone, and the built module driven as NCCL does.
 PROFILER_CHECKS = tests/profiler/test_record tests/profiler/test_profiler_abi
@@ -38,8 +39,10 @@ tests_profiler_test_profiler_abi_LDADD = librecord.la libcommon.la \
 EXTRA_tests_profiler_test_profiler_abi_DEPENDENCIES = \
 	libnccl-profiler-lagom.la
 
-SCRIPT_TESTS += tests/profiler/symbols.sh tests/profiler/fuzz_smoke.sh
+SCRIPT_TESTS += tests/profiler/symbols.sh tests/profiler/fuzz_smoke.sh \
+	tests/profiler/runs.sh
 EXTRA_DIST += tests/profiler/symbols.sh tests/profiler/fuzz_smoke.sh \
+	tests/profiler/runs.sh \
 	tests/fuzz/fuzz_record.c tests/fuzz/corpus/record
 
 # Overhead per event (ns), as NCCL calls the module.
