@@ -67,6 +67,9 @@ struct lagom_state {
 	bool comment_done;
 	struct lagom_comment_job *comment_job; /* node 0, until task_exit */
 	bool user_verbose; /* srun -v: tell the job's stderr too */
+	/* The step's measurement spool (measure.c), when ready. */
+	bool measure_ready;
+	char measure_dir[LAGOM_MEASURE_PATH_MAX + 128];
 };
 
 /* The plugin's one state struct (lagom.c). */
@@ -155,6 +158,11 @@ void lagom_comment_cancel(struct lagom_comment_job *job);
  */
 int lagom_comment_wait(struct lagom_comment_job *job, unsigned timeout_ms,
 		       double *busy_ms, struct lagom_error *err);
+
+/* measure.c: the measurement spool (doc/profiler.md). */
+int lagom_measure_prepare(spank_t sp, struct lagom_state *st);
+int lagom_measure_write_predicted(struct lagom_state *st);
+int lagom_measure_task_env(spank_t sp, const struct lagom_state *st);
 
 /* lagom.c: logging with the "lagom: " prefix. */
 void lagom_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -102,6 +102,7 @@ int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st)
 {
 	st->mode = lagom_effective_mode(st);
 	start_comment(sp, st);
+	lagom_measure_prepare(sp, st);
 	return 0;
 }
 
@@ -205,6 +206,7 @@ int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 	st->n_items = st->plan->env_count;
 	st->planned = true;
 	report_plan(st, elapsed_ms(&start));
+	lagom_measure_write_predicted(st);
 	if (st->mode == LAGOM_MODE_EXPLAIN && st->step.node_id == 0)
 		explain(st);
 	/* slurmstepd forks the tasks next: no socket may be open then */
@@ -231,6 +233,7 @@ int lagom_remote_task_init(spank_t sp, struct lagom_state *st)
 			lagom_log_info("cannot set %s: %s", it->name,
 				       spank_strerror(rc));
 	}
+	lagom_measure_task_env(sp, st);
 	return 0;
 }
 
