@@ -44,15 +44,14 @@ static int number(const char *key, const char *value, unsigned max,
 	errno = 0;
 	n = strtoul(value, &end, 10);
 	if (errno || *end || n < 1 || n > max)
-		return lagom_errprintf(err, EINVAL,
-				       "%s=%s: expected 1 to %u", key, value,
-				       max);
+		return lagom_errprintf(err, EINVAL, "%s=%s: expected 1 to %u",
+				       key, value, max);
 	*out = (unsigned)n;
 	return 0;
 }
 
-static int path(char *dst, const char *key, const char *value,
-		bool absolute, struct lagom_error *err)
+static int path(char *dst, const char *key, const char *value, bool absolute,
+		struct lagom_error *err)
 {
 	size_t n = strlen(value);
 
@@ -69,9 +68,9 @@ static int path(char *dst, const char *key, const char *value,
 	return 0;
 }
 
-int lagom_measure_config_parse(struct lagom_measure_config *m,
-			       const char *key, size_t keylen,
-			       const char *value, struct lagom_error *err)
+int lagom_measure_config_parse(struct lagom_measure_config *m, const char *key,
+			       size_t keylen, const char *value,
+			       struct lagom_error *err)
 {
 	if (!value)
 		return lagom_errprintf(err, EINVAL, "%.*s needs =value",
@@ -87,8 +86,8 @@ int lagom_measure_config_parse(struct lagom_measure_config *m,
 	if (key_is(key, keylen, "measure_dir"))
 		return path(m->dir, "measure_dir", value, true, err);
 	if (key_is(key, keylen, "measure_max_steps"))
-		return number("measure_max_steps", value, 100000,
-			      &m->max_steps, err);
+		return number("measure_max_steps", value, 100000, &m->max_steps,
+			      err);
 	if (key_is(key, keylen, "measure_max_mb"))
 		return number("measure_max_mb", value, 1u << 20, &m->max_mb,
 			      err);

@@ -40,8 +40,8 @@ void lagom_measure_config_defaults(struct lagom_measure_config *m);
 bool lagom_measure_config_key(const char *key, size_t keylen);
 
 /* Parse one of them; 0, or -EINVAL / -ERANGE with err naming it. */
-int lagom_measure_config_parse(struct lagom_measure_config *m,
-			       const char *key, size_t keylen,
-			       const char *value, struct lagom_error *err);
+int lagom_measure_config_parse(struct lagom_measure_config *m, const char *key,
+			       size_t keylen, const char *value,
+			       struct lagom_error *err);
 
 #endif /* LAGOM_CONFIG_MEASURE_H */

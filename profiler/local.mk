@@ -67,3 +67,7 @@ tests/fuzz/fuzz_record: $(srcdir)/tests/fuzz/fuzz_record.c \
 		$(srcdir)/tests/fuzz/fuzz_record.c $(srcdir)/profiler/record.c \
 		$(srcdir)/profiler/record_parse.c $(srcdir)/common/error.c
 .PHONY: fuzz-record
+
+# The loop on a real Slurm (root; skips loudly otherwise).
+INTEGRATION_TESTS += tests/integration/measure.sh
+EXTRA_DIST += tests/integration/measure.sh

@@ -163,6 +163,16 @@ int lagom_comment_wait(struct lagom_comment_job *job, unsigned timeout_ms,
 int lagom_measure_prepare(spank_t sp, struct lagom_state *st);
 int lagom_measure_write_predicted(struct lagom_state *st);
 int lagom_measure_task_env(spank_t sp, const struct lagom_state *st);
+/* learn.c: planning from measurements (as the user, in user_init). */
+struct lagom_workload;
+void lagom_learn_write_key(spank_t sp, const struct lagom_state *st);
+/* The workload measured in the latest earlier step with this step's key
+ * (new, free with lagom_workload_destroy), or NULL; say() gets one line per
+ * refused record. */
+struct lagom_workload *lagom_learn_workload(spank_t sp,
+					    const struct lagom_state *st,
+					    void (*say)(const char *, void *),
+					    void *ctx);
 
 /* lagom.c: logging with the "lagom: " prefix. */
 void lagom_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

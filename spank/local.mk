@@ -12,7 +12,8 @@ slurmplugin_LTLIBRARIES = spank/lagom.la
 noinst_LTLIBRARIES += libspank.la
 libspank_la_SOURCES = spank/lagom.h spank/lagom.c spank/options.c \
 	spank/local.c spank/remote.c spank/envset.c spank/comment.c \
-	spank/step.c spank/step.h spank/plan.h spank/measure.c
+	spank/step.c spank/step.h spank/plan.h spank/measure.c \
+	spank/learn.c
 libspank_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
 spank_lagom_la_SOURCES = spank/plan.c spank/plan.h

@@ -62,8 +62,8 @@ static int own_dir(int dir_fd, const char *name, uid_t uid, gid_t gid,
 		*why = "cannot create a directory in the spool";
 		return -1;
 	}
-	fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-				  O_CLOEXEC);
+	fd = openat(dir_fd, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		*why = "a spool entry is not a directory (or is a link)";
 		goto fail;
@@ -185,8 +185,8 @@ int lagom_measure_prepare(spank_t sp, struct lagom_state *st)
 	usage_of(user_fd, &steps, &bytes);
 	snprintf(name, sizeof(name), "%u.%u", job, step);
 	if (faccessat(user_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
-	    (steps >= m->max_steps ||
-	     bytes >= (unsigned long long)m->max_mb << 20)) {
+	    (steps >= m->max_steps || bytes >= (unsigned long long)m->max_mb
+						       << 20)) {
 		lagom_log_info("job %u.%u: not measured: user %s keeps %u "
 			       "steps, %llu MiB in %s/%s (limits %u steps, "
 			       "%u MiB)",
@@ -198,8 +198,8 @@ int lagom_measure_prepare(spank_t sp, struct lagom_state *st)
 	if (step_fd < 0)
 		goto fail;
 	if ((size_t)snprintf(st->measure_dir, sizeof(st->measure_dir),
-			     "%s/%s/%s", m->dir, user, name) >=
-	    sizeof(st->measure_dir)) {
+			     "%s/%s/%s", m->dir, user,
+			     name) >= sizeof(st->measure_dir)) {
 		why = "the spool path is too long";
 		goto fail;
 	}
@@ -233,8 +233,7 @@ static void fill_predicted(const struct lagom_planner_result *res,
 		if (!(c->time_s > 0) || c->comm.ranks == 0 ||
 		    c->comm.nodes == 0)
 			continue;
-		snprintf(k->op, sizeof(k->op), "%s",
-			 lagom_coll_name(c->coll));
+		snprintf(k->op, sizeof(k->op), "%s", lagom_coll_name(c->coll));
 		k->min_bytes = c->min_bytes;
 		k->max_bytes = c->max_bytes;
 		k->ranks = c->comm.ranks;

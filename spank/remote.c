@@ -32,6 +32,7 @@
 
 #include "spank/lagom.h"
 #include "spank/step.h"
+#include "model/model.h"
 
 /* Step ids at or above this are Slurm's batch, extern and interactive
  * steps: user options do not reach them, and the real steps inside them
@@ -164,6 +165,42 @@ static void report_plan(const struct lagom_state *st, double plan_ms)
 	     skipped[0] ? ", kept the user's " : "", skipped);
 }
 
+static void say_line(const char *line, void *ctx)
+{
+	const struct lagom_state *st = ctx;
+
+	tell(st, "job %u.%u: %s", st->step.job_id, st->step.step_id, line);
+}
+
+/*
+ * The plan: from the user's workload, else from an earlier measured step
+ * of the same key (spank/learn.c), else for the catalog's worst case.
+ * A plan from measurements that fails is dropped for the ordinary one.
+ */
+static int plan_step(spank_t sp, struct lagom_state *st,
+		     struct lagom_error *err)
+{
+	struct lagom_workload *learned = NULL;
+	int rc;
+
+	lagom_learn_write_key(sp, st);
+	if (!st->workload_given)
+		learned = lagom_learn_workload(sp, st, say_line, st);
+	if (learned) {
+		rc = lagom_plan_compute_learned(&st->cfg, &st->step, learned,
+						&st->plan, err);
+		lagom_workload_destroy(learned);
+		if (rc == 0)
+			return 0;
+		tell(st, "job %u.%u: plan from measurements failed: %s",
+		     st->step.job_id, st->step.step_id, err->text);
+		lagom_error_clear(err);
+	}
+	return lagom_plan_compute(&st->cfg, &st->step,
+				  st->workload_given ? st->workload : NULL,
+				  &st->plan, err);
+}
+
 int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 {
 	struct lagom_error err = { 0 };
@@ -190,9 +227,7 @@ int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 			      "--gres=gpu:N or --gpus-per-node)");
 		return 0;
 	}
-	if (lagom_plan_compute(&st->cfg, &st->step,
-			       st->workload_given ? st->workload : NULL,
-			       &st->plan, &err) < 0) {
+	if (plan_step(sp, st, &err) < 0) {
 		fail_open(st, err.text);
 		return 0;
 	}

@@ -20,10 +20,17 @@ void *hp_module(void)
 	const char *dir = getenv("top_builddir");
 	char path[4096];
 
+	const char *nccl = getenv("NCCL_PROFILER_PLUGIN");
+
 	if (handle)
 		return handle;
-	snprintf(path, sizeof(path), "%s/.libs/libnccl-profiler-lagom.so",
-		 dir ? dir : ".");
+	/* inside a job step: the path lagom's SPANK plugin set, as NCCL
+	 * would dlopen it */
+	if (nccl && nccl[0] == '/')
+		snprintf(path, sizeof(path), "%s", nccl);
+	else
+		snprintf(path, sizeof(path),
+			 "%s/.libs/libnccl-profiler-lagom.so", dir ? dir : ".");
 	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!handle)
 		fprintf(stderr, "dlopen %s: %s\n", path, dlerror());

@@ -99,10 +99,14 @@ static int scenario_train(int v)
 {
 	struct hp_comm tp, dp;
 	int i;
+	/* HP_RANKS/HP_NODES: the shape of a real step (integration test) */
+	int ranks = getenv("HP_RANKS") ? atoi(getenv("HP_RANKS")) : 16;
+	int nodes = getenv("HP_NODES") ? atoi(getenv("HP_NODES")) : 2;
 
-	EXPECT(hp_init(&tp, v, 0x1122334455667788ull, "pg:tp", 2, 16, 3) == 0);
-	EXPECT(hp_init(&dp, v, 0xabcdef0123456789ull, "pg:dp 'x'$", 2, 2, 1) ==
-	       0);
+	EXPECT(hp_init(&tp, v, 0x1122334455667788ull, "pg:tp", nodes, ranks,
+		       3 % ranks) == 0);
+	EXPECT(hp_init(&dp, v, 0xabcdef0123456789ull, "pg:dp 'x'$", nodes,
+		       getenv("HP_RANKS") ? ranks : 2, 1) == 0);
 	EXPECT(hp_mask ==
 	       (int)(LAGOM_PROF_COLL | LAGOM_PROF_P2P | LAGOM_PROF_KERNEL_CH));
 	EXPECT(tp.ctx != NULL && dp.ctx != NULL && tp.ctx != dp.ctx);
