@@ -15,7 +15,7 @@ libnccl_profiler_lagom_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/profiler/profiler.map -Wl,--as-needed
 libnccl_profiler_lagom_la_LIBADD =
 EXTRA_libnccl_profiler_lagom_la_DEPENDENCIES = profiler/profiler.map
-EXTRA_DIST += profiler/profiler.map doc/profiler.md
+EXTRA_DIST += profiler/profiler.map doc/profiler.md bench/nccl_profiler_run.sh
 
 # The reader (and writer) of records, for the CLI and the tests.
 noinst_LTLIBRARIES += librecord.la
