@@ -59,13 +59,15 @@ fuzz: fuzz-record
 fuzz-record: tests/fuzz/fuzz_record
 tests/fuzz/fuzz_record: $(srcdir)/tests/fuzz/fuzz_record.c \
 		$(srcdir)/profiler/record.c $(srcdir)/profiler/record_parse.c \
-		$(srcdir)/profiler/record.h $(srcdir)/common/error.c
+		$(srcdir)/profiler/record.h $(srcdir)/profiler/predicted.c \
+		$(srcdir)/profiler/predicted.h $(srcdir)/common/error.c
 	@test -n "$(CLANG)" || { echo "fuzz-record needs clang (libFuzzer)"; exit 1; }
 	@$(MKDIR_P) tests/fuzz
 	$(AM_V_CC)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-I$(top_srcdir) -I$(top_builddir) -D_GNU_SOURCE -o $@ \
 		$(srcdir)/tests/fuzz/fuzz_record.c $(srcdir)/profiler/record.c \
-		$(srcdir)/profiler/record_parse.c $(srcdir)/common/error.c
+		$(srcdir)/profiler/record_parse.c $(srcdir)/profiler/predicted.c \
+		$(srcdir)/common/error.c
 .PHONY: fuzz-record
 
 # The loop on a real Slurm (root; skips loudly otherwise).

@@ -103,12 +103,11 @@ static int next(const char *text, size_t len, size_t *at, char *line,
 	return 0;
 }
 
-static struct lagom_measure_pred scratch;
-
 int lagom_measure_pred_parse(const char *text, size_t len,
 			     struct lagom_measure_pred *out,
 			     struct lagom_error *err)
 {
+	struct lagom_measure_pred scratch; /* ~12 KiB: *out stays untouched */
 	char line[160], again[160];
 	size_t at = 0;
 	unsigned ln = 1;
