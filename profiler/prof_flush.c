@@ -110,6 +110,7 @@ int pf_decide(lagom_nccl_logger_t log, unsigned abi)
 	if (pf.decided)
 		return pf.enabled;
 	pf.decided = 1;
+	pf.pid = getpid();
 	pf.abi = abi;
 	pf.start_unix = (uint64_t)time(NULL);
 	pf.flush_s = (unsigned)env_long("LAGOM_MEASURE_FLUSH_S", 1, MAX_FLUSH_S,
@@ -397,8 +398,8 @@ int pf_flush_locked(void)
 	struct lagom_rec *r = &pf.snap;
 	int i, len, fd;
 
-	if (pf.dir_fd < 0)
-		return -1;
+	if (pf.dir_fd < 0 || getpid() != pf.pid)
+		return -1; /* a child would overwrite its parent's record */
 	memset(r, 0, sizeof(*r));
 	r->abi = pf.abi;
 	memcpy(r->job, pf.job, sizeof(r->job));
@@ -442,9 +443,15 @@ fail:
 	return -1;
 }
 
-/* A process that exits without destroying its communicators. */
+/*
+ * A process that exits without destroying its communicators.  A child
+ * forked after init (a data-loader worker) does nothing: the lock may have
+ * been held by the parent's flush thread at the fork.
+ */
 __attribute__((destructor)) static void pf_at_exit(void)
 {
+	if (!pf.decided || getpid() != pf.pid)
+		return;
 	pthread_mutex_lock(&pf.lock);
 	if (pf.live > 0)
 		pf_flush_locked();

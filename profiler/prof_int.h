@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "profiler/nccl_profiler_abi.h"
 #include "profiler/record.h"
@@ -97,6 +98,7 @@ struct pf_state {
 	char job[LAGOM_REC_TOKEN_MAX + 1], step[LAGOM_REC_TOKEN_MAX + 1];
 	char plan[LAGOM_REC_TOKEN_MAX + 1];
 	int64_t task;
+	pid_t pid; /* the process that decided: a forked child never writes */
 	uint64_t start_unix, opened;
 	int live;
 	int thread_running, stop;

@@ -250,6 +250,34 @@ static int scenario_exit(int v)
 	return fails;
 }
 
+/* A child forked after init (a data-loader worker) exits: the parent's
+ * record is not overwritten by the child's copy of the counters. */
+static int scenario_fork(int v)
+{
+	struct hp_comm c;
+	pid_t pid;
+	int i, status;
+
+	EXPECT(hp_init(&c, v, 6, "fork", 1, 4, 0) == 0);
+	for (i = 0; i < 7; i++) {
+		struct hp_coll a = ar(1000000 + (uint64_t)i * STEP_NS);
+
+		EXPECT(hp_group(&c, &a, 1) == 0);
+	}
+	sleep(2); /* the periodic flush writes the parent's 7 */
+	pid = fork();
+	if (pid == 0) {
+		struct hp_coll a = ar(9000000);
+
+		for (i = 0; i < 5; i++)
+			hp_group(&c, &a, 1);
+		exit(0); /* runs the destructors */
+	}
+	EXPECT(pid > 0 && waitpid(pid, &status, 0) == pid);
+	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	_exit(fails ? 1 : 0); /* no flush of the parent's after the child's */
+}
+
 /* The proxy thread delivers kernel-channel events while the host enqueues. */
 #define QN 64
 static struct hp_coll queue[QN * 32];
@@ -307,6 +335,8 @@ static int run_scenario(const char *name, int v)
 		return scenario_exit(v);
 	if (strcmp(name, "threads") == 0)
 		return scenario_threads(v);
+	if (strcmp(name, "fork") == 0)
+		return scenario_fork(v);
 	return 99;
 }
 
@@ -315,6 +345,7 @@ static int run_scenario(const char *name, int v)
 struct run {
 	char dir[64], log[96];
 	int status;
+	pid_t pid;
 	int n_rec;
 	struct lagom_rec rec;
 	char log_text[4096];
@@ -381,6 +412,7 @@ static void spawn(struct run *r, const char *scenario, int v,
 		_exit(127);
 	}
 	assert_int_equal(waitpid(pid, &r->status, 0), pid);
+	r->pid = pid;
 	read_back(r);
 }
 
@@ -624,6 +656,18 @@ static void test_threads(void **state)
 	cleanup(&r);
 }
 
+static void test_fork(void **state)
+{
+	struct run r;
+
+	run_in(&r, "fork", version_of(state));
+	assert_ok_exit(&r);
+	assert_int_equal(r.n_rec, 1);
+	assert_int_equal(r.rec.comm[0].cls[0].count, 7);
+	assert_int_equal(r.rec.pid, (uint64_t)r.pid); /* the parent's */
+	cleanup(&r);
+}
+
 static int v4 = 4, v5 = 5, v6 = 6;
 
 #define FOR_VERSIONS(fn)                            \
@@ -637,7 +681,7 @@ int main(int argc, char **argv)
 		FOR_VERSIONS(test_train),   FOR_VERSIONS(test_noise),
 		FOR_VERSIONS(test_bad),	    FOR_VERSIONS(test_off),
 		FOR_VERSIONS(test_killed),  FOR_VERSIONS(test_exit),
-		FOR_VERSIONS(test_threads),
+		FOR_VERSIONS(test_threads), FOR_VERSIONS(test_fork),
 	};
 
 	if (argc == 4 && strcmp(argv[1], "--scenario") == 0)
