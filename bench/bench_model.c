@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "model/model.h"
+#include "catalog/catalog.h"
 
 #define RUNS 31
 

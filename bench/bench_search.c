@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "search/search.h"
+#include "catalog/catalog.h"
 
 static const char *const workloads[] = {
 	"phi-2:fsdp,mb2",	    "llama-3.1-8b:fsdp,mb1",

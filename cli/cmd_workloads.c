@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "model/model.h"
+#include "catalog/catalog.h"
 
 static const char workloads_usage[] =
 	"Usage: lagom workloads [--format text|json]\n"

@@ -13,7 +13,9 @@
 
 #include "cli/cli_plan.h"
 #include "cli/cli_workload.h"
-#include "topology/placement.h"
+#include "workload/workload.h"
+#include "placement/placement.h"
+#include "catalog/catalog.h"
 
 static int add_name(struct cli_step *s, const char *name, size_t len)
 {
@@ -36,7 +38,7 @@ static int cmp_str(const void *a, const void *b)
 
 /*
  * --nodelist: a Slurm hostlist ("gpu[001-004],b001"), expanded and checked
- * by topology/placement.h exactly as the plugin expands the step's nodes
+ * by placement/placement.h exactly as the plugin expands the step's nodes
  * (a host named twice is refused there).  An empty entry, which Slurm would
  * skip, is refused here.
  */
@@ -163,18 +165,12 @@ int cli_plan_workload(const struct plan_opts *o, struct cli_step *s)
 {
 	struct lagom_error err = { 0 };
 	struct lagom_workload *w = NULL;
-	struct stat st;
-	bool looks_like_file;
 
 	if (!o->workload)
 		return 0;
-	looks_like_file = strchr(o->workload, '/') ||
-			  strstr(o->workload, ".json") ||
-			  stat(o->workload, &st) == 0;
-	if (looks_like_file) {
-		if (stat(o->workload, &st) != 0)
-			return cli_fail(CLI_USAGE, "--workload: %s: %s",
-					o->workload, strerror(errno));
+	/* The plugin's rule (workload/workload.h), so `lagom plan` shows
+	 * the plan a job with the same --lagom-workload gets. */
+	if (lagom_workload_is_file(o->workload)) {
 		return cli_workload_read(o->workload, &s->hw,
 					 (unsigned)s->count, s->gpus_per_node,
 					 &s->workload);

@@ -4,6 +4,8 @@
  */
 #include "config.h"
 
+#include <errno.h>
+
 #include "cli/cli.h"
 #include "cli/cli_workload.h"
 #include "workload/workload.h"
@@ -14,7 +16,11 @@ int cli_workload_read(const char *path, const struct lagom_hw *hw,
 {
 	struct lagom_error err = { 0 };
 
-	if (lagom_workload_read_file(path, out, &err) != 0)
+	int rc = lagom_workload_read_file(path, out, &err);
+
+	if (rc == -ENOENT)
+		return cli_fail(CLI_USAGE, "--workload: %s", err.text);
+	if (rc != 0)
 		return cli_fail(CLI_FAIL, "--workload: %s", err.text);
 	return 0;
 }

@@ -161,6 +161,17 @@ int lagom_coll_config_check(const struct lagom_hw *hw,
 	return 0;
 }
 
+void lagom_hw_bw_achievable(struct lagom_hw *hw)
+{
+	if (hw->bw_measured)
+		return;
+	hw->intra_link_Bps *= hw->intra == LAGOM_INTRA_NVSWITCH ? K.eff_nvswitch
+								: K.eff_nvlink;
+	hw->pcie_Bps *= K.eff_pcie;
+	hw->nic_Bps *= hw->nic_gdr ? K.eff_net : K.eff_tcp;
+	hw->bw_measured = true;
+}
+
 double lagom_intra_Bps(const struct lagom_hw *hw, unsigned ppn)
 {
 	bool raw = hw->bw_measured;

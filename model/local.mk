@@ -2,15 +2,10 @@
 noinst_LTLIBRARIES += libmodel.la
 libmodel_la_SOURCES = model/model.h model/internal.h model/names.c \
 	model/gpu.c model/coll.c model/nccl.c model/compute.c \
-	model/catalog.c model/workload.c
+	model/workload.c
 libmodel_la_SOURCES += model/fit.c
 
-# workload: the JSON workload reader (jansson; outside the pure core).
-noinst_LTLIBRARIES += libworkload.la
-libworkload_la_SOURCES = workload/workload.h workload/workload.c
-libworkload_la_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
-
-MODEL_TEST_LIBS = libmodel.la libcommon.la -lm $(CMOCKA_LIBS)
+MODEL_TEST_LIBS = libcatalog.la libmodel.la libcommon.la -lm $(CMOCKA_LIBS)
 
 UNIT_TESTS += tests/model/test_model tests/model/test_workloads \
 	tests/model/busbw.sh
@@ -23,7 +18,7 @@ tests_model_test_workloads_SOURCES = tests/model/test_workloads.c
 tests_model_test_workloads_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_model_test_workloads_LDADD = $(MODEL_TEST_LIBS)
 tests_model_busbw_report_SOURCES = tests/model/busbw_report.c
-tests_model_busbw_report_LDADD = libmodel.la libcommon.la -lm
+tests_model_busbw_report_LDADD = libcatalog.la libmodel.la libcommon.la -lm
 
 UNIT_TESTS += tests/model/test_fit tests/model/test_gpu
 check_PROGRAMS += tests/model/test_fit tests/model/test_gpu
@@ -34,17 +29,8 @@ tests_model_test_fit_SOURCES = tests/model/test_fit.c
 tests_model_test_fit_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_model_test_fit_LDADD = $(MODEL_TEST_LIBS)
 
-UNIT_TESTS += tests/workload/test_workload_json
-check_PROGRAMS += tests/workload/test_workload_json
-tests_workload_test_workload_json_SOURCES = tests/workload/test_workload_json.c
-tests_workload_test_workload_json_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) \
-	$(JANSSON_CFLAGS)
-tests_workload_test_workload_json_LDADD = libworkload.la libmodel.la \
-	libcommon.la -lm $(JANSSON_LIBS) $(CMOCKA_LIBS)
-
 LAGOM_BENCHES += bench/bench_model
 bench_bench_model_SOURCES = bench/bench_model.c
-bench_bench_model_LDADD = libmodel.la libcommon.la -lm
+bench_bench_model_LDADD = libcatalog.la libmodel.la libcommon.la -lm
 
-EXTRA_DIST += tests/model/busbw.sh tests/workload/data doc/model.md \
-	doc/workload-format.md
+EXTRA_DIST += tests/model/busbw.sh doc/model.md

@@ -1,13 +1,13 @@
 /*
  * planner/hops.c - inter-node distance of a step from Slurm's topology.conf
- * (topology/placement.h's switch tree).
+ * (placement/placement.h's switch tree).
  */
 #include "config.h"
 
 #include <errno.h>
 
 #include "planner/planner_int.h"
-#include "topology/placement.h"
+#include "placement/placement.h"
 
 /*
  * In a tree, two nodes are under one leaf or meet above the leaves: the

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "model/model.h"
@@ -36,6 +37,7 @@ static void weakest_gpu(struct lagom_gpu_spec *a,
 	a->nvlink_link_Bps = MIN(a->nvlink_link_Bps, b->nvlink_link_Bps);
 	a->pcie_gen = MIN(a->pcie_gen, b->pcie_gen);
 	a->pcie_lanes = MIN(a->pcie_lanes, b->pcie_lanes);
+	a->intra_default = MIN(a->intra_default, b->intra_default);
 }
 
 /* Combine b into a: lowest rates and counts, highest costs. */
@@ -54,6 +56,7 @@ static void weakest_hw(struct lagom_hw *a, const struct lagom_hw *b)
 	a->pcie_Bps = MIN(a->pcie_Bps, b->pcie_Bps);
 	a->nic_count = MIN(a->nic_count, b->nic_count);
 	a->nic_Bps = MIN(a->nic_Bps, b->nic_Bps);
+	a->gpus_per_nic = MAX(a->gpus_per_nic, b->gpus_per_nic);
 	a->nic_gdr = a->nic_gdr && b->nic_gdr;
 	a->collnet = a->collnet && b->collnet;
 	a->launch_us = MAX(a->launch_us, b->launch_us);
@@ -78,8 +81,9 @@ static void settle_hw(struct lagom_hw *hw)
 		hw->nic_Bps = 0;
 		hw->gpus_per_nic = 0;
 	} else {
-		hw->gpus_per_nic = (hw->gpus_per_node + hw->nic_count - 1) /
-				   hw->nic_count;
+		/* The profile's sharing (rails) stands; only a node with
+		 * fewer GPUs than that caps it. */
+		hw->gpus_per_nic = MIN(hw->gpus_per_nic, hw->gpus_per_node);
 	}
 }
 
@@ -87,14 +91,31 @@ int planner_weakest_hw(const struct lagom_hw *hws, size_t n,
 		       struct lagom_hw *out, struct lagom_error *err)
 {
 	struct lagom_hw acc;
+	bool mixed = false;
 	size_t i;
 	int rc;
 
 	if (n == 0)
 		return lagom_errprintf(err, EINVAL, "no nodes");
-	acc = hws[0];
+	/*
+	 * Bandwidths are compared on one basis: when some nodes measured them
+	 * (achievable) and some took the table's (nominal), every node is put
+	 * on the achievable basis first, so neither the order nor the names of
+	 * the nodes decide which basis the step plans with.
+	 */
 	for (i = 1; i < n; i++)
-		weakest_hw(&acc, &hws[i]);
+		if (hws[i].bw_measured != hws[0].bw_measured)
+			mixed = true;
+	acc = hws[0];
+	if (mixed)
+		lagom_hw_bw_achievable(&acc);
+	for (i = 1; i < n; i++) {
+		struct lagom_hw b = hws[i];
+
+		if (mixed)
+			lagom_hw_bw_achievable(&b);
+		weakest_hw(&acc, &b);
+	}
 	settle_hw(&acc);
 	if ((rc = lagom_hw_check(&acc, err)))
 		return lagom_error_prefix(err, "combined hardware of the step");

@@ -12,7 +12,7 @@ check_PROGRAMS += tests/planner/test_planner
 tests_planner_test_planner_SOURCES = tests/planner/test_planner.c
 tests_planner_test_planner_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_planner_LDADD = libplanner.la libsearch.la \
-	libprofile.la libplacement.la libmodel.la libcommon.la \
+	libprofile.la libplacement.la libcatalog.la libmodel.la libcommon.la \
 	$(CMOCKA_LIBS) $(JANSSON_LIBS) -lslurm -lm
 
 # Every allocation of the planner fails in turn (link-time wrappers).
@@ -23,3 +23,10 @@ tests_planner_test_planner_oom_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_planner_oom_LDFLAGS = -Wl,--wrap=malloc,--wrap=calloc \
 	-Wl,--wrap=realloc,--wrap=strdup,--wrap=strndup,--wrap=asprintf
 tests_planner_test_planner_oom_LDADD = $(tests_planner_test_planner_LDADD)
+
+# The weakest hardware depends on the nodes' hardware only (names, order).
+UNIT_TESTS += tests/planner/test_weakest
+check_PROGRAMS += tests/planner/test_weakest
+tests_planner_test_weakest_SOURCES = tests/planner/test_weakest.c
+tests_planner_test_weakest_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_weakest_LDADD = $(tests_planner_test_planner_LDADD)

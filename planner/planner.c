@@ -13,6 +13,7 @@
 #include "planner/planner_int.h"
 #include "planner/report.h"
 #include "search/search.h"
+#include "catalog/catalog.h"
 
 #define PLANNER_ENV_MAX 32
 

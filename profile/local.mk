@@ -9,7 +9,7 @@ libprofile_la_SOURCES = profile/profile.h profile/profile.c \
 libprofile_la_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 libprofile_la_LIBADD =
 
-PROFILE_TEST_LIBS = libprofile.la libmodel.la libcommon.la $(JANSSON_LIBS) -lm
+PROFILE_TEST_LIBS = libprofile.la libcatalog.la libmodel.la libcommon.la $(JANSSON_LIBS) -lm
 
 UNIT_TESTS += tests/profile/test_profile tests/profile/test_profile_alloc
 check_PROGRAMS += tests/profile/test_profile tests/profile/test_profile_alloc

@@ -7,8 +7,8 @@ libprolog_la_SOURCES = prolog/prolog.h prolog/hwinfo.c prolog/plugstack.c \
 	prolog/probe_contention.c prolog/probe_nccl.c
 libprolog_la_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 
-PROLOG_LIBS = libprolog.la libprofile.la libtopology.la libconfig.la \
-	libmodel.la libcommon.la $(JANSSON_LIBS) $(HWLOC_LIBS) -lm
+PROLOG_LIBS = libprolog.la libprofile.la libtopology.la libplugstack.la \
+	libcatalog.la libmodel.la libcommon.la $(JANSSON_LIBS) $(HWLOC_LIBS) -lm
 
 sbin_PROGRAMS += lagom-prolog
 lagom_prolog_SOURCES = prolog/main.c

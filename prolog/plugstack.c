@@ -1,7 +1,7 @@
 /*
  * prolog/plugstack.c - lagom-prolog takes its defaults from the same
  * plugstack.conf line the SPANK plugin reads ("required /path/lagom.so
- * profile_dir=... slurm_user=..."), parsed by config/.  "include" lines are
+ * profile_dir=... slurm_user=..."), parsed by plugstack/.  "include" lines are
  * not followed.
  */
 #include "config.h"

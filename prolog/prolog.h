@@ -22,7 +22,7 @@
 #include <stdbool.h>
 
 #include "common/error.h"
-#include "config/config.h"
+#include "plugstack/plugstack.h"
 #include "profile/profile.h"
 
 /* Fill the hardware section of the local node from topology/ (hwloc) and

@@ -10,22 +10,22 @@ check_PROGRAMS += tests/search/test_engine tests/search/test_search
 tests_search_test_engine_SOURCES = tests/search/test_engine.c \
 	tests/search/scenarios.h
 tests_search_test_engine_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_search_test_engine_LDADD = libsearch.la libmodel.la libcommon.la \
+tests_search_test_engine_LDADD = libsearch.la libcatalog.la libmodel.la libcommon.la \
 	$(CMOCKA_LIBS) -lm
 tests_search_test_search_SOURCES = tests/search/test_search.c \
 	tests/search/plan_parse.h tests/search/paper.h tests/search/scenarios.h
 tests_search_test_search_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_search_test_search_LDADD = libsearch.la libmodel.la libcommon.la \
+tests_search_test_search_LDADD = libsearch.la libcatalog.la libmodel.la libcommon.la \
 	$(CMOCKA_LIBS) -lm
 
 # Prints the greedy-vs-exhaustive figures and the paper-workload table.
 noinst_PROGRAMS += tests/search/search_report
 tests_search_search_report_SOURCES = tests/search/search_report.c \
 	tests/search/paper.h tests/search/scenarios.h
-tests_search_search_report_LDADD = libsearch.la libmodel.la libcommon.la -lm
+tests_search_search_report_LDADD = libsearch.la libcatalog.la libmodel.la libcommon.la -lm
 
 LAGOM_BENCHES += bench/bench_search
 bench_bench_search_SOURCES = bench/bench_search.c
-bench_bench_search_LDADD = libsearch.la libmodel.la libcommon.la -lm
+bench_bench_search_LDADD = libsearch.la libcatalog.la libmodel.la libcommon.la -lm
 
 EXTRA_DIST += doc/search.md

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "search/internal.h"
+#include "catalog/catalog.h"
 
 static const uint64_t nw_buff[] = { 0, 2u << 20, 1u << 20, 512u << 10 };
 #define N_NW_BUFF (sizeof(nw_buff) / sizeof(*nw_buff))

@@ -25,7 +25,7 @@
 #include <slurm/spank.h>
 
 #include "common/error.h"
-#include "config/config.h"
+#include "plugstack/plugstack.h"
 #include "spank/plan.h"
 
 /* Longest --lagom-workload value (a catalog name or a file path). */

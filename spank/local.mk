@@ -24,8 +24,8 @@ spank_lagom_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
 # libtool links convenience libraries whole, so it would make srun and
 # sbatch load libhwloc and libudev for nothing at every launch.
 spank_lagom_la_LIBADD = libspank.la librecord.la libplanner.la libsearch.la \
-	libprofile.la libworkload.la libplacement.la libmodel.la \
-	libconfig.la libcommon.la $(JANSSON_LIBS) -lpthread -lm
+	libprofile.la libworkload.la libplacement.la libcatalog.la libmodel.la \
+	libplugstack.la libcommon.la $(JANSSON_LIBS) -lpthread -lm
 EXTRA_spank_lagom_la_DEPENDENCIES = spank/lagom.map
 EXTRA_DIST += spank/lagom.map
 
@@ -36,8 +36,8 @@ tests_spank_test_spank_SOURCES = tests/spank/test_spank.c \
 	tests/spank/stub.c tests/spank/stub.h
 tests_spank_test_spank_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 tests_spank_test_spank_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_spank_test_spank_LDADD = libspank.la librecord.la libplacement.la libmodel.la \
-	libconfig.la libcommon.la $(CMOCKA_LIBS) -lpthread -lm
+tests_spank_test_spank_LDADD = libspank.la librecord.la libplacement.la libcatalog.la libmodel.la \
+	libplugstack.la libcommon.la $(CMOCKA_LIBS) -lpthread -lm
 
 # lagom.so's exported and undefined symbols (a missing one would only show
 # as a "symbol lookup error" inside a job step).

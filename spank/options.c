@@ -112,18 +112,6 @@ int lagom_option_workload_cb(int val, const char *optarg, int remote)
 	return 0;
 }
 
-/* A value with a '/' or ending in ".json" names a file; else the catalog. */
-bool lagom_workload_is_file(const char *workload)
-{
-	size_t n;
-
-	if (!workload)
-		return false;
-	n = strlen(workload);
-	return strchr(workload, '/') ||
-	       (n > 5 && strcmp(workload + n - 5, ".json") == 0);
-}
-
 enum lagom_mode lagom_effective_mode(const struct lagom_state *st)
 {
 	if (st->opt_invalid)

@@ -20,8 +20,6 @@
 #include "spank/plan.h"
 #include "workload/workload.h"
 
-#define WORKLOAD_FILE_MAX (1024 * 1024)
-
 /* Root plus the admin's slurm_user= (a name is looked up here). */
 static int trusted_uid(const struct lagom_config *cfg, uid_t *uid,
 		       struct lagom_error *err)
@@ -63,56 +61,6 @@ static const char *topology_path(const struct lagom_config *cfg, char *buf,
 	else
 		snprintf(buf, len, "/etc/slurm/topology.conf");
 	return access(buf, R_OK) == 0 ? buf : NULL;
-}
-
-/*
- * Read a workload file as the calling user (slurmstepd's euid is the user
- * in user_init).  O_NOFOLLOW is not used: the user may point at a link they
- * can read.  Returns a NUL-terminated buffer to free, or NULL with err.
- */
-static char *read_workload_file(const char *workload, const char *cwd,
-				struct lagom_error *err)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	char *text = NULL;
-	ssize_t got = 0;
-	int fd;
-
-	if (workload[0] != '/' && cwd && cwd[0])
-		snprintf(path, sizeof(path), "%s/%s", cwd, workload);
-	else
-		snprintf(path, sizeof(path), "%s", workload);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		lagom_errprintf(err, errno, "workload file %s: %s", path,
-				strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size > WORKLOAD_FILE_MAX) {
-		lagom_errprintf(
-			err, EINVAL,
-			"workload file %s: not a regular file of at most %d bytes",
-			path, WORKLOAD_FILE_MAX);
-		goto close_fd;
-	}
-	text = malloc((size_t)st.st_size + 1);
-	if (!text) {
-		lagom_errprintf(err, ENOMEM, "out of memory");
-		goto close_fd;
-	}
-	while (got < st.st_size) {
-		ssize_t n = read(fd, text + got, (size_t)(st.st_size - got));
-
-		if (n <= 0)
-			break;
-		got += n;
-	}
-	text[got] = '\0';
-close_fd:
-	close(fd);
-	return text;
 }
 
 static int base_input(const struct lagom_config *cfg,
@@ -163,20 +111,15 @@ int lagom_plan_compute(const struct lagom_config *cfg,
 	struct lagom_planner_input in = { 0 };
 	char topo[1024];
 	struct lagom_workload *owned = NULL;
-	char *text = NULL;
 	int rc = base_input(cfg, step, &in, topo, sizeof(topo), err);
 
 	if (rc < 0)
 		return rc;
 	if (lagom_workload_is_file(workload)) {
-		text = read_workload_file(workload, step->cwd, err);
-		if (!text)
-			return -(err && err->errnum ? err->errnum : EIO);
-		rc = lagom_workload_read_string(text, &owned, err);
-		free(text);
+		/* As the user: slurmstepd's euid is the user in user_init. */
+		rc = lagom_workload_read_path(workload, step->cwd, &owned, err);
 		if (rc < 0)
-			return lagom_error_prefix(err, "workload file %s",
-						  workload);
+			return lagom_error_prefix(err, "workload file");
 		in.workload = owned;
 		rc = lagom_planner_run(&in, out, err);
 		lagom_workload_destroy(owned);

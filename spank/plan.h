@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
-#include "config/config.h"
+#include "plugstack/plugstack.h"
 #include "planner/planner.h"
 
 #define LAGOM_NODE_NAME_MAX 64
@@ -56,8 +56,5 @@ int lagom_plan_compute_learned(const struct lagom_config *cfg,
 			       const struct lagom_workload *learned,
 			       struct lagom_planner_result **out,
 			       struct lagom_error *err);
-
-/* true when a --lagom-workload value names a file rather than the catalog. */
-bool lagom_workload_is_file(const char *workload);
 
 #endif /* LAGOM_SPANK_PLAN_H */

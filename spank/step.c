@@ -15,7 +15,7 @@
 
 #include "spank/lagom.h"
 #include "spank/step.h"
-#include "topology/placement.h"
+#include "placement/placement.h"
 
 void lagom_step_clear(struct lagom_step *step)
 {

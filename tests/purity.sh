@@ -1,5 +1,5 @@
 #!/bin/sh
-# The pure core (model/, search/) does no I/O, reads no environment or clock
+# The pure core (model/, catalog/, search/) does no I/O, reads no environment or clock
 # and calls no Slurm, hwloc or jansson function.  This reads the undefined
 # symbols of the core's archives (nm -u) and fails on any forbidden one.
 #
@@ -21,7 +21,8 @@ pattern=$(printf '%s\n' "$forbidden" | sed '/^$/d' | paste -sd'|' -)
 pattern="^($pattern)(@.*)?\$"
 
 if [ $# -eq 0 ]; then
-	set -- "$top_builddir/.libs/libmodel.a" "$top_builddir/.libs/libsearch.a"
+	set -- "$top_builddir/.libs/libmodel.a" "$top_builddir/.libs/libcatalog.a" \
+		"$top_builddir/.libs/libsearch.a"
 fi
 
 plan $#

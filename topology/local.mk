@@ -1,5 +1,5 @@
-# topology: what a node has (hwloc, NCCL topology files) and where a step runs
-# (Slurm placement, switch tree).  See topology/topology.h, topology/placement.h.
+# topology: what a node has (hwloc, NCCL topology files); see
+# topology/topology.h.  Where a step runs is placement/ (placement/local.mk).
 
 # libtopology: hwloc adapter, NCCL topology file reader, and the bridge to the
 # model (topo_to_hw.c: link libmodel.la too).  Links $(HWLOC_LIBS).
@@ -9,42 +9,21 @@ libtopology_la_SOURCES = topology/topology.h topology/topo_internal.h \
 	topology/topo_to_hw.c topology/xml_lite.h topology/xml_lite.c
 libtopology_la_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 
-# libplacement: step placement strings, switch tree.  Calls Slurm's hostlist
-# functions: the SPANK host provides them; programs and tests add -lslurm.
-noinst_LTLIBRARIES += libplacement.la
-libplacement_la_SOURCES = topology/placement.h topology/placement_internal.h \
-	topology/placement.c topology/tasks.c topology/switchtree.c
-libplacement_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
-
 # Tests.
-UNIT_TESTS += tests/topology/test_topo_fixtures tests/topology/test_nccl_topo \
-	tests/topology/test_placement tests/topology/test_switchtree
+UNIT_TESTS += tests/topology/test_topo_fixtures tests/topology/test_nccl_topo
 check_PROGRAMS += tests/topology/test_topo_fixtures \
-	tests/topology/test_nccl_topo tests/topology/test_placement \
-	tests/topology/test_switchtree
+	tests/topology/test_nccl_topo
 
 tests_topology_test_topo_fixtures_SOURCES = \
 	tests/topology/test_topo_fixtures.c
 tests_topology_test_topo_fixtures_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_topology_test_topo_fixtures_LDADD = libtopology.la libmodel.la \
+tests_topology_test_topo_fixtures_LDADD = libtopology.la libcatalog.la libmodel.la \
 	libcommon.la $(HWLOC_LIBS) $(CMOCKA_LIBS) -lm
 
 tests_topology_test_nccl_topo_SOURCES = tests/topology/test_nccl_topo.c
 tests_topology_test_nccl_topo_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_topology_test_nccl_topo_LDADD = libtopology.la libcommon.la \
 	$(HWLOC_LIBS) $(CMOCKA_LIBS) -lm
-
-tests_topology_test_placement_SOURCES = tests/topology/test_placement.c
-tests_topology_test_placement_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
-tests_topology_test_placement_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_topology_test_placement_LDADD = libplacement.la libcommon.la \
-	-lslurm $(CMOCKA_LIBS)
-
-tests_topology_test_switchtree_SOURCES = tests/topology/test_switchtree.c
-tests_topology_test_switchtree_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
-tests_topology_test_switchtree_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_topology_test_switchtree_LDADD = libplacement.la libcommon.la \
-	-lslurm $(CMOCKA_LIBS)
 
 # libFuzzer targets for the string parsers ('make fuzz'; clang only).
 TOPO_FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
@@ -79,13 +58,13 @@ tests/fuzz/fuzz_step_strings: $(srcdir)/tests/fuzz/fuzz_step_strings.c \
 	@$(MKDIR_P) tests/fuzz
 	$(AM_V_CC)$(CLANG) $(TOPO_FUZZ_FLAGS) -o $@ \
 		$(srcdir)/tests/fuzz/fuzz_step_strings.c \
-		$(srcdir)/topology/tasks.c $(srcdir)/common/error.c
+		$(srcdir)/placement/tasks.c $(srcdir)/common/error.c
 tests/fuzz/fuzz_switchtree: $(srcdir)/tests/fuzz/fuzz_switchtree.c \
 		$(libplacement_la_SOURCES) $(srcdir)/common/error.c
 	@test -n "$(CLANG)" || { echo "fuzz needs clang (libFuzzer)"; exit 1; }
 	@$(MKDIR_P) tests/fuzz
 	$(AM_V_CC)$(CLANG) $(TOPO_FUZZ_FLAGS) $(SLURM_CPPFLAGS) -o $@ \
 		$(srcdir)/tests/fuzz/fuzz_switchtree.c \
-		$(srcdir)/topology/switchtree.c $(srcdir)/topology/placement.c \
-		$(srcdir)/topology/tasks.c $(srcdir)/common/error.c -lslurm
+		$(srcdir)/placement/switchtree.c $(srcdir)/placement/placement.c \
+		$(srcdir)/placement/tasks.c $(srcdir)/common/error.c -lslurm
 .PHONY: fuzz-topology

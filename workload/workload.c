@@ -413,27 +413,3 @@ int lagom_workload_read_string(const char *text, struct lagom_workload **out,
 	json_decref(root);
 	return rc;
 }
-
-int lagom_workload_read_file(const char *path, struct lagom_workload **out,
-			     struct lagom_error *err)
-{
-	json_error_t jerr;
-	json_t *root;
-	int rc;
-
-	if (!path || !out)
-		return lagom_errprintf(err, EINVAL, "missing argument");
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root) {
-		if (json_error_code(&jerr) == json_error_cannot_open_file)
-			return lagom_errprintf(err, ENOENT, "%s: %s", path,
-					       jerr.text);
-		return lagom_errprintf(err, EINVAL, "%s: line %d: %s", path,
-				       jerr.line, jerr.text);
-	}
-	rc = read_root(root, out, err);
-	json_decref(root);
-	if (rc)
-		lagom_error_prefix(err, "%s", path);
-	return rc;
-}

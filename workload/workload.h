@@ -12,12 +12,39 @@
 #ifndef LAGOM_WORKLOAD_WORKLOAD_H
 #define LAGOM_WORKLOAD_WORKLOAD_H
 
+#include <stdbool.h>
+
 #include "common/error.h"
 #include "model/model.h"
 
 /* The format version this reader accepts ("lagom_workload": 1). */
 #define LAGOM_WORKLOAD_FORMAT_VERSION 1
 
+/*
+ * The one rule, for the plugin's --lagom-workload and the CLI's --workload
+ * alike, for "this value names a file": it contains a '/' or ends in
+ * ".json".  Anything else is a catalog name (model/catalog), whatever
+ * files exist.  The rule looks at the text only, so it gives the same
+ * answer on the submit host and on every node.
+ */
+bool lagom_workload_is_file(const char *arg);
+
+/* Largest workload file either reader accepts, bytes. */
+#define LAGOM_WORKLOAD_FILE_MAX (1024 * 1024)
+
+/*
+ * Read the workload file path (relative paths against cwd when cwd is
+ * non-empty, else against the process's directory) with the caller's
+ * privileges: a regular file of at most LAGOM_WORKLOAD_FILE_MAX bytes,
+ * opened without blocking on a FIFO.  Errors name the path:
+ * -ENOENT/-EACCES/... (open), -EINVAL (not a regular file, too large, or
+ * an invalid document), -ENOMEM.
+ */
+int lagom_workload_read_path(const char *path, const char *cwd,
+			     struct lagom_workload **out,
+			     struct lagom_error *err);
+
+/* lagom_workload_read_path(path, NULL, out, err). */
 int lagom_workload_read_file(const char *path, struct lagom_workload **out,
 			     struct lagom_error *err);
 

@@ -4,7 +4,7 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/cli/lib.sh"
 
-plan 45
+plan 46
 
 P=$TMP/n001.json
 "$LAGOM" profile synth --gpu H100-SXM --gpus-per-node 8 --node n001 \
@@ -109,5 +109,10 @@ expect_status 1 "a topology file that does not parse is a runtime error" \
 printf '{ "lagom_workload": 1, "regions": [' >"$TMP/bad.json"
 expect_status 1 "a workload file that does not parse is a runtime error" \
 	plan --profile "$P" --nodes 2 --workload "$TMP/bad.json"
+# The plugin's bound (workload/workload.h): 1 MiB, as in a job.
+{ printf '{ "lagom_workload": 1, "name": "w", "regions": [ { "name": "r", "kernels": [ { "time_s": 0.001 } ] } ] }'
+  head -c 1048576 /dev/zero | tr '\0' ' '; } >"$TMP/big.json"
+expect_status 1 "a workload file over 1 MiB is refused as in a job" \
+	plan --profile "$P" --nodes 2 --workload "$TMP/big.json"
 
 done_testing

@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_step_strings.c - libFuzzer target for the pure step
- * string parsers of topology/tasks.c: tasks per node, GPU lists,
+ * string parsers of placement/tasks.c: tasks per node, GPU lists,
  * SLURM_TOPOLOGY_ADDR pairs and the shape built from them.  The input's
  * first byte picks the parser; the rest is the string (NUL-terminated copy).
  * Build and run: make fuzz && tests/fuzz/fuzz_step_strings CORPUS_DIR
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topology/placement.h"
+#include "placement/placement.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

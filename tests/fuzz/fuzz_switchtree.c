@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_switchtree.c - libFuzzer target for the topology.conf
- * reader (topology/switchtree.c) and, through it, lagom's node-list checks
+ * reader (placement/switchtree.c) and, through it, lagom's node-list checks
  * in front of Slurm's hostlist functions (links -lslurm).  On an accepted
  * file it checks the hops between a few of its nodes.
  * Build and run: make fuzz && tests/fuzz/fuzz_switchtree CORPUS_DIR
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "topology/placement.h"
+#include "placement/placement.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,6 +8,7 @@
 
 #include "tests/lib/lagom_test.h"
 #include "model/model.h"
+#include "catalog/catalog.h"
 
 #define MIB (1024ull * 1024ull)
 

@@ -7,6 +7,7 @@
 
 #include "tests/lib/lagom_test.h"
 #include "model/model.h"
+#include "catalog/catalog.h"
 
 static struct lagom_hw hw_of(const char *gpu, enum lagom_intra intra)
 {

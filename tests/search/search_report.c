@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "tests/search/paper.h"
+#include "catalog/catalog.h"
 
 static int print_compare(void)
 {

@@ -13,6 +13,7 @@
 
 #include "tests/search/paper.h"
 #include "tests/search/plan_parse.h"
+#include "catalog/catalog.h"
 
 #define REFINE_DEFAULT 32
 #define TUNER_OPTS                              \

@@ -19,15 +19,15 @@ fuzz_run fuzz_nccl_topo 10 "$s/tests/fuzz/corpus/nccl_topo" \
 	"$s/tests/fixtures/nccl-topo"
 
 if fuzz_build fuzz_step_strings "$s/tests/fuzz/fuzz_step_strings.c" \
-	"$s/topology/tasks.c" "$s/common/error.c"; then
+	"$s/placement/tasks.c" "$s/common/error.c"; then
 	fuzz_run fuzz_step_strings 10 "$s/tests/fuzz/corpus/step_strings"
 else
 	not_ok "fuzz_step_strings does not build: $(fuzz_build_error fuzz_step_strings)"
 fi
 
 if fuzz_build fuzz_switchtree "$s/tests/fuzz/fuzz_switchtree.c" \
-	"$s/topology/switchtree.c" "$s/topology/placement.c" \
-	"$s/topology/tasks.c" "$s/common/error.c" -lslurm; then
+	"$s/placement/switchtree.c" "$s/placement/placement.c" \
+	"$s/placement/tasks.c" "$s/common/error.c" -lslurm; then
 	fuzz_run fuzz_switchtree 10 "$s/tests/fuzz/corpus/switchtree"
 else
 	skip "fuzz_switchtree needs libslurm: $(fuzz_build_error fuzz_switchtree)"

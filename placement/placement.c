@@ -1,5 +1,5 @@
 /*
- * topology/placement.c - node lists through Slurm's hostlist functions.
+ * placement/placement.c - node lists through Slurm's hostlist functions.
  * The only file of libplacement that calls Slurm.
  */
 #include "config.h"
@@ -10,8 +10,8 @@
 
 #include <slurm/slurm.h>
 
-#include "topology/placement.h"
-#include "topology/placement_internal.h"
+#include "placement/placement.h"
+#include "placement/placement_internal.h"
 
 /* Slurm's hostlist refuses one range of more hosts (MAX_RANGE, 64 Ki). */
 #define SLURM_MAX_RANGE 65536

@@ -1,10 +1,10 @@
 /*
- * model/catalog.c - model shapes from the models' published configurations
+ * catalog/catalog.c - model shapes from the models' published configurations
  * (Hugging Face config.json values: layers, width, heads, FFN, experts).
  */
 #include <strings.h>
 
-#include "model/model.h"
+#include "catalog/catalog.h"
 
 static const struct lagom_model_shape catalog[] = {
 	{ .name = "phi-2",

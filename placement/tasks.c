@@ -1,5 +1,5 @@
 /*
- * topology/tasks.c - the strings Slurm gives a step, parsed: tasks per node,
+ * placement/tasks.c - the strings Slurm gives a step, parsed: tasks per node,
  * GPUs per task, SLURM_TOPOLOGY_ADDR; and the communicator shape they
  * imply.  Pure string functions (no Slurm calls, no environment).
  */
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topology/placement.h"
-#include "topology/placement_internal.h"
+#include "placement/placement.h"
+#include "placement/placement_internal.h"
 
 #define MAX_DIGITS 10
 

@@ -1,5 +1,5 @@
 /*
- * tests/topology/test_placement.c - the strings Slurm gives a step: node
+ * tests/placement/test_placement.c - the strings Slurm gives a step: node
  * lists (through Slurm's hostlist functions), tasks per node, GPU lists,
  * SLURM_TOPOLOGY_ADDR, and the communicator shape they imply.
  * Forms from the srun/sbatch man pages (SLURM_TASKS_PER_NODE "2(x3),1").
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "tests/lib/lagom_test.h"
-#include "topology/placement.h"
+#include "placement/placement.h"
 
 static void test_nodelist_forms(void **state)
 {

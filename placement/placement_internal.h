@@ -1,9 +1,9 @@
 /*
- * topology/placement_internal.h - shared by the libplacement sources
+ * placement/placement_internal.h - shared by the libplacement sources
  * (private to topology/).
  */
-#ifndef LAGOM_TOPOLOGY_PLACEMENT_INTERNAL_H
-#define LAGOM_TOPOLOGY_PLACEMENT_INTERNAL_H
+#ifndef LAGOM_PLACEMENT_PLACEMENT_INTERNAL_H
+#define LAGOM_PLACEMENT_PLACEMENT_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,4 +21,4 @@ int lagom_hostlist_check(const char *expr, struct lagom_error *err);
 int lagom_parse_count(const char **p, uint64_t max, bool allow_zero,
 		      uint64_t *out);
 
-#endif /* LAGOM_TOPOLOGY_PLACEMENT_INTERNAL_H */
+#endif /* LAGOM_PLACEMENT_PLACEMENT_INTERNAL_H */

@@ -1,5 +1,5 @@
 /*
- * config/measure.c - see measure.h.
+ * plugstack/measure.c - see measure.h.
  */
 #include "config.h"
 
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/measure.h"
+#include "plugstack/measure.h"
 
 void lagom_measure_config_defaults(struct lagom_measure_config *m)
 {

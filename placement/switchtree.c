@@ -1,5 +1,5 @@
 /*
- * topology/switchtree.c - the switch tree of topology.conf
+ * placement/switchtree.c - the switch tree of topology.conf
  * (TopologyPlugin=topology/tree) and the hops between a step's nodes.
  * Hostlists in Nodes= and Switches= are expanded with Slurm's functions
  * (through lagom_nodelist_create).
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "topology/placement.h"
-#include "topology/placement_internal.h"
+#include "placement/placement.h"
+#include "placement/placement_internal.h"
 
 struct sw {
 	char *name;

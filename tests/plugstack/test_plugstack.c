@@ -1,12 +1,12 @@
 /*
- * tests/spank/test_config.c - the plugstack.conf argument parser.
+ * tests/plugstack/test_plugstack.c - the plugstack.conf argument parser.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "tests/lib/lagom_test.h"
 
-#include "config/config.h"
+#include "plugstack/plugstack.h"
 
 #define ARGV(...) ((char *const[]){ __VA_ARGS__ })
 #define ARGC(...) ((int)(sizeof(ARGV(__VA_ARGS__)) / sizeof(char *)))
@@ -130,7 +130,7 @@ static void test_conflict_and_limit(void **state)
 	assert_int_equal(PARSE(&cfg, &err, many), -ERANGE);
 }
 
-/* The measurement loop's arguments (config/measure.h). */
+/* The measurement loop's arguments (plugstack/measure.h). */
 static void test_measure(void **state)
 {
 	struct lagom_error err = { 0 };

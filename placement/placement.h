@@ -1,5 +1,5 @@
 /*
- * topology/placement.h - where a step runs: its nodes, tasks and GPUs, the
+ * placement/placement.h - where a step runs: its nodes, tasks and GPUs, the
  * communicator shape they imply, and the switch hops between its nodes.
  *
  * Built into libplacement.la.  Node lists and topology.conf hostlists are
@@ -18,8 +18,8 @@
  * Constructors return NULL on failure (err says why).  On failure nothing is
  * written to out-parameters.  All functions are reentrant.
  */
-#ifndef LAGOM_TOPOLOGY_PLACEMENT_H
-#define LAGOM_TOPOLOGY_PLACEMENT_H
+#ifndef LAGOM_PLACEMENT_PLACEMENT_H
+#define LAGOM_PLACEMENT_PLACEMENT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -196,4 +196,4 @@ int lagom_topology_addr_hops(const char *addr_a, const char *addr_b,
 			     enum lagom_hops *cls, unsigned *switch_hops,
 			     struct lagom_error *err);
 
-#endif /* LAGOM_TOPOLOGY_PLACEMENT_H */
+#endif /* LAGOM_PLACEMENT_PLACEMENT_H */

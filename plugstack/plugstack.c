@@ -1,11 +1,11 @@
 /*
- * config/config.c - parse lagom's plugstack.conf arguments (see config.h).
+ * plugstack/plugstack.c - parse lagom's plugstack.conf arguments (see plugstack.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/config.h"
+#include "plugstack/plugstack.h"
 
 void lagom_config_defaults(struct lagom_config *cfg)
 {

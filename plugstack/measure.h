@@ -1,5 +1,5 @@
 /*
- * config/measure.h - the plugstack.conf arguments of the measurement loop
+ * plugstack/measure.h - the plugstack.conf arguments of the measurement loop
  * (doc/profiler.md, lagom-spank(8)).  Pure, like config.h:
  *
  *	measure_dir=DIR           spool for measurement records; unset: no
@@ -13,8 +13,8 @@
  *	                          NCCL_PROFILER_PLUGIN
  *	                          [LAGOM_CONFIG_DEFAULT_PROFILER]
  */
-#ifndef LAGOM_CONFIG_MEASURE_H
-#define LAGOM_CONFIG_MEASURE_H
+#ifndef LAGOM_PLUGSTACK_MEASURE_H
+#define LAGOM_PLUGSTACK_MEASURE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,4 +44,4 @@ int lagom_measure_config_parse(struct lagom_measure_config *m, const char *key,
 			       size_t keylen, const char *value,
 			       struct lagom_error *err);
 
-#endif /* LAGOM_CONFIG_MEASURE_H */
+#endif /* LAGOM_PLUGSTACK_MEASURE_H */

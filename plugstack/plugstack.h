@@ -1,5 +1,5 @@
 /*
- * config/config.h - the admin's plugstack.conf arguments for lagom.
+ * plugstack/plugstack.h - the admin's plugstack.conf arguments for lagom.
  *
  * An admin writes one line in plugstack.conf:
  *
@@ -29,20 +29,20 @@
  *	slurm_user=NAME|UID       owner trusted for profiles besides root
  *	verbose[=N]               log more (plain "verbose" means 1)
  *	measure_dir=, measure=, measure_max_steps=, measure_max_mb=,
- *	profiler=                 the measurement loop (config/measure.h)
+ *	profiler=                 the measurement loop (plugstack/measure.h)
  *
  * An unknown key, a bad value or a malformed variable name is an error that
  * names the offending argument.  A variable both forbidden and overridden is
  * an error too: the admin must say which one they mean.
  */
-#ifndef LAGOM_CONFIG_CONFIG_H
-#define LAGOM_CONFIG_CONFIG_H
+#ifndef LAGOM_PLUGSTACK_PLUGSTACK_H
+#define LAGOM_PLUGSTACK_PLUGSTACK_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "common/error.h"
-#include "config/measure.h"
+#include "plugstack/measure.h"
 
 #define LAGOM_CONFIG_PATH_MAX 1024
 #define LAGOM_CONFIG_NAME_MAX 64 /* a variable name, with its NUL */
@@ -123,4 +123,4 @@ bool lagom_varlist_has(const struct lagom_varlist *list, const char *name);
 /* true when name is a valid environment variable name: [A-Za-z_][A-Za-z0-9_]* */
 bool lagom_config_valid_var_name(const char *name);
 
-#endif /* LAGOM_CONFIG_CONFIG_H */
+#endif /* LAGOM_PLUGSTACK_PLUGSTACK_H */

@@ -1,5 +1,5 @@
 /*
- * tests/topology/test_switchtree.c - topology.conf (topology/tree): a
+ * tests/placement/test_switchtree.c - topology.conf (topology/tree): a
  * three-level tree, the hops between nodes, and malformed lines.
  */
 #include "config.h"
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "tests/lib/lagom_test.h"
-#include "topology/placement.h"
+#include "placement/placement.h"
 
 /* core -> agg1, agg2 -> leaf1..leaf4 -> 4 nodes each. */
 static const char three_level[] =
