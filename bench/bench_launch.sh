@@ -2,9 +2,11 @@
 # bench/bench_launch.sh - launch overhead of lagom.so on the local cluster.
 #
 # Starts one cluster (tests/lib/cluster.sh), then times `srun -N3 true`
-# (and the same with --gres=gpu:4 --lagom=auto, which plans on every node,
+# (and the same with --gres=gpu:4 --lagom=auto, which plans once in srun,
 # with and without comment=no) with lagom in plugstack.conf against an
-# empty plugstack.conf, interleaved, LAGOM_BENCH_RUNS times each.  Prints
+# empty plugstack.conf and against a plugin that does nothing
+# (bench/spank_null.c: what any SPANK plugin costs), interleaved,
+# LAGOM_BENCH_RUNS times each.  Prints
 # the medians, their ratios and differences.  It asserts nothing about
 # speed.  Root only (it starts the daemons).  On one host, slurmctld,
 # slurmdbd and MariaDB share the CPUs with the step, so the job comment's
@@ -27,7 +29,13 @@ fi
 LAGOM_PLUGIN=${LAGOM_PLUGIN:-$top_builddir/spank/.libs/lagom.so}
 [ -f "$LAGOM_PLUGIN" ] || { echo "bench_launch: $LAGOM_PLUGIN not built" >&2; exit 1; }
 
-trap cluster_stop EXIT
+null_so=
+if command -v "${CC:-cc}" >/dev/null 2>&1; then
+	null_so=$(mktemp /tmp/lagom-null.XXXXXX.so)
+	"${CC:-cc}" -shared -fPIC -o "$null_so" "$top_srcdir/bench/spank_null.c" 2>/dev/null || null_so=
+fi
+
+trap 'cluster_stop; [ -z "$null_so" ] || rm -f "$null_so"' EXIT
 cluster_start || { echo "bench_launch: cluster did not start" >&2; exit 1; }
 fixture=$top_srcdir/tests/profile/valid/a100-full.json
 [ -f "$fixture" ] && cluster_profiles "$fixture"
@@ -45,11 +53,16 @@ time_ms() {
 
 median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m/1000}'; }
 
-: >"$CLUSTER_DIR/without" >"$CLUSTER_DIR/with" >"$CLUSTER_DIR/gres" >"$CLUSTER_DIR/auto" >"$CLUSTER_DIR/nocomment"
+: >"$CLUSTER_DIR/without" >"$CLUSTER_DIR/with" >"$CLUSTER_DIR/gres" >"$CLUSTER_DIR/auto" >"$CLUSTER_DIR/nocomment" >"$CLUSTER_DIR/null"
 for ((i = 0; i < runs + 3; i++)); do
 	: >"$CLUSTER_DIR/etc/plugstack.conf"
 	a=$(time_ms srun -N3 true)
 	g=$(time_ms srun -N3 --gres=gpu:4 true)
+	n=0
+	if [ -n "$null_so" ]; then
+		echo "required $null_so" >"$CLUSTER_DIR/etc/plugstack.conf"
+		n=$(time_ms srun -N3 true)
+	fi
 	cluster_plugstack $args
 	b=$(time_ms srun -N3 true)
 	c=$(time_ms srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp true)
@@ -58,6 +71,7 @@ for ((i = 0; i < runs + 3; i++)); do
 	[ "$i" -lt 3 ] && continue # warm-up
 	echo "$a" >>"$CLUSTER_DIR/without"
 	echo "$b" >>"$CLUSTER_DIR/with"
+	echo "$n" >>"$CLUSTER_DIR/null"
 	echo "$g" >>"$CLUSTER_DIR/gres"
 	echo "$c" >>"$CLUSTER_DIR/auto"
 	echo "$d" >>"$CLUSTER_DIR/nocomment"
@@ -67,14 +81,18 @@ m1=$(median <"$CLUSTER_DIR/with")
 m2=$(median <"$CLUSTER_DIR/auto")
 mg=$(median <"$CLUSTER_DIR/gres")
 m3=$(median <"$CLUSTER_DIR/nocomment")
+mn=$(median <"$CLUSTER_DIR/null")
 echo "bench_launch: srun -N3 true, median of $runs runs each (ms)"
 echo "  without lagom in plugstack.conf:       $m0"
+echo "  a plugin that does nothing:            $mn"
 echo "  with lagom loaded (default off):       $m1"
 echo "  without lagom, --gres=gpu:4:          $mg"
 echo "  with lagom, --gres=gpu:4 --lagom=auto: $m2"
 echo "  the same with comment=no:              $m3"
-awk -v a="$m0" -v b="$m1" -v c="$m2" -v g="$mg" -v d="$m3" 'BEGIN {
+awk -v a="$m0" -v b="$m1" -v c="$m2" -v g="$mg" -v d="$m3" -v n="$mn" 'BEGIN {
 	printf "  ratio loaded/without:            %.3f (%+.1f %%, %+.2f ms)\n", b / a, (b / a - 1) * 100, b - a
+	if (n > 0) printf "  ratio loaded/null plugin:        %.3f (%+.1f %%, %+.2f ms)\n", b / n, (b / n - 1) * 100, b - n
+	if (n > 0) printf "  ratio null plugin/without:       %.3f (%+.1f %%, %+.2f ms)\n", n / a, (n / a - 1) * 100, n - a
 	printf "  ratio auto/without (both gres):  %.3f (%+.1f %%, %+.2f ms)\n", c / g, (c / g - 1) * 100, c - g
 	printf "  ratio auto, comment=no/without:  %.3f (%+.1f %%, %+.2f ms)\n", d / g, (d / g - 1) * 100, d - g
 }'

@@ -7,9 +7,11 @@ lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 	cli/cli_workload.h cli/workload_file.c \
 	cli/synth_table.c cli/cmd_profile.c \
 	cli/cmd_profile_check.c cli/cmd_topo.c \
-	cli/cmd_runs.c cli/cli_runs.h cli/runs_predicted.c
+	cli/cmd_runs.c cli/cli_runs.h cli/runs_predicted.c \
+	cli/cmd_workload.c cli/cmd_workload_show.c
 lagom_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(HWLOC_CFLAGS)
-lagom_LDADD = librecord.la libplanner.la libsearch.la libprofile.la libworkload.la \
+lagom_LDADD = librecord.la libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libplanner.la \
+	libsearch.la libprofile.la libworkload.la \
 	libtopology.la libplacement.la libcatalog.la libmodel.la libcommon.la \
 	$(JANSSON_LIBS) $(HWLOC_LIBS) -lslurm -lm
 

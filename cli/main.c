@@ -15,6 +15,8 @@ static const char usage_text[] =
 	"\n"
 	"Commands:\n"
 	"  workloads       list the built-in workload catalog\n"
+	"  workload import a workload from PyTorch profiler traces\n"
+	"  workload show   summarise a workload file or catalog name\n"
 	"  predict         predicted time and bus bandwidth of one "
 	"collective\n"
 	"  plan            the plan (environment, choices, prediction) for "
@@ -38,7 +40,8 @@ struct command {
 static const struct command commands[] = {
 	{ "workloads", cli_cmd_workloads }, { "predict", cli_cmd_predict },
 	{ "plan", cli_cmd_plan },	    { "profile", cli_cmd_profile },
-	{ "topo", cli_cmd_topo },	    { "runs", cli_cmd_runs },
+	{ "topo", cli_cmd_topo },	    { "workload", cli_cmd_workload },
+	{ "runs", cli_cmd_runs },
 };
 
 /*

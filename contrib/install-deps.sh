@@ -14,6 +14,7 @@ packages=(
 	clang llvm libclang-rt-14-dev clang-format
 	# libraries
 	libslurm-dev libhwloc-dev hwloc libjansson-dev libcmocka-dev
+	libyajl-dev zlib1g-dev
 	# tools used by tests
 	valgrind python3 iproute2 procps util-linux
 	# the real cluster of the integration tests and the demo

@@ -177,31 +177,55 @@ static int make_plan(const struct lagom_planner_input *in,
 	return rc;
 }
 
+int lagom_planner_gather(const struct lagom_planner_input *in,
+			 struct lagom_planner_inputs *out,
+			 struct lagom_error *err)
+{
+	struct lagom_planner_inputs g = { .hops = LAGOM_HOPS_SAME_LEAF };
+	int rc;
+
+	if (!in || !out)
+		return lagom_errprintf(err, EINVAL, "no input");
+	if (!(g.hw = malloc(sizeof(*g.hw))))
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	if ((rc = check_input(in, err)) ||
+	    (rc = step_hardware(in, g.hw, &g.hops, err)) ||
+	    (rc = step_gpus(in, g.hw, &g.gpus_per_node, err))) {
+		free(g.hw);
+		return rc;
+	}
+	*out = g;
+	return 0;
+}
+
+void lagom_planner_inputs_release(struct lagom_planner_inputs *inputs)
+{
+	if (!inputs)
+		return;
+	free(inputs->hw);
+	inputs->hw = NULL;
+}
+
 int lagom_planner_run(const struct lagom_planner_input *in,
 		      struct lagom_planner_result **out,
 		      struct lagom_error *err)
 {
 	struct lagom_planner_result *res;
-	struct lagom_hw hw;
-	enum lagom_hops hops = LAGOM_HOPS_SAME_LEAF;
-	unsigned gpus = 0;
+	struct lagom_planner_inputs g;
+	unsigned gpus;
 	int rc;
 
-	if (!in || !out)
+	if (!out)
 		return lagom_errprintf(err, EINVAL, "no input");
-	if ((rc = check_input(in, err)) ||
-	    (rc = step_hardware(in, &hw, &hops, err)) ||
-	    (rc = step_gpus(in, &hw, &gpus, err)))
+	if ((rc = lagom_planner_gather(in, &g, err)))
 		return rc;
+	gpus = g.gpus_per_node;
 	res = calloc(1, sizeof(*res));
-	if (!res)
-		return lagom_errprintf(err, ENOMEM, "out of memory");
-	res->hw = malloc(sizeof(*res->hw));
-	if (!res->hw) {
-		free(res);
+	if (!res) {
+		lagom_planner_inputs_release(&g);
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	}
-	*res->hw = hw;
+	res->hw = g.hw; /* the result owns the hardware view from here */
 	res->nodes = (unsigned)in->node_count;
 	res->gpus_per_node = gpus;
 	res->ranks_per_node = gpus;
@@ -210,8 +234,9 @@ int lagom_planner_run(const struct lagom_planner_input *in,
 				      "a single GPU: no collective "
 				      "to tune",
 				      err);
-	else if ((rc = make_plan(in, &hw, hops, gpus, &res->plan, err)) == 0)
-		rc = planner_finish(in, &hw, res, err);
+	else if ((rc = make_plan(in, res->hw, g.hops, gpus, &res->plan, err)) ==
+		 0)
+		rc = planner_finish(in, res->hw, res, err);
 	if (rc) {
 		lagom_planner_result_destroy(res);
 		return rc;

@@ -20,8 +20,9 @@
  * contents of the profile files (and topology.conf).  The order of
  * node_names does not matter (the planner sorts a copy); nothing node-local
  * (hwloc, clock, environment, this node's name) enters the plan.  node_name
- * is used only in error messages.  Every node of a step therefore produces
- * byte-identical plan text, plan id and environment.
+ * is used only in error messages.  The plugin runs it once per step, in
+ * srun, and hands the result to every node (doc/consistency.md); the CLI's
+ * `lagom plan` computes the same bytes from the same inputs.
  *
  * Errors: lagom_planner_run() returns 0, or a negative errno with one line in
  * err (no "lagom:" prefix):
@@ -51,6 +52,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
+#include "model/model.h" /* enum lagom_hops */
 
 struct lagom_workload; /* model/model.h */
 struct lagom_hw;       /* model/model.h */
@@ -150,6 +152,28 @@ struct lagom_planner_result {
 	bool fell_back;
 	char *fallback_reason;
 };
+
+/*
+ * Everything a plan depends on besides the workload, gathered once per step
+ * by whoever plans (srun, doc/consistency.md): the one place that reads
+ * files.  A new input (measured data, a cluster digest) is added here, so
+ * that it is read once per step and enters every rank's plan alike.
+ */
+struct lagom_planner_inputs {
+	struct lagom_hw *hw;	/* weakest of the step's nodes (owned) */
+	enum lagom_hops hops;	/* farthest distance between them */
+	unsigned gpus_per_node; /* GPUs per node planned for */
+};
+
+/*
+ * Read the profiles of in's nodes (two opens each: the directory and the
+ * file), topology.conf, and check the step's shape.  *out is filled; free
+ * it with lagom_planner_inputs_release().  Errors as lagom_planner_run().
+ */
+int lagom_planner_gather(const struct lagom_planner_input *in,
+			 struct lagom_planner_inputs *out,
+			 struct lagom_error *err);
+void lagom_planner_inputs_release(struct lagom_planner_inputs *inputs);
 
 /*
  * Plan a step.  On success *out is a new result the caller frees with

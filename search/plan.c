@@ -41,6 +41,14 @@ static int class_time(struct sproblem *p, size_t j,
 	return sproblem_coll_time(p, j, c, t_s);
 }
 
+/* The chunk NCCL derives for c from NCCL_BUFFSIZE candidate b. */
+static void chunk_from_buffsize(const struct sproblem *p, size_t j, unsigned b,
+				struct lagom_coll_config *c)
+{
+	c->chunk_bytes = search_chunk_bytes(b ? buffsize_grid[b] : 0, c->algo,
+					    c->proto, p->cls[j].bytes);
+}
+
 /*
  * The channel dimension of comm_only_class() when the inputs were checked:
  * every channel count of the grid from one model call; the same order and
@@ -56,10 +64,6 @@ static void comm_only_nc(struct sproblem *p, size_t j,
 
 	if (!(k->impl_mask & (1u << (t.algo * LAGOM_PROTO_COUNT + t.proto))))
 		return;
-	if (t.chunk_bytes > lagom_chunk_max_bytes(t.proto) ||
-	    t.chunk_bytes > k->bytes)
-		t.chunk_bytes = search_chunk_bytes(0, t.algo, t.proto,
-						   k->bytes);
 	if (lagom_coll_config_check(p->hw, &k->comm, k->coll, k->bytes, &t,
 				    p->err) < 0)
 		return;
@@ -76,26 +80,27 @@ static void comm_only_nc(struct sproblem *p, size_t j,
 
 /*
  * Baseline: a communication-only tuner (AutoCCL-style coordinate descent):
- * from NCCL's default, alternately the best implementation, channel count
- * and chunk for the collective alone, until nothing changes.
+ * from NCCL's default, alternately the best implementation and channel
+ * count for the collective alone, until nothing changes.  The chunk follows
+ * from NCCL_BUFFSIZE candidate b, one per process, as stock NCCL allows
+ * (comm_only_time() tries each b): so the baseline is a plan lagom can
+ * apply, and lagom adopts it when it is predicted faster (plan_workload()).
  */
-static int comm_only_class(struct sproblem *p, size_t j,
+static int comm_only_class(struct sproblem *p, size_t j, unsigned b,
 			   struct lagom_coll_config *c)
 {
-	static const uint64_t chunks[] = { 128u << 10, 256u << 10, 512u << 10,
-					   1u << 20, 2u << 20 };
 	double best = 0;
 	int rc, changed = 1;
 
+	chunk_from_buffsize(p, j, b, c);
 	if ((rc = class_time(p, j, c, &best)) < 0)
 		return rc;
-	while (changed) {
+	for (unsigned round = 0; changed && round < 64; round++) {
 		changed = 0;
-		for (int dim = 0; dim < 3; dim++) {
+		for (int dim = 0; dim < 2; dim++) {
 			unsigned n = dim == 0 ? LAGOM_ALGO_COUNT *
 							LAGOM_PROTO_COUNT
-				     : dim == 1 ? p->n_nc
-						: 5;
+					      : p->n_nc;
 			if (dim == 1 && p->valid) {
 				comm_only_nc(p, j, c, &best, &changed);
 				continue;
@@ -109,21 +114,14 @@ static int comm_only_class(struct sproblem *p, size_t j,
 						i / LAGOM_PROTO_COUNT);
 					t.proto = (enum lagom_proto)(
 						i % LAGOM_PROTO_COUNT);
-				} else if (dim == 1) {
-					t.nchannels = p->nc_grid[i];
+					chunk_from_buffsize(p, j, b, &t);
 				} else {
-					t.chunk_bytes = chunks[i];
+					t.nchannels = p->nc_grid[i];
 				}
 				if (!(p->cls[j].impl_mask &
 				      (1u << (t.algo * LAGOM_PROTO_COUNT +
 					      t.proto))))
 					continue; /* lagom_coll_supported() */
-				if (t.chunk_bytes >
-					    lagom_chunk_max_bytes(t.proto) ||
-				    t.chunk_bytes > p->cls[j].bytes)
-					t.chunk_bytes = search_chunk_bytes(
-						0, t.algo, t.proto,
-						p->cls[j].bytes);
 				if (class_time(p, j, &t, &x) < 0)
 					continue;
 				if (better(x, best)) {
@@ -137,20 +135,33 @@ static int comm_only_class(struct sproblem *p, size_t j,
 	return 0;
 }
 
+/* The communication-only tuner's best over the NCCL_BUFFSIZE candidates:
+ * its iteration time, per-class configurations (nclass) and buffer size. */
 static int comm_only_time(struct sproblem *p,
-			  const struct lagom_coll_config *def, double *t_s)
+			  const struct lagom_coll_config *def, double *t_s,
+			  struct lagom_coll_config *best_cfg,
+			  uint64_t *best_buff)
 {
 	struct lagom_coll_config *c = calloc(p->nclass + 1, sizeof(*c));
 	int rc = 0;
 
 	if (!c)
 		return lagom_errprintf(p->err, ENOMEM, "out of memory");
-	memcpy(c, def, p->nclass * sizeof(*c));
-	for (size_t j = 0; j < p->nclass && rc == 0; j++)
-		rc = comm_only_class(p, j, &c[j]);
-	if (rc == 0) {
-		sproblem_apply(p, c);
-		rc = sproblem_iteration(p, t_s);
+	for (unsigned b = 0; b < N_BUFF && rc == 0; b++) {
+		double t = 0;
+
+		memcpy(c, def, p->nclass * sizeof(*c));
+		for (size_t j = 0; j < p->nclass && rc == 0; j++)
+			rc = comm_only_class(p, j, b, &c[j]);
+		if (rc == 0) {
+			sproblem_apply(p, c);
+			rc = sproblem_iteration(p, &t);
+		}
+		if (rc == 0 && (b == 0 || better(t, *t_s))) {
+			*t_s = t;
+			memcpy(best_cfg, c, p->nclass * sizeof(*c));
+			*best_buff = b ? buffsize_grid[b] : 0;
+		}
 	}
 	free(c);
 	return rc;
@@ -377,8 +388,36 @@ out:
 	return rc;
 }
 
-/* Byte ranges: classes of one (coll, ranks, nodes) split the size axis at
- * the midpoints between their sizes, so every call finds its class. */
+/*
+ * Byte windows: a class covers the sizes near the one the workload names,
+ * [bytes / SEARCH_WINDOW, bytes * SEARCH_WINDOW], and nothing far from
+ * it: a 4-byte all-reduce or a 32-byte metadata all-gather that the
+ * workload does not describe keeps NCCL's own choice.  Neighbouring
+ * classes of one (coll, ranks, nodes) whose windows overlap split at the
+ * midpoint between their sizes.  The factor covers NCCL grouping calls of
+ * up to 4x different sizes into one tuner call (reference/nccl.md 2.4)
+ * only partly: such a group's sum lands in the window of its largest call.
+ */
+#define SEARCH_WINDOW 2u
+
+static uint64_t window_lo(uint64_t bytes)
+{
+	return bytes / SEARCH_WINDOW;
+}
+
+static uint64_t window_hi(uint64_t bytes)
+{
+	return bytes > UINT64_MAX / SEARCH_WINDOW ? UINT64_MAX
+						  : bytes * SEARCH_WINDOW;
+}
+
+static bool same_class_axis(const struct lagom_plan_coll *a,
+			    const struct lagom_plan_coll *b)
+{
+	return a->coll == b->coll && a->comm.ranks == b->comm.ranks &&
+	       a->comm.nodes == b->comm.nodes;
+}
+
 static void set_ranges(struct lagom_plan *plan)
 {
 	for (size_t j = 0; j < plan->ncolls; j++) {
@@ -387,18 +426,18 @@ static void set_ranges(struct lagom_plan *plan)
 		const struct lagom_plan_coll *next = j + 1 < plan->ncolls
 							     ? c + 1
 							     : NULL;
+		uint64_t lo = window_lo(c->bytes), hi = window_hi(c->bytes);
 
-		if (prev && (prev->coll != c->coll ||
-			     prev->comm.ranks != c->comm.ranks ||
-			     prev->comm.nodes != c->comm.nodes))
-			prev = NULL;
-		if (next && (next->coll != c->coll ||
-			     next->comm.ranks != c->comm.ranks ||
-			     next->comm.nodes != c->comm.nodes))
-			next = NULL;
-		c->min_bytes = prev ? prev->max_bytes + 1 : 0;
-		c->max_bytes = next ? c->bytes + (next->bytes - c->bytes) / 2
-				    : UINT64_MAX;
+		if (prev && same_class_axis(prev, c) && prev->max_bytes >= lo)
+			lo = prev->max_bytes + 1;
+		if (next && same_class_axis(next, c)) {
+			uint64_t mid = c->bytes + (next->bytes - c->bytes) / 2;
+
+			if (mid < hi)
+				hi = mid;
+		}
+		c->min_bytes = lo;
+		c->max_bytes = hi;
 	}
 }
 
@@ -430,15 +469,30 @@ static int fill_colls(struct sproblem *p, struct lagom_plan *plan,
 	return 0;
 }
 
-static void set_ctas(struct lagom_plan *plan)
+/*
+ * NCCL_MIN_CTAS/NCCL_MAX_CTAS (process-wide) only where the tuner cannot
+ * express the plan: a per-call channel count above what NCCL sets up for
+ * the communicator by default is capped by it, so the communicator must get
+ * that many channels.  Lower counts the tuner sets per call, and the
+ * process-wide values stay unset: collectives outside the plan keep NCCL's
+ * channels (doc/search.md).
+ */
+static void set_ctas(struct lagom_plan *plan,
+		     const struct lagom_coll_config *def)
 {
 	unsigned max = 0;
+	bool above_default = false;
 
-	for (size_t j = 0; j < plan->ncolls; j++)
-		if (plan->colls[j].config.nchannels > max)
-			max = plan->colls[j].config.nchannels;
-	plan->env.min_ctas = max;
-	plan->env.max_ctas = max;
+	for (size_t j = 0; j < plan->ncolls; j++) {
+		unsigned nc = plan->colls[j].config.nchannels;
+
+		if (nc > max)
+			max = nc;
+		if (nc > def[j].nchannels)
+			above_default = true;
+	}
+	plan->env.min_ctas = above_default ? max : 0;
+	plan->env.max_ctas = above_default ? max : 0;
 }
 
 static bool has_tp(const struct lagom_workload *w)
@@ -450,29 +504,65 @@ static bool has_tp(const struct lagom_workload *w)
 	return false;
 }
 
+/*
+ * Best of the candidates: when the communication-only tuner's plan is
+ * predicted faster than the priority search's (both under this model and
+ * both expressible: per-class algorithm, protocol and channels, one
+ * NCCL_BUFFSIZE), the plan is the communication-only one.
+ */
+static int adopt_comm_only(struct sproblem *p, struct lagom_plan *plan,
+			   const struct lagom_coll_config *co, uint64_t buff)
+{
+	int rc;
+
+	for (size_t j = 0; j < plan->ncolls; j++) {
+		struct lagom_plan_coll *c = &plan->colls[j];
+
+		c->config = co[j];
+		if ((rc = class_time(p, j, &co[j], &c->time_s)) < 0)
+			return rc;
+		c->config.chunk_bytes = 0;
+		c->config.nthreads = 0;
+	}
+	plan->env.buffsize_bytes = buff;
+	plan->env.nthreads = 0;
+	plan->lagom_s = plan->comm_only_s;
+	plan->comm_only_adopted = true;
+	return 0;
+}
+
 static int plan_workload(struct sproblem *p, struct lagom_plan *plan)
 {
 	struct lagom_coll_config *def = calloc(p->nclass + 1, sizeof(*def));
-	int rc;
+	struct lagom_coll_config *co = calloc(p->nclass + 1, sizeof(*co));
+	uint64_t co_buff = 0;
+	int rc = 0;
 
-	if (!def)
-		return lagom_errprintf(p->err, ENOMEM, "out of memory");
+	if (!def || !co) {
+		rc = lagom_errprintf(p->err, ENOMEM, "out of memory");
+		goto out;
+	}
 	if ((rc = nccl_defaults(p, def)) < 0)
 		goto out;
 	sproblem_apply(p, def);
 	if ((rc = sproblem_iteration(p, &plan->nccl_s)) < 0 ||
-	    (rc = comm_only_time(p, def, &plan->comm_only_s)) < 0 ||
+	    (rc = comm_only_time(p, def, &plan->comm_only_s, co, &co_buff)) <
+		    0 ||
 	    (rc = search_env_only(p, def, &plan->env.env_max_ctas,
 				  &plan->env.env_buffsize_bytes,
 				  &plan->lagom_env_only_s)) < 0 ||
 	    (rc = choose_globals(p, plan)) < 0 ||
 	    (rc = fill_colls(p, plan, def)) < 0)
 		goto out;
-	set_ctas(plan);
+	if (better(plan->comm_only_s, plan->lagom_s) &&
+	    (rc = adopt_comm_only(p, plan, co, co_buff)) < 0)
+		goto out;
+	set_ctas(plan, def);
 	if (!(plan->lagom_s < plan->nccl_s * (1 - p->min_gain)))
 		search_keep_nccl(plan);
 out:
 	free(def);
+	free(co);
 	return rc;
 }
 

@@ -86,6 +86,8 @@ struct lagom_plan {
 	double lagom_env_only_s;  /* environment only, no tuner */
 	double nccl_s;		  /* NCCL's defaults */
 	double comm_only_s;	  /* communication-only tuner */
+	bool comm_only_adopted;	  /* the communication-only tuner's plan
+				   * was predicted faster and is the plan */
 	double speedup_nccl;	  /* nccl_s / lagom_s */
 	double speedup_comm_only; /* comm_only_s / lagom_s */
 

@@ -3,12 +3,14 @@
  *
  * Layout (after pyxis): lagom.c holds SPANK_PLUGIN() and the dispatchers;
  * options.c the --lagom and --lagom-workload options; local.c the srun and
- * sbatch/salloc side; remote.c the slurmstepd side (plan once per node in
- * user_init, environment per task in task_init, comment from node 0 in
- * a thread started in init_post_opt and joined in task_exit);
- * envset.c decides what to set (the user wins); comment.c merges the job
- * comment; step.c reads the step's placement; plan.c is the only caller of
- * the planner.
+ * sbatch/salloc side (srun plans once per step in local_user_init, reading
+ * the step with srun_step.c, and hands the plan to every node as
+ * carrier.c's text: doc/consistency.md); remote.c the slurmstepd side
+ * (check and apply the received plan in user_init, environment per task in
+ * task_init, comment from node 0 in a thread started in init_post_opt and
+ * joined in task_exit); envset.c decides what to set (the user wins);
+ * comment.c merges the job comment; step.c reads the step's placement in
+ * slurmstepd; plan.c is the only caller of the planner.
  *
  * All mutable state lives in one struct lagom_state, the plugin's only
  * global, owned by lagom.c.  Each Slurm process (srun, sbatch, slurmstepd)
@@ -26,6 +28,7 @@
 
 #include "common/error.h"
 #include "plugstack/plugstack.h"
+#include "spank/carrier.h"
 #include "spank/plan.h"
 
 /* Longest --lagom-workload value (a catalog name or a file path). */
@@ -58,10 +61,13 @@ struct lagom_state {
 	char workload[LAGOM_WORKLOAD_ARG_MAX];
 	bool opt_invalid; /* a bad value reached slurmstepd: lagom off */
 	/* Remote context, filled in user_init. */
-	enum lagom_mode mode; /* the option, else cfg.default_mode */
-	bool planned;	      /* plan computed and items decided */
+	enum lagom_mode mode; /* the received plan's mode, else off */
+	bool planned;	      /* plan received, checked, items decided */
+	bool apply_failed;    /* a checked plan could not be applied here:
+			       * the tasks fail (doc/consistency.md) */
 	struct lagom_step step;
-	struct lagom_planner_result *plan;
+	struct lagom_carrier carrier;	/* the plan srun sent */
+	struct lagom_planner_env *vars; /* borrowed from carrier */
 	struct lagom_env_item *items;
 	size_t n_items;
 	bool comment_done;
@@ -87,6 +93,7 @@ enum lagom_mode lagom_effective_mode(const struct lagom_state *st);
 
 /* local.c: srun (local) and sbatch/salloc (allocator) contexts. */
 int lagom_local_init_post_opt(spank_t sp, struct lagom_state *st);
+int lagom_local_user_init(spank_t sp, struct lagom_state *st);
 
 /* remote.c: slurmstepd. */
 int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st);
@@ -160,19 +167,30 @@ int lagom_comment_wait(struct lagom_comment_job *job, unsigned timeout_ms,
 		       double *busy_ms, struct lagom_error *err);
 
 /* measure.c: the measurement spool (doc/profiler.md). */
+#define LAGOM_PREDICTED_VAR "LAGOM_PREDICTED" /* srun -> nodes */
+#define LAGOM_PREDICTED_ENV_MAX 16384	      /* bytes */
+#define LAGOM_STEP_KEY_VAR "LAGOM_STEP_KEY"   /* srun -> nodes */
+int lagom_measure_user_name(uid_t uid, char *out, size_t len);
 int lagom_measure_prepare(spank_t sp, struct lagom_state *st);
-int lagom_measure_write_predicted(struct lagom_state *st);
+void lagom_measure_carry_predicted(const struct lagom_state *st,
+				   const struct lagom_planner_result *res);
+int lagom_measure_write_predicted(spank_t sp, struct lagom_state *st);
 int lagom_measure_task_env(spank_t sp, const struct lagom_state *st);
-/* learn.c: planning from measurements (as the user, in user_init). */
+/*
+ * learn.c: planning from measurements, once per step in srun (as the
+ * user, where the plan is made).  lagom_learn_srun() puts the step's key
+ * into LAGOM_STEP_KEY_VAR (for the nodes) and returns the workload measured
+ * in the latest earlier step of that key (new, free with
+ * lagom_workload_destroy) or NULL; say() gets one line per refused record.
+ * On each node lagom_learn_write_key() writes the key srun sent into the
+ * step's directory.
+ */
 struct lagom_workload;
+struct lagom_workload *lagom_learn_srun(const struct lagom_state *st,
+					const struct lagom_step *step,
+					void (*say)(const char *, void *),
+					void *ctx);
 void lagom_learn_write_key(spank_t sp, const struct lagom_state *st);
-/* The workload measured in the latest earlier step with this step's key
- * (new, free with lagom_workload_destroy), or NULL; say() gets one line per
- * refused record. */
-struct lagom_workload *lagom_learn_workload(spank_t sp,
-					    const struct lagom_state *st,
-					    void (*say)(const char *, void *),
-					    void *ctx);
 
 /* lagom.c: logging with the "lagom: " prefix. */
 void lagom_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,19 +1,22 @@
 /*
  * spank/learn.c - planning from measurements (doc/profiler.md, "Planning
- * from measurements").  Runs in user_init, where slurmstepd's euid is the
- * job's owner: everything here is read with the user's privileges, only
- * from the user's own spool directory, and only through the strict record
- * reader.
+ * from measurements").  Runs once per step in srun's local_user_init,
+ * where the one plan of the step is made (doc/consistency.md): srun runs
+ * as the job's owner, so everything here is read with the user's
+ * privileges, only from the user's own spool directory, and only through
+ * the strict record reader.  Every node then applies the same plan.
  *
  * The key of a step: the user's LAGOM_MEASURE_KEY when set ("user:KEY"),
  * else "job:NAME shape:NODESxTASKSxGPUS workload:W" (the job name, the
- * step's shape and the --lagom-workload value, "-" when none).  Every
- * measured step leaves its key in STEP/key.  A later step with no
- * --lagom-workload and the same key plans from the latest such step's
- * records: the repeating sequence of collectives one task measured becomes
- * the workload (one region per collective, its measured gap as the
- * computation beside it), named "measured-JOB.STEP", which the plan
- * summary and the job comment then show.
+ * step's shape and the --lagom-workload value, "-" when none).  srun sends
+ * the key to the nodes (LAGOM_STEP_KEY_VAR) and each node leaves it in
+ * STEP/key.  A later step with no --lagom-workload and the same key plans
+ * from the latest such step's records: the repeating sequence of
+ * collectives one task measured becomes the workload (one region per
+ * collective, its measured gap as the computation beside it), named
+ * "measured-JOB.STEP", which the plan summary and the job comment then
+ * show.  Planning from measurements needs the spool where srun runs (a
+ * shared file system, or srun on a node); elsewhere srun finds none.
  */
 #include "config.h"
 
@@ -44,27 +47,39 @@ static void token_into(char *out, size_t len, const char *s)
 	out[i] = '\0';
 }
 
-static void step_key(spank_t sp, const struct lagom_state *st, char *key,
-		     size_t len)
+static void step_key(const struct lagom_state *st,
+		     const struct lagom_step *step, char *key, size_t len)
 {
-	char v[128], name[128] = "-", wl[128] = "-";
+	const char *v;
+	char name[128] = "-", wl[128] = "-";
 
-	if (spank_getenv(sp, "LAGOM_MEASURE_KEY", v, sizeof(v)) ==
-		    ESPANK_SUCCESS &&
-	    v[0]) {
+	if ((v = getenv("LAGOM_MEASURE_KEY")) != NULL && v[0]) {
 		token_into(name, sizeof(name), v);
 		snprintf(key, len, "lagom-key 1\nuser:%s\n", name);
 		return;
 	}
-	if (spank_getenv(sp, "SLURM_JOB_NAME", v, sizeof(v)) ==
-		    ESPANK_SUCCESS &&
-	    v[0])
+	if ((v = getenv("SLURM_JOB_NAME")) != NULL && v[0])
 		token_into(name, sizeof(name), v);
 	if (st->workload_given)
 		token_into(wl, sizeof(wl), st->workload);
 	snprintf(key, len, "lagom-key 1\njob:%s shape:%zux%ux%u workload:%s\n",
-		 name, st->step.node_count, st->step.ranks_per_node,
-		 st->step.gpus_per_node, wl);
+		 name, step->node_count, step->ranks_per_node,
+		 step->gpus_per_node, wl);
+}
+
+/* A key as step_key() writes it (it came through the step's environment). */
+static bool key_ok(const char *key)
+{
+	size_t i, n = strlen(key);
+
+	if (n < 13 || strncmp(key, "lagom-key 1\n", 12) != 0 ||
+	    key[n - 1] != '\n')
+		return false;
+	for (i = 12; i < n; i++)
+		if (key[i] != '\n' && key[i] != ' ' && key[i] != ':' &&
+		    !lagom_rec_token_char((unsigned char)key[i]))
+			return false;
+	return true;
 }
 
 /* The whole of a small file of the user's, or -1. */
@@ -93,10 +108,12 @@ void lagom_learn_write_key(spank_t sp, const struct lagom_state *st)
 	char key[KEY_MAX];
 	int dir_fd, fd;
 	ssize_t n;
+	spank_err_t rc = spank_getenv(sp, LAGOM_STEP_KEY_VAR, key, sizeof(key));
 
-	if (!st->measure_ready)
+	spank_unsetenv(sp, LAGOM_STEP_KEY_VAR); /* not for the tasks */
+	if (rc != ESPANK_SUCCESS || !st->measure_ready || !st->planned ||
+	    !key_ok(key))
 		return;
-	step_key(sp, st, key, sizeof(key));
 	dir_fd = open(st->measure_dir,
 		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dir_fd < 0)
@@ -326,33 +343,36 @@ static struct lagom_workload *from_step(const char *dir, const char *name,
 	return w;
 }
 
-struct lagom_workload *lagom_learn_workload(spank_t sp,
-					    const struct lagom_state *st,
-					    void (*say)(const char *, void *),
-					    void *ctx)
+struct lagom_workload *lagom_learn_srun(const struct lagom_state *st,
+					const struct lagom_step *step,
+					void (*say)(const char *, void *),
+					void *ctx)
 {
+	const struct lagom_measure_config *m = &st->cfg.measure;
 	struct learn_buf *b;
-	char key[KEY_MAX], self[32], best[80], user_dir[2048], dir[2200];
+	char key[KEY_MAX], self[32], best[80], user[64], user_dir[2048],
+		dir[2200];
 	struct lagom_workload *w;
-	const char *slash;
+	uid_t uid = getuid();
 	int user_fd;
 
-	if (!st->measure_ready || st->workload_given)
+	unsetenv(LAGOM_STEP_KEY_VAR);
+	if (!m->on || !m->dir[0] || lagom_effective_mode(st) != LAGOM_MODE_AUTO)
 		return NULL;
-	step_key(sp, st, key, sizeof(key));
-	snprintf(self, sizeof(self), "%u.%u", st->step.job_id,
-		 st->step.step_id);
-	/* measure_dir is DIR/USER/JOB.STEP: its parent is the user's */
-	slash = strrchr(st->measure_dir, '/');
-	if (!slash)
+	step_key(st, step, key, sizeof(key));
+	setenv(LAGOM_STEP_KEY_VAR, key, 1);
+	/* only the job's owner learns from the owner's spool */
+	if (st->workload_given || uid != step->uid ||
+	    lagom_measure_user_name(uid, user, sizeof(user)) != 0 ||
+	    (size_t)snprintf(user_dir, sizeof(user_dir), "%s/%s", m->dir,
+			     user) >= sizeof(user_dir))
 		return NULL;
-	snprintf(user_dir, sizeof(user_dir), "%.*s",
-		 (int)(slash - st->measure_dir), st->measure_dir);
+	snprintf(self, sizeof(self), "%u.%u", step->job_id, step->step_id);
 	user_fd = open(user_dir,
 		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (user_fd < 0)
 		return NULL;
-	if (find_step(user_fd, self, key, st->step.uid, best, sizeof(best))) {
+	if (find_step(user_fd, self, key, uid, best, sizeof(best))) {
 		close(user_fd);
 		return NULL;
 	}
@@ -361,7 +381,7 @@ struct lagom_workload *lagom_learn_workload(spank_t sp,
 	if (!b)
 		return NULL;
 	snprintf(dir, sizeof(dir), "%s/%s", user_dir, best);
-	w = from_step(dir, best, st->step.uid, b, say, ctx);
+	w = from_step(dir, best, uid, b, say, ctx);
 	free(b);
 	return w;
 }

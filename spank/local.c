@@ -1,16 +1,31 @@
 /*
  * spank/local.c - srun (local) and sbatch/salloc (allocator) contexts.
  *
- * The option callbacks have already refused bad values here.  What is left
- * is to pass the admin's default on: nothing, since every slurmstepd reads
- * plugstack.conf itself.  The plan is not computed here: the nodes compute
- * it (the same bytes on each), with the profiles only they can read, and a
- * workload file is read there with the user's privileges.  The job comment
- * is written by node 0 of the step, where the plan is known.
+ * srun plans once per step (doc/consistency.md).  In local_user_init the
+ * step exists: srun reads its placement (srun_step.c: one slurmctld round
+ * trip), the profiles of its nodes and the workload (as the user), runs
+ * the planner once and puts the outcome into its own environment as
+ * LAGOM_CARRIER_VAR, which Slurm copies into the launch message of every
+ * node.  The nodes only check and apply it (remote.c).  When srun cannot
+ * plan, it sends nothing and every node leaves NCCL alone.
+ *
+ * With lagom off for the step nothing here reads a file, asks slurmctld or
+ * touches hwloc: the only work is removing a carrier inherited from an
+ * enclosing step.
  */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include <slurm/spank.h>
 
+#include "spank/carrier.h"
 #include "spank/lagom.h"
+#include "spank/srun_step.h"
+#include "model/model.h"
 
 int lagom_local_init_post_opt(spank_t sp, struct lagom_state *st)
 {
@@ -19,5 +34,168 @@ int lagom_local_init_post_opt(spank_t sp, struct lagom_state *st)
 		lagom_log_info(
 			"--lagom-workload=%s has no effect with lagom off",
 			st->workload);
+	return 0;
+}
+
+/* srun's own lines go to the user's terminal at srun -v (or verbose=). */
+static void say(const struct lagom_state *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void say(const struct lagom_state *st, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (st->cfg.verbose)
+		slurm_info("lagom: %s", line);
+	else
+		slurm_verbose("lagom: %s", line);
+}
+
+static void explain(const struct lagom_planner_result *res)
+{
+	const char *p = res->explanation ? res->explanation : "";
+
+	slurm_spank_log("lagom: explain (nothing set): %s", res->summary);
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+
+		slurm_spank_log("lagom:   %.*s", n, p);
+		p += n + (nl ? 1 : 0);
+	}
+	for (size_t i = 0; i < res->env_count; i++)
+		slurm_spank_log("lagom:   would set %s=%s", res->env[i].name,
+				res->env[i].value);
+}
+
+/* The planner's result as the text the nodes receive. */
+static int make_carrier(const struct lagom_carrier_step *id,
+			enum lagom_mode mode,
+			const struct lagom_planner_result *res, char **text,
+			struct lagom_error *err)
+{
+	struct lagom_carrier *c = calloc(1, sizeof(*c));
+	int rc = 0;
+
+	if (!c)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	c->step = *id;
+	c->gpus_per_node = res->gpus_per_node;
+	c->mode = mode;
+	snprintf(c->plan_id, sizeof(c->plan_id), "%s", res->plan_id);
+	snprintf(c->summary, sizeof(c->summary), "%s",
+		 res->summary ? res->summary : "");
+	for (size_t i = 0; i < res->env_count && rc == 0; i++)
+		rc = lagom_carrier_add(c, res->env[i].name, res->env[i].value,
+				       err);
+	if (rc == 0)
+		rc = lagom_carrier_encode(c, text, err);
+	lagom_carrier_release(c);
+	free(c);
+	return rc;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static void say_line(const char *line, void *ctx)
+{
+	say(ctx, "%s", line);
+}
+
+/*
+ * The one plan of the step: from the user's workload, else from an earlier
+ * measured step of the same key (learn.c, read here as the user), else for
+ * the catalog's worst case.  A plan from measurements that fails is
+ * dropped for the ordinary one.
+ */
+static int plan_of(struct lagom_state *st, const struct lagom_step *step,
+		   struct lagom_planner_result **res, struct lagom_error *err)
+{
+	struct lagom_workload *learned = lagom_learn_srun(st, step, say_line,
+							  st);
+
+	if (learned) {
+		int rc = lagom_plan_compute_learned(&st->cfg, step, learned,
+						    res, err);
+
+		lagom_workload_destroy(learned);
+		if (rc == 0)
+			return 0;
+		say(st, "job %u.%u: plan from measurements failed: %s",
+		    step->job_id, step->step_id, err->text);
+		lagom_error_clear(err);
+	}
+	return lagom_plan_compute(&st->cfg, step,
+				  st->workload_given ? st->workload : NULL, res,
+				  err);
+}
+
+static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
+{
+	struct lagom_error err = { 0 };
+	struct lagom_carrier_step id;
+	struct lagom_planner_result *res = NULL;
+	struct lagom_step step;
+	struct timespec t0;
+	char *text = NULL;
+	double step_ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (lagom_srun_step_read(sp, &step, &id, &err) < 0)
+		goto fail;
+	step_ms = ms_since(&t0);
+	if (step.gpus_per_node == 0) {
+		lagom_errprintf(&err, ENODEV,
+				"no GPUs in this step (request them with "
+				"--gres=gpu:N or --gpus-per-node)");
+		goto fail;
+	}
+	if (plan_of(st, &step, &res, &err) < 0 ||
+	    make_carrier(&id, mode, res, &text, &err) < 0)
+		goto fail;
+	lagom_measure_carry_predicted(st, res);
+	if (setenv(LAGOM_CARRIER_VAR, text, 1) < 0) {
+		lagom_errprintf(&err, ENOMEM, "cannot set %s",
+				LAGOM_CARRIER_VAR);
+		goto fail;
+	}
+	say(st,
+	    "job %u.%u: %s plan %s for %u nodes x %u GPUs in %.1f ms "
+	    "(%.1f ms of it asking slurmctld for the step)",
+	    id.job_id, id.step_id, lagom_mode_name(mode), res->plan_id,
+	    id.nnodes, res->gpus_per_node, ms_since(&t0), step_ms);
+	if (mode == LAGOM_MODE_EXPLAIN)
+		explain(res);
+	goto out;
+fail:
+	say(st, "job %u.%u: %s; no node of the step is tuned", step.job_id,
+	    step.step_id, err.text[0] ? err.text : "error");
+out:
+	free(text);
+	lagom_planner_result_destroy(res);
+	lagom_step_clear(&step);
+}
+
+int lagom_local_user_init(spank_t sp, struct lagom_state *st)
+{
+	enum lagom_mode mode = lagom_effective_mode(st);
+
+	/* a carrier in srun's environment came from an enclosing step */
+	unsetenv(LAGOM_CARRIER_VAR);
+	unsetenv(LAGOM_PREDICTED_VAR);
+	unsetenv(LAGOM_STEP_KEY_VAR);
+	if (mode == LAGOM_MODE_OFF)
+		return 0;
+	plan_step(sp, st, mode);
 	return 0;
 }

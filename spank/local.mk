@@ -12,7 +12,8 @@ slurmplugin_LTLIBRARIES = spank/lagom.la
 noinst_LTLIBRARIES += libspank.la
 libspank_la_SOURCES = spank/lagom.h spank/lagom.c spank/options.c \
 	spank/local.c spank/remote.c spank/envset.c spank/comment.c \
-	spank/step.c spank/step.h spank/plan.h spank/measure.c \
+	spank/step.c spank/step.h spank/plan.h spank/carrier.c \
+	spank/carrier.h spank/srun_step.c spank/srun_step.h spank/measure.c \
 	spank/learn.c
 libspank_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
@@ -39,16 +40,32 @@ tests_spank_test_spank_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_spank_test_spank_LDADD = libspank.la librecord.la libplacement.la libcatalog.la libmodel.la \
 	libplugstack.la libcommon.la $(CMOCKA_LIBS) -lpthread -lm
 
+# The step's plan on its way from srun to the nodes, and the GPU request.
+UNIT_TESTS += tests/spank/test_carrier
+check_PROGRAMS += tests/spank/test_carrier
+tests_spank_test_carrier_SOURCES = tests/spank/test_carrier.c \
+	tests/spank/stub.c tests/spank/stub.h
+tests_spank_test_carrier_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+tests_spank_test_carrier_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_spank_test_carrier_LDADD = $(tests_spank_test_spank_LDADD)
+
+# A bounded libFuzzer run of the decoder every node runs (clang only).
+SCRIPT_TESTS += tests/spank/fuzz_smoke.sh
+EXTRA_DIST += tests/spank/fuzz_smoke.sh tests/fuzz/fuzz_carrier.c \
+	tests/fuzz/corpus/carrier
+
 # lagom.so's exported and undefined symbols (a missing one would only show
 # as a "symbol lookup error" inside a job step).
 SCRIPT_TESTS += tests/spank/symbols.sh
 EXTRA_DIST += tests/spank/symbols.sh
 
 # Integration: one script starts one real cluster for every check.
-INTEGRATION_TESTS += tests/integration/spank.sh
-EXTRA_DIST += tests/integration/spank.sh tests/lib/cluster.sh \
-	bench/bench_launch.sh
+INTEGRATION_TESTS += tests/integration/spank.sh tests/integration/one_plan.sh
+EXTRA_DIST += tests/integration/spank.sh tests/integration/one_plan.sh \
+	tests/lib/cluster.sh \
+	bench/bench_launch.sh bench/spank_null.c
 dist_man_MANS += doc/lagom-spank.8
+EXTRA_DIST += doc/consistency.md
 
 # `make bench-launch`: srun -N3 true with and without lagom (root only).
 bench-launch: spank/lagom.la

@@ -35,7 +35,7 @@
 
 #define SCAN_MAX 100000 /* entries looked at when summing a user's spool */
 
-static int user_name(uid_t uid, char *out, size_t len)
+int lagom_measure_user_name(uid_t uid, char *out, size_t len)
 {
 	struct passwd pw, *res = NULL;
 	char buf[4096];
@@ -163,14 +163,15 @@ int lagom_measure_prepare(spank_t sp, struct lagom_state *st)
 	int root_fd = -1, user_fd = -1, step_fd = -1;
 
 	st->measure_ready = false;
-	if (st->mode != LAGOM_MODE_AUTO || !m->on || !m->dir[0] ||
+	if (lagom_effective_mode(st) != LAGOM_MODE_AUTO || !m->on ||
+	    !m->dir[0] ||
 	    spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
 	    step >= 0xfffffff0u)
 		return 0;
-	if (user_name(uid, user, sizeof(user)) != 0) {
+	if (lagom_measure_user_name(uid, user, sizeof(user)) != 0) {
 		off(st, job, step, "the user has no plain account name");
 		return 0;
 	}
@@ -243,20 +244,46 @@ static void fill_predicted(const struct lagom_planner_result *res,
 	}
 }
 
-/* As the user: STEP/predicted, written to a temporary file and renamed. */
-int lagom_measure_write_predicted(struct lagom_state *st)
+/*
+ * srun: the plan's predictions as the text of LAGOM_PREDICTED_VAR, which
+ * Slurm copies to every node with the plan (the step directory does not
+ * exist yet); nothing when measurement is off or the text is too long.
+ */
+void lagom_measure_carry_predicted(const struct lagom_state *st,
+				   const struct lagom_planner_result *res)
 {
 	static struct lagom_measure_pred p;
 	static char text[LAGOM_MEASURE_PRED_MAX];
+	int len;
+
+	unsetenv(LAGOM_PREDICTED_VAR);
+	if (!st->cfg.measure.on || !st->cfg.measure.dir[0] || !res)
+		return;
+	fill_predicted(res, &p);
+	len = lagom_measure_pred_format(&p, text, sizeof(text));
+	if (len > 0 && len < LAGOM_PREDICTED_ENV_MAX)
+		setenv(LAGOM_PREDICTED_VAR, text, 1);
+}
+
+/* As the user, on each node: the predictions srun sent, checked by the
+ * strict reader, into STEP/predicted (temporary file, renamed). */
+int lagom_measure_write_predicted(spank_t sp, struct lagom_state *st)
+{
+	static struct lagom_measure_pred p;
+	static char text[LAGOM_PREDICTED_ENV_MAX + 1];
+	struct lagom_error err = { 0 };
 	char tmp[64];
 	int dir_fd, fd, len;
+	spank_err_t rc;
 
-	if (!st->measure_ready || !st->planned || !st->plan)
+	rc = spank_getenv(sp, LAGOM_PREDICTED_VAR, text, sizeof(text));
+	spank_unsetenv(sp, LAGOM_PREDICTED_VAR); /* not for the tasks */
+	if (rc != ESPANK_SUCCESS || !st->measure_ready || !st->planned)
 		return 0;
-	fill_predicted(st->plan, &p);
-	len = lagom_measure_pred_format(&p, text, sizeof(text));
-	if (len < 0)
-		return 0;
+	len = (int)strlen(text);
+	if (lagom_measure_pred_parse(text, (size_t)len, &p, &err) != 0 ||
+	    strcmp(p.plan, st->carrier.plan_id) != 0)
+		return 0; /* not this plan's: no predictions file */
 	dir_fd = open(st->measure_dir,
 		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dir_fd < 0)

@@ -1,27 +1,31 @@
 /*
- * spank/remote.c - slurmstepd: plan once per node, environment per task,
- * the job comment from node 0.
+ * spank/remote.c - slurmstepd: check and apply the plan srun sent, the
+ * environment per task, the job comment from node 0.  No node plans: srun
+ * planned once for the whole step (local.c, doc/consistency.md).
  *
- *   init_post_opt  the options are known: settle the mode; node 0 starts
- *                  a thread that reads the job's comment (root)
- *   user_init      (euid = the user) read the placement, compute the plan,
- *                  decide per variable against the user's environment;
- *                  node 0 makes sure the read is over (the tasks are
- *                  forked next and would inherit its socket)
+ *   init_post_opt  the options are known; when a plan came with the step,
+ *                  node 0 starts a thread that reads the job's comment
+ *   user_init      (euid = the user) read the plan from the step's
+ *                  environment (and remove it there, so no task and no
+ *                  nested srun sees it), check that it belongs to this
+ *                  step, decide per variable against the user's
+ *                  environment; node 0 makes sure the comment read is over
+ *                  (the tasks are forked next and would inherit its socket)
  *   task_init      (each task, as the user) set the decided variables
  *   task_post_fork (root, node 0, all tasks forked) hand the comment text
  *                  to the thread, which merges and writes it while the
  *                  tasks exec
  *   task_exit      (root, node 0) join that thread: the job surely exists
- *                  until then (from exit, an srun that made its own
- *                  allocation can race the end of the job: "Job has
- *                  already finished")
+ *                  until then
  *   exit           free everything
  *
- * Fail open: every problem is one "lagom:" line (slurmd log; the job's
- * stderr at srun -v) and an untouched environment.  Every callback here
- * returns 0.
+ * Every decision here depends only on what Slurm gives every node of the
+ * step alike (the launch environment, the step's ids and counts), so every
+ * node applies the plan or none does.  The one node-local failure left
+ * (no memory to apply a plan the others apply) fails this node's tasks, so
+ * Slurm ends the step instead of letting it hang.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,16 +84,28 @@ static bool user_asked_verbose(spank_t sp)
 	       atoi(buf) > 3;
 }
 
+/* Is there a plan from srun in the step's environment? */
+static bool carrier_present(spank_t sp)
+{
+	char probe[2];
+	spank_err_t rc = spank_getenv(sp, LAGOM_CARRIER_VAR, probe,
+				      sizeof(probe));
+
+	return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
+}
+
 /*
- * Node 0 of a real step reads the job's comment in a thread from here on
- * (root, before slurmstepd sets up I/O), so that by the time the plan is
- * known only the update is left, and it runs while the tasks start.
+ * Node 0 of a real step that received a plan reads the job's comment in a
+ * thread from here on (root, before slurmstepd sets up I/O), so that by
+ * the time the plan is checked only the update is left, and it runs while
+ * the tasks start.
  */
 static void start_comment(spank_t sp, struct lagom_state *st)
 {
 	uint32_t job_id, step_id, node_id;
 
-	if (st->mode == LAGOM_MODE_OFF || st->cfg.comment == LAGOM_COMMENT_NO ||
+	if (st->opt_invalid || st->cfg.comment == LAGOM_COMMENT_NO ||
+	    !carrier_present(sp) ||
 	    spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_STEPID, &step_id) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_NODEID, &node_id) != ESPANK_SUCCESS ||
@@ -101,9 +117,11 @@ static void start_comment(spank_t sp, struct lagom_state *st)
 
 int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st)
 {
-	st->mode = lagom_effective_mode(st);
+	st->mode = LAGOM_MODE_OFF;
 	start_comment(sp, st);
-	lagom_measure_prepare(sp, st);
+	/* the spool only for a step srun planned (every node alike) */
+	if (carrier_present(sp))
+		lagom_measure_prepare(sp, st);
 	return 0;
 }
 
@@ -113,30 +131,6 @@ static bool user_has(void *ctx, const char *name)
 	spank_err_t rc = spank_getenv((spank_t)ctx, name, probe, sizeof(probe));
 
 	return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
-}
-
-/* Explain mode: node 0 prints the plan's reasoning to the job's stderr. */
-static void explain(const struct lagom_state *st)
-{
-	const char *p = st->plan->explanation ? st->plan->explanation : "";
-
-	slurm_spank_log("lagom: explain (nothing set): %s", st->plan->summary);
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		int n = nl ? (int)(nl - p) : (int)strlen(p);
-
-		slurm_spank_log("lagom:   %.*s", n, p);
-		p += n + (nl ? 1 : 0);
-	}
-	for (size_t i = 0; i < st->n_items; i++)
-		slurm_spank_log("lagom:   would set %s=%s%s", st->items[i].name,
-				st->items[i].value,
-				st->items[i].action == LAGOM_ENV_SKIP_USER
-					? " (yours kept)"
-				: st->items[i].action ==
-						LAGOM_ENV_SKIP_FORBIDDEN
-					? " (forbidden by the admin)"
-					: "");
 }
 
 static double elapsed_ms(const struct timespec *since)
@@ -157,93 +151,172 @@ static void report_plan(const struct lagom_state *st, double plan_ms)
 		n_set += st->items[i].action == LAGOM_ENV_SET ||
 			 st->items[i].action == LAGOM_ENV_OVERRIDE;
 	lagom_env_skipped(st->items, st->n_items, skipped, sizeof(skipped));
-	tell(st,
-	     "job %u.%u on %s: %s plan %s in %.1f ms: %zu variables set%s%s",
-	     st->step.job_id, st->step.step_id, st->step.node_name,
-	     lagom_mode_name(st->mode), st->plan->plan_id, plan_ms,
-	     st->mode == LAGOM_MODE_AUTO ? n_set : 0,
-	     skipped[0] ? ", kept the user's " : "", skipped);
-}
-
-static void say_line(const char *line, void *ctx)
-{
-	const struct lagom_state *st = ctx;
-
-	tell(st, "job %u.%u: %s", st->step.job_id, st->step.step_id, line);
+	lagom_log_info(
+		"job %u.%u on %s: %s plan %s from srun, checked in %.1f ms: "
+		"%zu variables set%s%s",
+		st->step.job_id, st->step.step_id, st->step.node_name,
+		lagom_mode_name(st->mode), st->carrier.plan_id, plan_ms,
+		st->mode == LAGOM_MODE_AUTO ? n_set : 0,
+		skipped[0] ? ", kept the user's " : "", skipped);
 }
 
 /*
- * The plan: from the user's workload, else from an earlier measured step
- * of the same key (spank/learn.c), else for the catalog's worst case.
- * A plan from measurements that fails is dropped for the ordinary one.
+ * The plan text from the step's environment into *text (to free): 1 when
+ * there is one, 0 when there is none or it is longer than
+ * LAGOM_CARRIER_MAX (the same on every node: applied nowhere), -ENOMEM
+ * when this node cannot hold it.
  */
-static int plan_step(spank_t sp, struct lagom_state *st,
-		     struct lagom_error *err)
+static int read_carrier(spank_t sp, char **text)
 {
-	struct lagom_workload *learned = NULL;
+	size_t len = 8192;
+
+	for (;;) {
+		char *buf = malloc(len);
+		spank_err_t rc;
+
+		if (!buf)
+			return -ENOMEM;
+		rc = spank_getenv(sp, LAGOM_CARRIER_VAR, buf, (int)len);
+		if (rc == ESPANK_SUCCESS) {
+			*text = buf;
+			return 1;
+		}
+		free(buf);
+		if (rc != ESPANK_NOSPACE || len > LAGOM_CARRIER_MAX)
+			return 0;
+		len = len * 4 > LAGOM_CARRIER_MAX ? LAGOM_CARRIER_MAX + 1
+						  : len * 4;
+	}
+}
+
+/* This step's identity, from what every node of it sees alike. */
+static int step_here(spank_t sp, const struct lagom_state *st,
+		     struct lagom_carrier_step *here, struct lagom_error *err)
+{
+	char buf[64];
+	uint32_t ntasks = 0;
+
+	memset(here, 0, sizeof(*here));
+	if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &ntasks) !=
+		    ESPANK_SUCCESS ||
+	    spank_getenv(sp, "SLURM_STEP_TASKS_PER_NODE", here->tpn,
+			 sizeof(here->tpn)) != ESPANK_SUCCESS)
+		return lagom_errprintf(err, EIO,
+				       "cannot read the step's tasks");
+	/* a heterogeneous step: each component sees its own counts, the
+	 * environment the whole step's */
+	if (spank_getenv(sp, "SLURM_STEP_NUM_NODES", buf, sizeof(buf)) !=
+		    ESPANK_SUCCESS ||
+	    strtoul(buf, NULL, 10) != st->step.nnodes)
+		return lagom_errprintf(err, EINVAL,
+				       "a heterogeneous step: left to NCCL");
+	here->job_id = st->step.job_id;
+	here->step_id = st->step.step_id;
+	here->nnodes = st->step.nnodes;
+	here->ntasks = ntasks;
+	here->nodes_hash = lagom_nodes_hash(
+		(const char *const *)st->step.node_names, st->step.node_count);
+	return 0;
+}
+
+/* Check the received plan; 0 when every node will apply it. */
+static int check_carrier(spank_t sp, struct lagom_state *st, const char *text,
+			 struct lagom_error *err)
+{
+	struct lagom_carrier_step here;
 	int rc;
 
-	lagom_learn_write_key(sp, st);
-	if (!st->workload_given)
-		learned = lagom_learn_workload(sp, st, say_line, st);
-	if (learned) {
-		rc = lagom_plan_compute_learned(&st->cfg, &st->step, learned,
-						&st->plan, err);
-		lagom_workload_destroy(learned);
-		if (rc == 0)
-			return 0;
-		tell(st, "job %u.%u: plan from measurements failed: %s",
-		     st->step.job_id, st->step.step_id, err->text);
-		lagom_error_clear(err);
+	if (st->opt_invalid)
+		return lagom_errprintf(err, EINVAL, "bad --lagom value");
+	if ((rc = lagom_step_read(sp, &st->step, err)) < 0)
+		return rc;
+	if ((rc = lagom_carrier_decode(text, &st->carrier, err)) < 0)
+		return lagom_error_prefix(err, "plan from srun");
+	if ((rc = step_here(sp, st, &here, err)) < 0 ||
+	    (rc = lagom_carrier_matches(&st->carrier, &here, err)) < 0)
+		return rc;
+	return 0;
+}
+
+/* Decide per variable (the user wins); -ENOMEM is this node's alone. */
+static int decide(spank_t sp, struct lagom_state *st)
+{
+	size_t n = st->carrier.nvars;
+
+	st->vars = calloc(n ? n : 1, sizeof(*st->vars));
+	if (!st->vars)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		st->vars[i].name = st->carrier.vars[i].name;
+		st->vars[i].value = st->carrier.vars[i].value;
 	}
-	return lagom_plan_compute(&st->cfg, &st->step,
-				  st->workload_given ? st->workload : NULL,
-				  &st->plan, err);
+	if (lagom_env_decide(st->vars, n, &st->cfg, user_has, sp, &st->items) <
+	    0)
+		return -ENOMEM;
+	st->n_items = n;
+	return 0;
+}
+
+/* A per-node observation that differs from the plan: said, never acted on
+ * (acting on it on one node would split the step). */
+static void note_gpus(const struct lagom_state *st)
+{
+	if (st->step.gpus_per_node != st->carrier.gpus_per_node)
+		lagom_log_info("job %u.%u on %s: planned for %u GPUs per node, "
+			       "this node has %u; applied as planned",
+			       st->step.job_id, st->step.step_id,
+			       st->step.node_name, st->carrier.gpus_per_node,
+			       st->step.gpus_per_node);
+}
+
+/* This node alone cannot apply a plan the others apply: its tasks fail,
+ * so Slurm ends the step rather than letting it hang. */
+static void cannot_apply(struct lagom_state *st)
+{
+	st->apply_failed = true;
+	lagom_log_error("job %u.%u on %s: out of memory applying the step's "
+			"plan: failing this node's tasks so the step cannot "
+			"hang",
+			st->step.job_id, st->step.step_id,
+			st->step.node_name[0] ? st->step.node_name : "?");
 }
 
 int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 {
 	struct lagom_error err = { 0 };
 	struct timespec start;
-
 	uint32_t step_id = 0;
+	char *text = NULL;
+	int rc;
 
-	if (st->mode == LAGOM_MODE_OFF)
-		return 0;
 	if (spank_get_item(sp, S_JOB_STEPID, &step_id) == ESPANK_SUCCESS &&
 	    step_id >= LAGOM_FIRST_SPECIAL_STEP)
 		return 0;
+	if ((rc = read_carrier(sp, &text)) <= 0) {
+		if (rc < 0)
+			cannot_apply(st);
+		return 0; /* srun planned nothing: every node leaves NCCL */
+	}
 	clock_gettime(CLOCK_MONOTONIC, &start);
+	spank_unsetenv(sp, LAGOM_CARRIER_VAR);
 	st->user_verbose = user_asked_verbose(sp);
-	if (lagom_step_read(sp, &st->step, &err) < 0) {
+	rc = check_carrier(sp, st, text, &err);
+	free(text);
+	if (rc == -ENOMEM || (rc == 0 && decide(sp, st) < 0)) {
+		cannot_apply(st);
+		return 0;
+	}
+	if (rc < 0) {
 		fail_open(st, err.text);
-		lagom_step_clear(&st->step);
+		lagom_carrier_release(&st->carrier);
 		return 0;
 	}
-	if (st->step.step_id >= LAGOM_FIRST_SPECIAL_STEP)
-		return 0;
-	if (st->step.gpus_per_node == 0) {
-		fail_open(st, "no GPUs in this step (request them with "
-			      "--gres=gpu:N or --gpus-per-node)");
-		return 0;
-	}
-	if (plan_step(sp, st, &err) < 0) {
-		fail_open(st, err.text);
-		return 0;
-	}
-	if (lagom_env_decide(st->plan->env, st->plan->env_count, &st->cfg,
-			     user_has, sp, &st->items) < 0) {
-		fail_open(st, "out of memory");
-		lagom_planner_result_destroy(st->plan);
-		st->plan = NULL;
-		return 0;
-	}
-	st->n_items = st->plan->env_count;
+	st->mode = st->carrier.mode;
 	st->planned = true;
+	note_gpus(st);
 	report_plan(st, elapsed_ms(&start));
-	lagom_measure_write_predicted(st);
-	if (st->mode == LAGOM_MODE_EXPLAIN && st->step.node_id == 0)
-		explain(st);
+	lagom_learn_write_key(sp, st);
+	lagom_measure_write_predicted(sp, st);
 	/* slurmstepd forks the tasks next: no socket may be open then */
 	if (st->comment_job)
 		lagom_comment_wait_read(st->comment_job);
@@ -252,6 +325,8 @@ int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 
 int lagom_remote_task_init(spank_t sp, struct lagom_state *st)
 {
+	if (st->apply_failed)
+		return -1; /* the step fails rather than hangs */
 	if (!st->planned || st->mode != LAGOM_MODE_AUTO)
 		return 0;
 	for (size_t i = 0; i < st->n_items; i++) {
@@ -278,10 +353,13 @@ static void comment_text(const struct lagom_state *st, char *buf, size_t len)
 	char skipped[512];
 
 	lagom_env_skipped(st->items, st->n_items, skipped, sizeof(skipped));
-	snprintf(buf, len, "%s%s%s%s", st->plan->summary,
-		 st->mode == LAGOM_MODE_EXPLAIN ? " mode=explain (not applied)"
-						: "",
-		 skipped[0] ? " skipped=" : "", skipped);
+	/* longer text is cut here and shortened again by the merge */
+	if (snprintf(buf, len, "%s%s%s%s", st->carrier.summary,
+		     st->mode == LAGOM_MODE_EXPLAIN
+			     ? " mode=explain (not applied)"
+			     : "",
+		     skipped[0] ? " skipped=" : "", skipped) >= (int)len)
+		buf[len - 1] = '\0';
 }
 
 static void finish_comment(const struct lagom_state *st, int rc,
@@ -362,11 +440,13 @@ int lagom_remote_task_exit(spank_t sp, struct lagom_state *st)
 void lagom_remote_exit(spank_t sp, struct lagom_state *st)
 {
 	wait_comment(st); /* no task exited (a failed launch) */
-	lagom_planner_result_destroy(st->plan);
-	st->plan = NULL;
+	lagom_carrier_release(&st->carrier);
+	free(st->vars);
+	st->vars = NULL;
 	free(st->items);
 	st->items = NULL;
 	st->n_items = 0;
 	st->planned = false;
+	st->apply_failed = false;
 	lagom_step_clear(&st->step);
 }

@@ -2,8 +2,10 @@
  * spank/step.c - the step's placement as slurmstepd sees it: job and step
  * ids, this node's index and name, the step's node list (expanded with
  * Slurm's hostlist functions, exported by slurmstepd), tasks and GPUs per
- * node.  Every value that enters the plan is the same on every node of the
- * step, so every node computes the same plan.
+ * node.  remote.c checks the plan srun sent against the values here that
+ * are the same on every node of the step (ids, node list, tasks per node);
+ * the GPU count is this node's own and is only reported
+ * (doc/consistency.md).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -103,17 +103,64 @@ static int get_name(json_t *obj, const char *key, char *out, size_t len,
 	return 0;
 }
 
-static int read_kernel(json_t *obj, struct lagom_kernel *k, const char *where,
-		       struct lagom_error *err)
+/* Version 2 (doc/workload-format.md): "kind": "idle" is time the compute
+ * stream spends on host gaps and copies; it is never slowed by contention,
+ * which the model gives a kernel of one block and mem_bound 0 exactly. */
+static int read_idle(json_t *obj, struct lagom_kernel *k, const char *where,
+		     struct lagom_error *err)
 {
-	static const char *const keys[] = { "time_s",	     "grid_blocks",
-					    "blocks_per_sm", "mem_bound",
-					    "after_coll",    NULL };
-	uint64_t grid = 0, per_sm = 0, after = 0;
+	static const char *const keys[] = { "kind", "time_s", NULL };
+	json_t *kind = json_object_get(obj, "kind");
+	double time = 0;
+	int rc;
+
+	if (!json_is_string(kind) ||
+	    strcmp(json_string_value(kind), "idle") != 0)
+		return lagom_errprintf(err, EINVAL, "%s.kind: must be \"idle\"",
+				       where);
+	rc = check_keys(obj, keys, where, err);
+	if (!rc)
+		rc = require_key(obj, "time_s", where, err);
+	if (!rc)
+		rc = get_seconds(obj, "time_s", &time, where, err);
+	if (!rc && !(time > 0))
+		rc = lagom_errprintf(err, EINVAL, "%s: time_s must be > 0",
+				     where);
+	if (!rc)
+		*k = (struct lagom_kernel){ .time_s = time,
+					    .grid_blocks = 1,
+					    .blocks_per_sm = 1 };
+	return rc;
+}
+
+static int get_bool(json_t *obj, const char *key, const char *where,
+		    struct lagom_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (v && !json_is_boolean(v))
+		return lagom_errprintf(err, EINVAL, "%s.%s: must be a boolean",
+				       where, key);
+	return 0;
+}
+
+static int read_kernel(json_t *obj, struct lagom_kernel *k, int version,
+		       const char *where, struct lagom_error *err)
+{
+	static const char *const keys1[] = { "time_s",	      "grid_blocks",
+					     "blocks_per_sm", "mem_bound",
+					     "after_coll",    NULL };
+	static const char *const keys2[] = { "time_s",	      "grid_blocks",
+					     "blocks_per_sm", "mem_bound",
+					     "after_coll",    "estimated",
+					     "merged",	      NULL };
+	uint64_t grid = 0, per_sm = 0, after = 0, merged = 0;
 	double mem = 0, time = 0;
 	int rc;
 
-	rc = check_object(obj, keys, where, err);
+	if (version >= 2 && json_is_object(obj) && json_object_get(obj, "kind"))
+		return read_idle(obj, k, where, err);
+	rc = check_object(obj, version >= 2 ? keys2 : keys1, where, err);
 	if (!rc)
 		rc = require_key(obj, "time_s", where, err);
 	if (!rc)
@@ -128,6 +175,11 @@ static int read_kernel(json_t *obj, struct lagom_kernel *k, const char *where,
 	if (!rc)
 		rc = get_uint(obj, "after_coll", 0, LAGOM_REGION_MAX_COLLS,
 			      &after, where, err);
+	if (!rc)
+		rc = get_bool(obj, "estimated", where, err);
+	if (!rc)
+		rc = get_uint(obj, "merged", 0, UINT32_MAX, &merged, where,
+			      err);
 	if (rc)
 		return rc;
 	if (!(time > 0) || mem > 1)
@@ -203,19 +255,67 @@ static int coll_comm(json_t *obj, struct lagom_region_coll *c,
 			       false, err);
 }
 
-static int read_coll(json_t *obj, struct lagom_region_coll *c,
+/* Version 2 keys of a collective that the model does not use: what the
+ * trace measured (doc/workload-import.md). */
+static int coll_v2(json_t *obj, const struct lagom_region_coll *c,
+		   const char *where, struct lagom_error *err)
+{
+	json_t *comm = json_object_get(obj, "comm");
+	uint64_t total = 0, u = 0;
+	double t = 0;
+	int rc = 0;
+
+	if (comm && (!json_is_string(comm) ||
+		     json_string_length(comm) >= LAGOM_NAME_MAX))
+		return lagom_errprintf(err, EINVAL,
+				       "%s.comm: must be a string of at most "
+				       "%d characters",
+				       where, LAGOM_NAME_MAX - 1);
+	rc = get_uint(obj, "total_bytes", 1, UINT64_MAX >> 1, &total, where,
+		      err);
+	if (!rc && total && c->coll != LAGOM_COLL_ALLTOALL)
+		rc = lagom_errprintf(err, EINVAL,
+				     "%s.total_bytes: only for alltoall",
+				     where);
+	if (!rc && total && total < c->bytes)
+		rc = lagom_errprintf(err, EINVAL,
+				     "%s.total_bytes: less than bytes", where);
+	if (!rc)
+		rc = get_uint(obj, "trace_channels", 1, 1024, &u, where, err);
+	if (!rc)
+		rc = get_uint(obj, "trace_threads", 1, 1024, &u, where, err);
+	if (!rc)
+		rc = get_seconds(obj, "trace_time_s", &t, where, err);
+	return rc;
+}
+
+static int read_coll(json_t *obj, struct lagom_region_coll *c, int version,
 		     const char *where, struct lagom_error *err)
 {
-	static const char *const keys[] = {
+	static const char *const keys1[] = {
 		"op",	"bytes",   "ranks",	   "nodes", "ranks_per_node",
 		"hops", "ready_s", "after_kernel", NULL
 	};
+	static const char *const keys2[] = { "op",
+					     "bytes",
+					     "ranks",
+					     "nodes",
+					     "ranks_per_node",
+					     "hops",
+					     "ready_s",
+					     "after_kernel",
+					     "comm",
+					     "total_bytes",
+					     "trace_channels",
+					     "trace_threads",
+					     "trace_time_s",
+					     NULL };
 	uint64_t bytes = 0, after = 0;
 	double ready = 0;
 	int rc;
 
 	*c = (struct lagom_region_coll){ 0 };
-	rc = check_object(obj, keys, where, err);
+	rc = check_object(obj, version >= 2 ? keys2 : keys1, where, err);
 	if (!rc)
 		rc = read_enum_field(obj, "op", where, parse_coll, &c->coll,
 				     true, err);
@@ -231,9 +331,11 @@ static int read_coll(json_t *obj, struct lagom_region_coll *c,
 	if (!rc)
 		rc = get_uint(obj, "after_kernel", 0, LAGOM_REGION_MAX_KERNELS,
 			      &after, where, err);
+	c->bytes = bytes;
+	if (!rc && version >= 2)
+		rc = coll_v2(obj, c, where, err);
 	if (rc)
 		return rc;
-	c->bytes = bytes;
 	c->ready_s = ready;
 	c->after_kernel = (unsigned)after;
 	return 0;
@@ -251,8 +353,8 @@ static int read_array(json_t *arr, size_t max, const char *what,
 	return 0;
 }
 
-static int region_items(json_t *obj, struct lagom_region *r, const char *where,
-			struct lagom_error *err)
+static int region_items(json_t *obj, struct lagom_region *r, int version,
+			const char *where, struct lagom_error *err)
 {
 	json_t *kernels = json_object_get(obj, "kernels");
 	json_t *colls = json_object_get(obj, "collectives");
@@ -270,14 +372,14 @@ static int region_items(json_t *obj, struct lagom_region *r, const char *where,
 	json_array_foreach(kernels, i, v)
 	{
 		snprintf(path, sizeof(path), "%s.kernels[%zu]", where, i);
-		if ((rc = read_kernel(v, &r->kernels[i], path, err)))
+		if ((rc = read_kernel(v, &r->kernels[i], version, path, err)))
 			return rc;
 		r->nkernels = i + 1;
 	}
 	json_array_foreach(colls, i, v)
 	{
 		snprintf(path, sizeof(path), "%s.collectives[%zu]", where, i);
-		if ((rc = read_coll(v, &r->colls[i], path, err)))
+		if ((rc = read_coll(v, &r->colls[i], version, path, err)))
 			return rc;
 		r->ncolls = i + 1;
 	}
@@ -307,8 +409,8 @@ static int check_dependencies(const struct lagom_region *r, const char *where,
 	return 0;
 }
 
-static int read_region(json_t *obj, struct lagom_region *r, const char *where,
-		       struct lagom_error *err)
+static int read_region(json_t *obj, struct lagom_region *r, int version,
+		       const char *where, struct lagom_error *err)
 {
 	static const char *const keys[] = { "name",	   "repeat",
 					    "serial_s",	   "kernels",
@@ -325,14 +427,14 @@ static int read_region(json_t *obj, struct lagom_region *r, const char *where,
 	if (!rc)
 		rc = get_seconds(obj, "serial_s", &r->serial_s, where, err);
 	if (!rc)
-		rc = region_items(obj, r, where, err);
+		rc = region_items(obj, r, version, where, err);
 	if (!rc)
 		rc = check_dependencies(r, where, err);
 	r->repeat = (unsigned)repeat;
 	return rc;
 }
 
-static int check_version(json_t *root, struct lagom_error *err)
+static int check_version(json_t *root, int *version, struct lagom_error *err)
 {
 	json_t *v = json_object_get(root, "lagom_workload");
 
@@ -340,33 +442,71 @@ static int check_version(json_t *root, struct lagom_error *err)
 		return lagom_errprintf(err, EINVAL,
 				       "not a lagom workload: no "
 				       "\"lagom_workload\" version");
-	if (!json_is_integer(v) ||
-	    json_integer_value(v) != LAGOM_WORKLOAD_FORMAT_VERSION)
+	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    json_integer_value(v) > LAGOM_WORKLOAD_FORMAT_VERSION)
 		return lagom_errprintf(err, EINVAL,
 				       "lagom_workload: version %s not "
-				       "supported (this reader reads %d)",
+				       "supported (this reader reads 1 to %d)",
 				       json_is_integer(v) ? "other" : "invalid",
 				       LAGOM_WORKLOAD_FORMAT_VERSION);
+	*version = (int)json_integer_value(v);
+	return 0;
+}
+
+/* Version 2: "source" says where an imported workload came from; its
+ * values are strings or numbers and the model does not use them. */
+static int check_source(json_t *root, struct lagom_error *err)
+{
+	static const char *const keys[] = {
+		"kind",	      "gpu",  "sms",	     "gpus_visible",
+		"world_size", "rank", "ranks_given", "nccl_version",
+		"steps",      "step", "step_s",	     "mean_step_s",
+		"window_s",   NULL
+	};
+	json_t *src = json_object_get(root, "source"), *v;
+	const char *key;
+	int rc;
+
+	if (!src)
+		return 0;
+	if ((rc = check_object(src, keys, "source", err)))
+		return rc;
+	json_object_foreach(src, key, v)
+	{
+		if (!json_is_number(v) &&
+		    !(json_is_string(v) && json_string_length(v) < 256))
+			return lagom_errprintf(err, EINVAL,
+					       "source.%s: must be a number or "
+					       "a string",
+					       key);
+	}
 	return 0;
 }
 
 static int read_root(json_t *root, struct lagom_workload **out,
 		     struct lagom_error *err)
 {
-	static const char *const keys[] = { "lagom_workload", "name",
-					    "serial_s", "regions", NULL };
+	static const char *const keys1[] = { "lagom_workload", "name",
+					     "serial_s", "regions", NULL };
+	static const char *const keys2[] = { "lagom_workload", "name",
+					     "serial_s",       "regions",
+					     "source",	       NULL };
 	json_t *regions, *v;
 	struct lagom_workload *w;
 	char where[64];
+	int version = 1;
 	size_t i;
 	int rc;
 
 	if (!json_is_object(root))
 		return lagom_errprintf(err, EINVAL,
 				       "top level must be an object");
-	rc = check_version(root, err);
+	rc = check_version(root, &version, err);
 	if (!rc)
-		rc = check_keys(root, keys, "(top)", err);
+		rc = check_keys(root, version >= 2 ? keys2 : keys1, "(top)",
+				err);
+	if (!rc && version >= 2)
+		rc = check_source(root, err);
 	if (rc)
 		return rc;
 	regions = json_object_get(root, "regions");
@@ -386,7 +526,7 @@ static int read_root(json_t *root, struct lagom_workload **out,
 		if (rc)
 			break;
 		snprintf(where, sizeof(where), "regions[%zu]", i);
-		rc = read_region(v, &w->regions[i], where, err);
+		rc = read_region(v, &w->regions[i], version, where, err);
 	}
 	if (rc) {
 		lagom_workload_destroy(w);

@@ -17,8 +17,9 @@
 #include "common/error.h"
 #include "model/model.h"
 
-/* The format version this reader accepts ("lagom_workload": 1). */
-#define LAGOM_WORKLOAD_FORMAT_VERSION 1
+/* The newest format version this reader accepts ("lagom_workload": 1 or
+ * 2; version 2 adds what `lagom workload import` writes). */
+#define LAGOM_WORKLOAD_FORMAT_VERSION 2
 
 /*
  * The one rule, for the plugin's --lagom-workload and the CLI's --workload

@@ -84,6 +84,117 @@ static struct lagom_plan *plan_named(const struct lagom_hw *hw,
 	return plan;
 }
 
+/* The class of plan p that covers a call of coll of size bytes, or -1. */
+static long class_of(const struct lagom_plan *p, enum lagom_coll coll,
+		     uint64_t bytes)
+{
+	for (size_t j = 0; j < p->ncolls; j++)
+		if (p->colls[j].coll == coll &&
+		    p->colls[j].min_bytes <= bytes &&
+		    bytes <= p->colls[j].max_bytes)
+			return (long)j;
+	return -1;
+}
+
+/* Size windows: a class covers sizes near the workload's own (within a
+ * factor of 2), windows of one collective never overlap, and sizes far
+ * from every class (a 4-byte all-reduce, a 32-byte all-gather, a 1 TiB
+ * call) get no entry, so NCCL keeps its own choice for them. */
+static void test_size_windows(void **state)
+{
+	static const char *const names[] = { "llama-3.1-8b:fsdp,mb1",
+					     "phi-2:tp8,mb8",
+					     "deepseek-moe-16b:ep8,mb2" };
+	static const uint64_t far[] = { 0, 1, 4, 32, 1ull << 40, UINT64_MAX };
+	struct lagom_hw hw;
+
+	(void)state;
+	assert_int_equal(paper_hw(0, &hw), 0);
+	for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
+		struct lagom_plan *p = plan_named(&hw, names[n]);
+
+		assert_non_null(p);
+		assert_true(p->ncolls > 0);
+		for (size_t j = 0; j < p->ncolls; j++) {
+			const struct lagom_plan_coll *c = &p->colls[j];
+
+			assert_true(c->min_bytes <= c->bytes);
+			assert_true(c->bytes <= c->max_bytes);
+			assert_true(c->min_bytes >= c->bytes / 2);
+			assert_true(c->max_bytes <= 2 * c->bytes);
+			assert_int_equal(class_of(p, c->coll, c->bytes),
+					 (long)j);
+			for (size_t k = j + 1; k < p->ncolls; k++)
+				if (p->colls[k].coll == c->coll &&
+				    p->colls[k].comm.ranks == c->comm.ranks &&
+				    p->colls[k].comm.nodes == c->comm.nodes)
+					assert_true(p->colls[k].min_bytes >
+							    c->max_bytes ||
+						    p->colls[k].max_bytes <
+							    c->min_bytes);
+		}
+		for (int coll = 0; coll < LAGOM_COLL_COUNT; coll++)
+			for (size_t f = 0; f < sizeof(far) / sizeof(far[0]);
+			     f++) {
+				bool near = false;
+
+				for (size_t j = 0; j < p->ncolls; j++)
+					near |= p->colls[j].coll ==
+							(enum lagom_coll)coll &&
+						p->colls[j].bytes / 8 <=
+							far[f] &&
+						far[f] / 8 <= p->colls[j].bytes;
+				if (!near)
+					assert_int_equal(
+						class_of(p,
+							 (enum lagom_coll)coll,
+							 far[f]),
+						-1);
+			}
+		lagom_plan_destroy(p);
+	}
+}
+
+/* Best of the candidates: the plan is never predicted slower than the
+ * communication-only tuner it computes under the same model (seen before:
+ * llama-3-70b:tp8,fsdp on 128 H100 nodes, 443.398 ms against 443.014). */
+static void test_never_slower_than_comm_only(void **state)
+{
+	static const char *const names[] = { "llama-3-70b:tp8,fsdp",
+					     "llama-3.1-8b:fsdp",
+					     "phi-2:tp8,mb8", "mpt-7b:fsdp" };
+	static const unsigned nodes[] = { 2, 16, 128 };
+	struct lagom_hw hw;
+	unsigned adopted = 0;
+
+	(void)state;
+	assert_int_equal(lagom_hw_from_spec("H100", 8, LAGOM_INTRA_DEFAULT, 8,
+					    400, &hw, NULL),
+			 0);
+	for (size_t n = 0; n < sizeof(names) / sizeof(names[0]); n++)
+		for (size_t k = 0; k < sizeof(nodes) / sizeof(nodes[0]); k++) {
+			struct lagom_workload *w = NULL;
+			struct lagom_plan *p = NULL;
+
+			assert_int_equal(lagom_workload_from_name(names[n], &hw,
+								  nodes[k], 8,
+								  &w, NULL),
+					 0);
+			assert_int_equal(lagom_search_plan(&hw, w, nodes[k], 8,
+							   NULL, &p, NULL),
+					 0);
+			assert_true(p->lagom_s <= p->comm_only_s);
+			assert_true(p->lagom_s <= p->nccl_s);
+			assert_true(p->speedup_comm_only >= 1.0);
+			adopted += p->comm_only_adopted;
+			lagom_workload_destroy(w);
+			lagom_plan_destroy(p);
+		}
+	print_message("# comm-only plan adopted in %u of %zu cases\n", adopted,
+		      sizeof(names) / sizeof(names[0]) *
+			      (sizeof(nodes) / sizeof(nodes[0])));
+}
+
 /* Paper workloads: never slower than NCCL's defaults by the model's own
  * prediction, and FSDP gains more than EP over the paper's test bed (the
  * paper reports its ranges by parallelism over both clusters). */
@@ -546,6 +657,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model_vs_exhaustive),
 		cmocka_unit_test(test_paper_workloads),
+		cmocka_unit_test(test_size_windows),
+		cmocka_unit_test(test_never_slower_than_comm_only),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_encode_round_trip),
 		cmocka_unit_test(test_env),

@@ -72,7 +72,10 @@ void stub_reset(spank_context_t ctx)
 	stub.ctx = ctx;
 	stub.job_id = 42;
 	stub.nnodes = 3;
+	stub.ntasks = 6;
 	stub.uid = 1000;
+	stub.step_nodes = "n1,n2,n3";
+	stub.tres_per_node = "gres:gpu:4";
 }
 
 static int env_find(const char *name)
@@ -164,8 +167,10 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 	va_list ap;
 	spank_err_t rc = ESPANK_SUCCESS;
 
-	if (stub.ctx != S_CTX_REMOTE)
+	if (stub.ctx != S_CTX_REMOTE && stub.ctx != S_CTX_LOCAL)
 		return ESPANK_NOT_AVAIL;
+	if (stub.ctx == S_CTX_LOCAL && item == S_JOB_NODEID)
+		return ESPANK_NOT_REMOTE;
 	va_start(ap, item);
 	switch (item) {
 	case S_JOB_ID:
@@ -179,6 +184,9 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 		break;
 	case S_JOB_NNODES:
 		*va_arg(ap, uint32_t *) = stub.nnodes;
+		break;
+	case S_JOB_TOTAL_TASK_COUNT:
+		*va_arg(ap, uint32_t *) = stub.ntasks;
 		break;
 	case S_JOB_UID:
 		*va_arg(ap, uid_t *) = stub.uid;
@@ -214,6 +222,71 @@ spank_err_t spank_setenv(spank_t sp, const char *var, const char *val,
 	stub_setenv(var, val);
 	stub.n_setenv++;
 	return ESPANK_SUCCESS;
+}
+
+spank_err_t spank_unsetenv(spank_t sp, const char *var)
+{
+	int i = env_find(var);
+
+	if (stub.ctx != S_CTX_REMOTE)
+		return ESPANK_NOT_REMOTE;
+	if (i >= 0) {
+		free(stub.env[i]);
+		stub.env[i] = NULL;
+	}
+	return ESPANK_SUCCESS;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int slurm_get_job_steps(time_t update_time, uint32_t job_id, uint32_t step_id,
+			job_step_info_response_msg_t **resp,
+			uint16_t show_flags)
+{
+	job_step_info_response_msg_t *msg;
+	unsigned n = stub.step_records ? stub.step_records : 1;
+
+	stub.step_calls++;
+	if (stub.steps_fail || job_id != stub.job_id ||
+	    step_id != stub.step_id) {
+		stub_errno = ESLURM_INVALID_JOB_ID;
+		return -1;
+	}
+	msg = calloc(1, sizeof(*msg));
+	msg->job_step_count = n;
+	msg->job_steps = calloc(n, sizeof(*msg->job_steps));
+	for (unsigned i = 0; i < n; i++) {
+		job_step_info_t *s = &msg->job_steps[i];
+
+		s->step_id.job_id = job_id;
+		s->step_id.step_id = step_id;
+		s->step_id.step_het_comp = stub.step_het_comp
+						   ? stub.step_het_comp
+						   : NO_VAL;
+		s->nodes = dup_or_null(stub.step_nodes);
+		s->tres_per_node = dup_or_null(stub.tres_per_node);
+		s->tres_per_task = dup_or_null(stub.tres_per_task);
+		s->tres_per_step = dup_or_null(stub.tres_per_step);
+	}
+	*resp = msg;
+	return 0;
+}
+
+void slurm_free_job_step_info_response_msg(job_step_info_response_msg_t *msg)
+{
+	if (!msg)
+		return;
+	for (unsigned i = 0; i < msg->job_step_count; i++) {
+		free(msg->job_steps[i].nodes);
+		free(msg->job_steps[i].tres_per_node);
+		free(msg->job_steps[i].tres_per_task);
+		free(msg->job_steps[i].tres_per_step);
+	}
+	free(msg->job_steps);
+	free(msg);
 }
 
 /* Hostlists: comma-separated names only (no brackets). */
@@ -360,6 +433,8 @@ int lagom_plan_compute(const struct lagom_config *cfg,
 		return lagom_errprintf(err, -stub.plan_rc,
 				       "stub planner says no");
 	res = calloc(1, sizeof(*res));
+	res->nodes = (unsigned)step->node_count;
+	res->gpus_per_node = step->gpus_per_node;
 	res->env_count = 3;
 	res->env = calloc(3, sizeof(*res->env));
 	for (size_t i = 0; i < 3; i++) {

@@ -26,8 +26,8 @@ struct stub {
 	int n_opts;
 	struct spank_option opts[STUB_MAX];
 	bool register_fails;
-	/* spank_get_item */
-	uint32_t job_id, step_id, node_id, nnodes;
+	/* spank_get_item (remote, and the local subset) */
+	uint32_t job_id, step_id, node_id, nnodes, ntasks;
 	uid_t uid;
 	/* environment: "NAME=VALUE" strings (owned) */
 	char *env[STUB_MAX];
@@ -52,6 +52,12 @@ struct stub {
 	bool load_gate, update_gate;
 	bool gate_timed_out;
 	int loads; /* slurm_load_job calls that returned */
+	/* slurm_get_job_steps: the step's record (strings borrowed) */
+	int step_calls;
+	bool steps_fail;
+	unsigned step_records;	/* 0 means 1 */
+	uint32_t step_het_comp; /* 0 means NO_VAL (not heterogeneous) */
+	const char *step_nodes, *tres_per_node, *tres_per_task, *tres_per_step;
 };
 
 extern struct stub stub;

@@ -4,6 +4,7 @@
  * rule, forbid/override, explain, fail-open paths and the job comment.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests/lib/lagom_test.h"
@@ -31,9 +32,48 @@ static void remote_step(uint32_t node_id, int ac, char **av)
 	stub.node_id = node_id;
 	stub_setenv("SLURMD_NODENAME", node_id ? "n2" : "n1");
 	stub_setenv("SLURM_STEP_NODELIST", "n1,n2,n3");
+	stub_setenv("SLURM_STEP_NUM_NODES", "3");
 	stub_setenv("SLURM_STEP_TASKS_PER_NODE", "2(x3)");
 	stub_setenv("SLURM_GPUS_ON_NODE", "4");
 	stub_setenv("PWD", "/home/u");
+}
+
+/* What srun would send for the step of remote_step() (3 variables). */
+static char *carrier_text(enum lagom_mode mode, uint32_t step_id,
+			  const char *tpn)
+{
+	static const char *const nodes[] = { "n1", "n2", "n3" };
+	struct lagom_carrier c = {
+		.step = { .job_id = 42,
+			  .step_id = step_id,
+			  .nnodes = 3,
+			  .ntasks = 6 },
+		.gpus_per_node = 4,
+		.mode = mode,
+		.plan_id = "0123456789abcdef",
+		.summary = "lagom 0.1.0 plan=0123456789abcdef ch=8",
+	};
+	char *text = NULL;
+
+	strcpy(c.step.tpn, tpn);
+	c.step.nodes_hash = lagom_nodes_hash(nodes, 3);
+	assert_int_equal(lagom_carrier_add(&c, "NCCL_MAX_CTAS", "8", NULL), 0);
+	assert_int_equal(lagom_carrier_add(&c, "NCCL_ALGO", "Ring", NULL), 0);
+	assert_int_equal(lagom_carrier_add(&c, "LAGOM_PLAN_ID",
+					   "0123456789abcdef", NULL),
+			 0);
+	assert_int_equal(lagom_carrier_encode(&c, &text, NULL), 0);
+	lagom_carrier_release(&c);
+	return text;
+}
+
+/* srun's plan in the step's environment, as Slurm delivers it. */
+static void send_plan(enum lagom_mode mode)
+{
+	char *text = carrier_text(mode, 0, "2(x3)");
+
+	stub_setenv(LAGOM_CARRIER_VAR, text);
+	free(text);
 }
 
 /* Run the remote callbacks of one node, one task. */
@@ -137,26 +177,72 @@ static void workload_option_values(void **state)
 	finish();
 }
 
-static void auto_sets_plan_user_wins(void **state)
+/* srun's local_user_init for the stub step; returns the carrier it set in
+ * srun's environment (to free), or NULL. */
+static char *run_local(const char *mode, const char *workload, int ac,
+		       char **av)
 {
-	remote_step(0, 0, NULL);
-	stub_setenv("NCCL_ALGO", "Tree");
-	assert_int_equal(lagom_option_workload_cb(2, "phi-2:fsdp", 1), 0);
-	run_remote("auto");
+	const char *text;
+
+	assert_int_equal(init(S_CTX_LOCAL, ac, av), 0);
+	setenv("SLURM_TASKS_PER_NODE", "2(x3)", 1);
+	if (workload)
+		assert_int_equal(lagom_option_workload_cb(2, workload, 0), 0);
+	if (mode)
+		assert_int_equal(lagom_option_mode_cb(1, mode, 0), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_local_user_init(SP, 0, NULL), 0);
+	text = getenv(LAGOM_CARRIER_VAR);
+	return text ? strdup(text) : NULL;
+}
+
+/* Every node of the step gets the same text and sets the same variables;
+ * the user's own NCCL_ALGO (in the step's environment) wins everywhere. */
+static void srun_plans_once_every_node_applies(void **state)
+{
+	char *text;
+	char ids[3][32];
+
+	text = run_local("auto", "phi-2:fsdp", 0, NULL);
+	assert_non_null(text);
 	assert_int_equal(stub.plan_calls, 1);
+	assert_int_equal(stub.step_calls, 1);
 	assert_string_equal(stub.plan_workload, "phi-2:fsdp");
 	assert_int_equal(stub.plan_nodes, 3);
 	assert_int_equal(stub.plan_ranks, 2);
 	assert_int_equal(stub.plan_gpus, 4);
-	assert_string_equal(stub_getenv("NCCL_MAX_CTAS"), "8");
-	assert_string_equal(stub_getenv("LAGOM_PLAN_ID"), "0123456789abcdef");
-	assert_string_equal(stub_getenv("NCCL_ALGO"), "Tree");
-	/* Node 0 wrote the comment once, naming what it kept. */
-	assert_int_equal(stub.updates, 1);
-	assert_non_null(strstr(stub.comment, "{lagom: lagom 0.1.0 plan="));
-	assert_non_null(strstr(stub.comment, "skipped=NCCL_ALGO}"));
-	assert_int_equal(
-		stub_log_count("info: lagom: job 42.0 on n1: auto plan"), 1);
+	assert_int_equal(stub_log_count("verbose: lagom: job 42.0: auto plan "
+					"0123456789abcdef for 3 nodes x 4"),
+			 1);
+	for (uint32_t node = 0; node < 3; node++) {
+		remote_step(node, 0, NULL);
+		stub_setenv("NCCL_ALGO", "Tree");
+		stub_setenv(LAGOM_CARRIER_VAR, text);
+		run_remote(NULL);
+		assert_int_equal(stub.plan_calls, 0); /* nodes never plan */
+		assert_null(stub_getenv(LAGOM_CARRIER_VAR));
+		assert_string_equal(stub_getenv("NCCL_MAX_CTAS"), "8");
+		assert_string_equal(stub_getenv("NCCL_ALGO"), "Tree");
+		snprintf(ids[node], sizeof(ids[node]), "%s",
+			 stub_getenv("LAGOM_PLAN_ID"));
+		/* Node 0 wrote the comment once, naming what it kept. */
+		assert_int_equal(stub.updates, node == 0 ? 1 : 0);
+		if (node == 0) {
+			assert_non_null(
+				strstr(stub.comment, "{lagom: lagom 0.1.0 "));
+			assert_non_null(
+				strstr(stub.comment, "skipped=NCCL_ALGO}"));
+			assert_int_equal(
+				stub_log_count("info: lagom: job 42.0 on n1: "
+					       "auto plan 0123456789abcdef "
+					       "from srun"),
+				1);
+		}
+	}
+	assert_string_equal(ids[0], ids[1]);
+	assert_string_equal(ids[1], ids[2]);
+	free(text);
+	unsetenv(LAGOM_CARRIER_VAR);
 	finish();
 }
 
@@ -164,6 +250,7 @@ static void override_and_forbid(void **state)
 {
 	remote_step(0, 2, ARGV("override=NCCL_ALGO", "forbid=NCCL_MAX_CTAS"));
 	stub_setenv("NCCL_ALGO", "Tree");
+	send_plan(LAGOM_MODE_AUTO);
 	run_remote("auto");
 	assert_string_equal(stub_getenv("NCCL_ALGO"), "Ring");
 	assert_null(stub_getenv("NCCL_MAX_CTAS"));
@@ -172,17 +259,24 @@ static void override_and_forbid(void **state)
 	finish();
 }
 
+/* Off: srun asks slurmctld nothing, reads nothing, plans nothing, and
+ * drops a plan inherited from an enclosing step; nodes without a plan do
+ * nothing. */
 static void off_does_nothing(void **state)
 {
-	remote_step(0, 0, NULL);
-	run_remote(NULL); /* default=off, no option */
+	char *text;
+
+	setenv(LAGOM_CARRIER_VAR, "stale", 1);
+	text = run_local(NULL, NULL, 0, NULL); /* default=off, no option */
+	assert_null(text);
 	assert_int_equal(stub.plan_calls, 0);
-	assert_int_equal(stub.n_setenv, 0);
+	assert_int_equal(stub.step_calls, 0);
 	assert_int_equal(stub.n_log, 0);
-	assert_int_equal(slurm_spank_exit(SP, 0, NULL), 0);
+	text = run_local("off", NULL, 1, ARGV("default=auto"));
+	assert_null(text);
+	assert_int_equal(stub.step_calls, 0);
 	remote_step(0, 1, ARGV("default=auto"));
-	run_remote("off");
-	assert_int_equal(stub.plan_calls, 0);
+	run_remote(NULL);
 	assert_int_equal(stub.n_setenv, 0);
 	assert_int_equal(stub.updates, 0);
 	assert_int_equal(stub.n_log, 0);
@@ -191,66 +285,141 @@ static void off_does_nothing(void **state)
 
 static void default_auto_applies(void **state)
 {
-	remote_step(0, 1, ARGV("default=auto"));
-	run_remote(NULL);
+	char *text = run_local(NULL, NULL, 1, ARGV("default=auto"));
+
+	assert_non_null(text);
 	assert_int_equal(stub.plan_calls, 1);
+	remote_step(1, 0, NULL);
+	stub_setenv(LAGOM_CARRIER_VAR, text);
+	run_remote(NULL);
 	assert_string_equal(stub_getenv("NCCL_MAX_CTAS"), "8");
+	free(text);
+	unsetenv(LAGOM_CARRIER_VAR);
 	finish();
 }
 
 static void explain_reports_only(void **state)
 {
-	remote_step(0, 0, NULL);
-	run_remote("explain");
-	assert_int_equal(stub.plan_calls, 1);
-	assert_int_equal(stub.n_setenv, 0);
-	assert_null(stub_getenv("LAGOM_PLAN_ID"));
+	char *text = run_local("explain", NULL, 0, NULL);
+
+	assert_non_null(text);
 	assert_true(stub_log_count("spank: lagom: explain") == 1);
 	assert_true(stub_log_count("spank: lagom:   line two") == 1);
 	assert_true(stub_log_count("would set NCCL_MAX_CTAS=8") == 1);
+	remote_step(0, 0, NULL);
+	stub_setenv(LAGOM_CARRIER_VAR, text);
+	run_remote(NULL);
+	assert_int_equal(stub.n_setenv, 0);
+	assert_null(stub_getenv("LAGOM_PLAN_ID"));
 	assert_non_null(strstr(stub.comment, "mode=explain"));
+	free(text);
+	unsetenv(LAGOM_CARRIER_VAR);
 	finish();
 }
 
-static void fail_open_no_gpus(void **state)
+/* srun cannot plan: no plan for any node, one line (srun -v). */
+static void srun_fails_open(void **state)
 {
+	static const struct {
+		const char *per_node, *per_task, *per_step, *tpn, *why;
+		int plan_rc;
+		bool steps_fail;
+		uint32_t het;
+	} cases[] = {
+		{ NULL, NULL, NULL, "2(x3)", "no GPUs", 0, false, 0 },
+		{ NULL, NULL, "cpu:3,gres:gpu:7", "2(x3)", "unevenly", 0, false,
+		  0 },
+		{ NULL, "gres:gpu:1", NULL, "3,2(x2)", "differ between", 0,
+		  false, 0 },
+		{ "gres:gpu:4", NULL, NULL, "2(x3)", "stub planner says no",
+		  -ENOENT, false, 0 },
+		{ "gres:gpu:4", NULL, NULL, "2(x3)", "from slurmctld", 0, true,
+		  0 },
+		{ "gres:gpu:4", NULL, NULL, "2(x3)", "heterogeneous", 0, false,
+		  1 },
+		{ "gres:gpu:4", NULL, NULL, "2(x2)", "does not match", 0, false,
+		  0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *text;
+
+		assert_int_equal(init(S_CTX_LOCAL, 0, NULL), 0);
+		setenv("SLURM_TASKS_PER_NODE", cases[i].tpn, 1);
+		setenv(LAGOM_CARRIER_VAR, "stale", 1);
+		if (strchr(cases[i].tpn, ',')) {
+			stub.ntasks = 7;
+			stub.tres_per_node = NULL;
+		}
+		stub.tres_per_node = cases[i].per_node;
+		stub.tres_per_task = cases[i].per_task;
+		stub.tres_per_step = cases[i].per_step;
+		stub.plan_rc = cases[i].plan_rc;
+		stub.steps_fail = cases[i].steps_fail;
+		stub.step_het_comp = cases[i].het;
+		assert_int_equal(lagom_option_mode_cb(1, "auto", 0), 0);
+		assert_int_equal(slurm_spank_local_user_init(SP, 0, NULL), 0);
+		text = getenv(LAGOM_CARRIER_VAR);
+		assert_null(text);
+		assert_int_equal(stub.n_log, 1);
+		assert_int_equal(stub_log_count(cases[i].why), 1);
+		assert_int_equal(stub_log_count("no node of the step is tuned"),
+				 1);
+	}
+	finish();
+}
+
+/* A plan that does not belong to this step, or was altered on the way, is
+ * applied by no node: every node reaches the same verdict from the same
+ * bytes and the same step. */
+static void foreign_or_altered_plan_applied_nowhere(void **state)
+{
+	char *other_step = carrier_text(LAGOM_MODE_AUTO, 7, "2(x3)");
+	char *other_tpn = carrier_text(LAGOM_MODE_AUTO, 0, "3,2,1");
+	char *altered = carrier_text(LAGOM_MODE_AUTO, 0, "2(x3)");
+	char *cut = strdup(altered);
+	const char *texts[] = { other_step, other_tpn, altered, cut,
+				"lagom-step 2\n" };
+	const char *why[] = { "another step (step id)",
+			      "another step (tasks per node)", "bad check",
+			      "bad check", "not a lagom-step 1" };
+
+	*strstr(altered, "=8\n") = '9';
+	cut[strlen(cut) - 10] = '\0';
+	for (size_t i = 0; i < 5; i++)
+		for (uint32_t node = 0; node < 3; node++) {
+			remote_step(node, 0, NULL);
+			stub_setenv(LAGOM_CARRIER_VAR, texts[i]);
+			run_remote(NULL);
+			assert_int_equal(stub.n_setenv, 0);
+			assert_int_equal(stub.updates, 0);
+			assert_int_equal(stub_log_count(why[i]), 1);
+		}
+	/* a heterogeneous step: the component's counts are not the step's */
 	remote_step(0, 0, NULL);
-	stub_setenv("SLURM_GPUS_ON_NODE", "0");
-	run_remote("auto");
-	assert_int_equal(stub.plan_calls, 0);
+	stub_setenv("SLURM_STEP_NUM_NODES", "5");
+	send_plan(LAGOM_MODE_AUTO);
+	run_remote(NULL);
 	assert_int_equal(stub.n_setenv, 0);
-	assert_int_equal(stub.updates, 0);
-	assert_int_equal(stub.n_log, 1);
-	assert_int_equal(stub_log_count("info: lagom: job 42.0 on n1: no GPUs"),
+	assert_int_equal(stub_log_count("heterogeneous"), 1);
+	free(other_step);
+	free(other_tpn);
+	free(altered);
+	free(cut);
+	finish();
+}
+
+/* A plan whose GPU count differs from this node's is still applied: one
+ * node acting alone on its own view would split the step. */
+static void node_local_view_never_splits(void **state)
+{
+	remote_step(2, 0, NULL);
+	stub_setenv("SLURM_GPUS_ON_NODE", "1");
+	send_plan(LAGOM_MODE_AUTO);
+	run_remote(NULL);
+	assert_string_equal(stub_getenv("LAGOM_PLAN_ID"), "0123456789abcdef");
+	assert_int_equal(stub_log_count("this node has 1; applied as planned"),
 			 1);
-	/* srun -v: node 0 also tells the job's stderr */
-	remote_step(0, 0, NULL);
-	stub_setenv("SLURM_GPUS_ON_NODE", "0");
-	stub_setenv("SRUN_DEBUG", "4");
-	run_remote("auto");
-	assert_int_equal(
-		stub_log_count("spank: lagom: job 42.0 on n1: no GPUs"), 1);
-	remote_step(1, 0, NULL);
-	stub_setenv("SLURM_GPUS_ON_NODE", "0");
-	stub_setenv("SRUN_DEBUG", "4");
-	run_remote("auto");
-	assert_int_equal(stub_log_count("spank: "), 0);
-	assert_int_equal(stub_log_count("info: lagom: "), 1);
-	finish();
-}
-
-static void fail_open_planner_error(void **state)
-{
-	remote_step(1, 0, NULL);
-	stub.plan_rc = -ENOENT;
-	run_remote("auto");
-	assert_int_equal(stub.plan_calls, 1);
-	assert_int_equal(stub.n_setenv, 0);
-	assert_int_equal(stub.n_log, 1);
-	assert_int_equal(
-		stub_log_count(
-			"stub planner says no; environment left unchanged"),
-		1);
 	finish();
 }
 
@@ -258,8 +427,8 @@ static void fail_open_missing_placement(void **state)
 {
 	assert_int_equal(init(S_CTX_REMOTE, 0, NULL), 0);
 	stub_setenv("SLURM_GPUS_ON_NODE", "4");
+	send_plan(LAGOM_MODE_AUTO);
 	run_remote("auto");
-	assert_int_equal(stub.plan_calls, 0);
 	assert_int_equal(stub.n_setenv, 0);
 	assert_int_equal(stub.n_log, 1);
 	assert_int_equal(stub_log_count("SLURM_STEP_NODELIST not set"), 1);
@@ -269,18 +438,22 @@ static void fail_open_missing_placement(void **state)
 static void comment_only_from_node0_and_real_steps(void **state)
 {
 	remote_step(1, 0, NULL);
+	send_plan(LAGOM_MODE_AUTO);
 	run_remote("auto");
 	assert_string_equal(stub_getenv("NCCL_MAX_CTAS"), "8");
 	assert_int_equal(stub.updates, 0);
 	remote_step(0, 0, NULL);
 	stub.step_id = 0xfffffffb; /* the batch step */
+	send_plan(LAGOM_MODE_AUTO);
 	run_remote("auto");
-	assert_int_equal(stub.plan_calls, 0);
+	assert_int_equal(stub.n_setenv, 0);
 	assert_int_equal(stub.updates, 0);
 	remote_step(0, 1, ARGV("comment=no"));
+	send_plan(LAGOM_MODE_AUTO);
 	run_remote("auto");
 	assert_int_equal(stub.updates, 0);
 	remote_step(0, 1, ARGV("comment=admin"));
+	send_plan(LAGOM_MODE_AUTO);
 	strcpy(stub.comment, "user text");
 	run_remote("auto");
 	assert_string_equal(stub.comment, "user text");
@@ -297,6 +470,7 @@ static void comment_only_from_node0_and_real_steps(void **state)
 static void comment_off_the_launch_path(void **state)
 {
 	remote_step(0, 0, NULL);
+	send_plan(LAGOM_MODE_AUTO);
 	strcpy(stub.comment, "mine");
 	stub.load_gate = true;
 	stub.update_gate = true;
@@ -319,6 +493,7 @@ static void comment_off_the_launch_path(void **state)
 	assert_int_equal(stub.updates, 1);
 	/* a failed launch (no task_exit): exit still waits for it */
 	remote_step(0, 0, NULL);
+	send_plan(LAGOM_MODE_AUTO);
 	assert_int_equal(lagom_option_mode_cb(1, "auto", 1), 0);
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
@@ -327,6 +502,7 @@ static void comment_off_the_launch_path(void **state)
 	assert_int_equal(stub.updates, 1);
 	/* a failed update is one line in the log, never a failed task */
 	remote_step(0, 0, NULL);
+	send_plan(LAGOM_MODE_AUTO);
 	stub.load_fails = true;
 	run_remote("auto");
 	assert_int_equal(stub.updates, 0);
@@ -335,22 +511,23 @@ static void comment_off_the_launch_path(void **state)
 }
 
 /* A bad option value that reaches slurmstepd (a hand-made
- * _SLURM_SPANK_OPTION_lagom_lagom in the job's environment) must not fail
- * the step (for a batch step that drains the node): lagom is off. */
+ * _SLURM_SPANK_OPTION_lagom_lagom in the job's environment, the same on
+ * every node) must not fail the step (for a batch step that drains the
+ * node): no node applies the plan. */
 static void bad_remote_option_fails_open(void **state)
 {
 	remote_step(0, 1, ARGV("default=auto"));
+	send_plan(LAGOM_MODE_AUTO);
 	assert_int_equal(lagom_option_mode_cb(1, "bogus", 1), 0);
 	assert_int_equal(lagom_effective_mode(&lagom_g), LAGOM_MODE_OFF);
 	run_remote(NULL);
-	assert_int_equal(stub.plan_calls, 0);
 	assert_int_equal(stub.n_setenv, 0);
 	assert_int_equal(stub.updates, 0);
 	assert_int_equal(stub_log_count("--lagom=bogus: bad value"), 1);
 	remote_step(0, 0, NULL);
+	send_plan(LAGOM_MODE_AUTO);
 	assert_int_equal(lagom_option_workload_cb(2, "a\tb", 1), 0);
 	run_remote("auto");
-	assert_int_equal(stub.plan_calls, 0);
 	assert_int_equal(stub.n_setenv, 0);
 	finish();
 }
@@ -360,6 +537,7 @@ static void bad_remote_option_fails_open(void **state)
 static void overlong_comment_left_alone(void **state)
 {
 	remote_step(0, 0, NULL);
+	send_plan(LAGOM_MODE_AUTO);
 	memset(stub.comment, 'u', 1100);
 	stub.comment[1100] = '\0';
 	run_remote("auto");
@@ -437,9 +615,9 @@ static void malformed_step_strings_fail_open(void **state)
 
 	for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
 		remote_step(0, 0, NULL);
+		send_plan(LAGOM_MODE_AUTO);
 		stub_setenv("SLURM_STEP_TASKS_PER_NODE", tasks[i]);
 		run_remote("auto");
-		assert_int_equal(stub.plan_calls, 0);
 		assert_int_equal(stub.n_setenv, 0);
 		assert_int_equal(stub.n_log, 1);
 		assert_int_equal(stub_log_count("SLURM_STEP_TASKS_PER_NODE"),
@@ -447,33 +625,65 @@ static void malformed_step_strings_fail_open(void **state)
 		finish();
 	}
 	remote_step(0, 0, NULL);
+	send_plan(LAGOM_MODE_AUTO);
 	stub_setenv("SLURM_STEP_NODELIST", "n1,n1"); /* a node named twice */
 	run_remote("auto");
-	assert_int_equal(stub.plan_calls, 0);
 	assert_int_equal(stub.n_setenv, 0);
 	assert_int_equal(stub.n_log, 1);
 	finish();
 }
 
 /* A step node list longer than any fixed buffer is read whole, never
- * replaced by the job's list (that would plan for other nodes). */
+ * replaced by the job's list: the plan for these 200 nodes applies. */
 static void long_step_nodelist(void **state)
 {
 	static char list[200 * 48];
+	const char *names[200];
+	struct lagom_carrier c = { .step = { .job_id = 42,
+					     .nnodes = 200,
+					     .ntasks = 200,
+					     .tpn = "1(x200)" },
+				   .gpus_per_node = 4,
+				   .mode = LAGOM_MODE_AUTO,
+				   .plan_id = "00000000000000aa" };
+	char *text;
 	size_t used = 0;
 
-	for (int i = 0; i < 200; i++)
+	for (int i = 0; i < 200; i++) {
+		names[i] = list + used + (i ? 1 : 0);
 		used += (size_t)snprintf(
 			list + used, sizeof(list) - used,
 			"%sgpu-node-with-a-long-name-rack%03d-%06d",
 			i ? "," : "", i / 10, i);
+	}
 	assert_true(used > 8192);
 	remote_step(0, 0, NULL);
 	stub_setenv("SLURM_STEP_NODELIST", list);
+	stub_setenv("SLURM_STEP_NUM_NODES", "200");
+	stub_setenv("SLURM_STEP_TASKS_PER_NODE", "1(x200)");
 	stub_setenv("SLURM_NODELIST", "n1,n2,n3,n4");
+	stub.nnodes = 200;
+	stub.ntasks = 200;
+	{
+		/* the names as separate strings for the hash */
+		char *copy = strdup(list), *save = NULL;
+		size_t n = 0;
+
+		for (char *t = strtok_r(copy, ",", &save); t;
+		     t = strtok_r(NULL, ",", &save))
+			names[n++] = t;
+		c.step.nodes_hash = lagom_nodes_hash(names, n);
+		assert_int_equal(lagom_carrier_add(&c, "LAGOM_PLAN_ID",
+						   "00000000000000aa", NULL),
+				 0);
+		assert_int_equal(lagom_carrier_encode(&c, &text, NULL), 0);
+		free(copy);
+	}
+	stub_setenv(LAGOM_CARRIER_VAR, text);
 	run_remote("auto");
-	assert_int_equal(stub.plan_calls, 1);
-	assert_int_equal(stub.plan_nodes, 200);
+	assert_string_equal(stub_getenv("LAGOM_PLAN_ID"), "00000000000000aa");
+	free(text);
+	lagom_carrier_release(&c);
 	finish();
 }
 
@@ -484,13 +694,14 @@ int main(void)
 		cmocka_unit_test(bad_plugstack_argument),
 		cmocka_unit_test(mode_option_values),
 		cmocka_unit_test(workload_option_values),
-		cmocka_unit_test(auto_sets_plan_user_wins),
+		cmocka_unit_test(srun_plans_once_every_node_applies),
 		cmocka_unit_test(override_and_forbid),
 		cmocka_unit_test(off_does_nothing),
 		cmocka_unit_test(default_auto_applies),
 		cmocka_unit_test(explain_reports_only),
-		cmocka_unit_test(fail_open_no_gpus),
-		cmocka_unit_test(fail_open_planner_error),
+		cmocka_unit_test(srun_fails_open),
+		cmocka_unit_test(foreign_or_altered_plan_applied_nowhere),
+		cmocka_unit_test(node_local_view_never_splits),
 		cmocka_unit_test(fail_open_missing_placement),
 		cmocka_unit_test(comment_only_from_node0_and_real_steps),
 		cmocka_unit_test(comment_off_the_launch_path),

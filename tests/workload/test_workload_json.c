@@ -81,6 +81,25 @@ static void test_full(void **state)
 	lagom_workload_destroy(w);
 }
 
+/* Version 2 (what `lagom workload import` writes): idle kernels are never
+ * slowed (one block, mem_bound 0), the trace's facts are accepted. */
+static void test_v2(void **state)
+{
+	struct lagom_workload *w = read_ok("valid/imported-v2.json");
+	const struct lagom_region *r = &w->regions[0];
+	(void)state;
+
+	assert_int_equal(r->nkernels, 2);
+	assert_int_equal(r->kernels[1].grid_blocks, 1);
+	assert_int_equal(r->kernels[1].blocks_per_sm, 1);
+	assert_double_near(r->kernels[1].mem_bound, 0, 0);
+	assert_double_near(r->kernels[1].time_s, 0.002, 0);
+	assert_int_equal(r->kernels[0].blocks_per_sm, 3);
+	assert_int_equal(r->colls[0].coll, LAGOM_COLL_ALLTOALL);
+	assert_int_equal(r->colls[1].after_kernel, 2);
+	lagom_workload_destroy(w);
+}
+
 /* Each invalid document and a word its error message must contain. */
 static const struct {
 	const char *file, *needle;
@@ -104,6 +123,9 @@ static const struct {
 	{ "bad-hops", "hops" },
 	{ "string-time", "time_s" },
 	{ "not-object", "object" },
+	{ "v2-key-in-v1", "unknown key 'comm'" },
+	{ "idle-grid", "unknown key 'grid_blocks'" },
+	{ "total-bytes-allreduce", "only for alltoall" },
 };
 
 static void test_invalid(void **state)
@@ -162,6 +184,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_minimal),
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_v2),
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_string),

@@ -1,0 +1,246 @@
+/*
+ * bench/bench_plan_scale.c - what srun pays to plan one big step
+ * (doc/consistency.md): lagom_planner_run() for N nodes x 8 GPUs, the
+ * profiles of all N nodes read from a trusted directory (N copies of
+ * tests/profile/valid/a100-full.json, one per node name).  Prints the file
+ * opens, bytes read and wall time of the whole plan and of the profile
+ * reading alone, for several N; asserts nothing about speed.
+ *
+ * open, openat and read are wrapped (-Wl,--wrap) to count what the planner
+ * does; the benchmark's own writes are not counted.
+ *
+ *   bench/bench_plan_scale [PROFILE.json [N...]]   default: 512 4096
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "planner/planner.h"
+
+static unsigned long n_open;
+static unsigned long long n_read_bytes;
+static int counting;
+
+int __real_open(const char *path, int flags, ...);
+int __real_openat(int dfd, const char *path, int flags, ...);
+ssize_t __real_read(int fd, void *buf, size_t len);
+
+int __wrap_open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	va_start(ap, flags);
+	if (flags & O_CREAT)
+		mode = (mode_t)va_arg(ap, int);
+	va_end(ap);
+	n_open += counting;
+	return __real_open(path, flags, mode);
+}
+
+int __wrap_openat(int dfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	va_start(ap, flags);
+	if (flags & O_CREAT)
+		mode = (mode_t)va_arg(ap, int);
+	va_end(ap);
+	n_open += counting;
+	return __real_openat(dfd, path, flags, mode);
+}
+
+ssize_t __wrap_read(int fd, void *buf, size_t len)
+{
+	ssize_t n = __real_read(fd, buf, len);
+
+	if (counting && n > 0)
+		n_read_bytes += (unsigned long long)n;
+	return n;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* CPU time of this process (user + system), ms: on a shared machine the
+ * wall time also counts other processes' turns. */
+static double cpu_ms(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* One profile per node: the fixture with its node name replaced. */
+static int write_profiles(const char *dir, const char *fixture, unsigned n,
+			  char **names)
+{
+	const char *at = strstr(fixture, "\"gpu001\"");
+
+	if (!at)
+		return -1;
+	for (unsigned i = 0; i < n; i++) {
+		char path[4096];
+		FILE *f;
+
+		snprintf(names[i], 16, "gpu%05u", i);
+		snprintf(path, sizeof(path), "%s/%s.json", dir, names[i]);
+		if (!(f = fopen(path, "w")))
+			return -1;
+		fprintf(f, "%.*s\"%s\"%s", (int)(at - fixture), fixture,
+			names[i], at + strlen("\"gpu001\""));
+		fclose(f);
+		chmod(path, 0644);
+	}
+	return 0;
+}
+
+static void run(const char *dir, char **names, unsigned n, int profiles_only)
+{
+	struct lagom_planner_input in = {
+		.profile_dir = dir,
+		.enforce_trust = true,
+		.trusted_uid = getuid(),
+		.node_names = (const char *const *)names,
+		.node_count = n,
+		.ranks_per_node = 8,
+		.gpus_per_node = 8,
+		.workload_name = "llama-3.1-8b:fsdp",
+		.job_id = 1,
+	};
+	struct lagom_planner_result *res = NULL;
+	struct lagom_error err = { 0 };
+	double t0, c0, best = 1e30, best_cpu = 1e30;
+	int rc = 0;
+
+	int reps = getenv("LAGOM_BENCH_REPS") ? atoi(getenv("LAGOM_BENCH_REPS"))
+					      : 3;
+
+	for (int rep = 0; rep < reps; rep++) {
+		n_open = 0;
+		n_read_bytes = 0;
+		counting = 1;
+		t0 = now_ms();
+		c0 = cpu_ms();
+		if (profiles_only) {
+			struct lagom_planner_inputs g;
+
+			rc = lagom_planner_gather(&in, &g, &err);
+			if (rc == 0)
+				lagom_planner_inputs_release(&g);
+		} else
+			rc = lagom_planner_run(&in, &res, &err);
+		if (now_ms() - t0 < best)
+			best = now_ms() - t0;
+		if (cpu_ms() - c0 < best_cpu)
+			best_cpu = cpu_ms() - c0;
+		counting = 0;
+		lagom_planner_result_destroy(res);
+		res = NULL;
+		if (rc < 0) {
+			printf("  %u nodes: error: %s\n", n, err.text);
+			return;
+		}
+	}
+	printf("  %5u nodes x 8 GPUs, %-14s %6lu opens (%.2f per node), "
+	       "%8.1f KiB read, %7.1f ms wall, %7.1f ms CPU (best of 3)\n",
+	       n, profiles_only ? "profiles only:" : "whole plan:", n_open,
+	       (double)n_open / n, n_read_bytes / 1024.0, best, best_cpu);
+}
+
+int main(int argc, char **argv)
+{
+	const char *fixture_path = argc > 1 ? argv[1] : NULL;
+	char tmpl[] = "/tmp/lagom-bench-scale.XXXXXX";
+	unsigned sizes[8] = { 512, 4096 };
+	int nsizes = 2;
+	char default_path[4096];
+	char *fixture, *dir, **names;
+
+	if (!fixture_path) {
+		const char *fx = getenv("LAGOM_FIXTURES");
+
+		snprintf(default_path, sizeof(default_path),
+			 "%s/../profile/valid/a100-full.json",
+			 fx ? fx : "tests/fixtures");
+		fixture_path = default_path;
+	}
+	if (argc > 2) {
+		nsizes = 0;
+		for (int i = 2; i < argc && nsizes < 8; i++)
+			sizes[nsizes++] = (unsigned)strtoul(argv[i], NULL, 10);
+	}
+	if (!(fixture = slurp(fixture_path))) {
+		fprintf(stderr, "bench_plan_scale: cannot read %s\n",
+			fixture_path);
+		return 1;
+	}
+	if (!(dir = mkdtemp(tmpl)) || chmod(dir, 0755) < 0) {
+		perror("bench_plan_scale: mkdtemp");
+		return 1;
+	}
+	names = calloc(65536, sizeof(*names));
+	for (unsigned i = 0; i < 65536; i++)
+		names[i] = malloc(16);
+	printf("bench_plan_scale: planning one step in srun, profiles from "
+	       "%s\n",
+	       dir);
+	for (int s = 0; s < nsizes; s++) {
+		if (sizes[s] == 0 || sizes[s] > 65536 ||
+		    write_profiles(dir, fixture, sizes[s], names) < 0) {
+			fprintf(stderr,
+				"bench_plan_scale: bad size or fixture\n");
+			return 1;
+		}
+		run(dir, names, sizes[s], 1);
+		run(dir, names, sizes[s], 0);
+	}
+	for (unsigned i = 0; i < 65536; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/gpu%05u.json", dir, i);
+		unlink(path);
+		free(names[i]);
+	}
+	rmdir(dir);
+	free(names);
+	free(fixture);
+	return 0;
+}

@@ -1,0 +1,107 @@
+/*
+ * spank/carrier.h - the plan of a job step on its way from srun to every
+ * slurmstepd of the step (doc/consistency.md).
+ *
+ * srun plans once per step (slurm_spank_local_user_init) and puts the
+ * outcome into its own environment as LAGOM_CARRIER_VAR; srun copies its
+ * environment into the step's launch message, so every node of the step
+ * receives the same bytes.  The name starts with "SLURM" so that it also
+ * crosses `srun --export=NONE` (Slurm keeps SLURM* variables there).  The
+ * remote plugin checks the text against the step it runs in and applies the
+ * variables, or applies nothing; it never plans.
+ *
+ * Text (ASCII, lines end in '\n'):
+ *
+ *	lagom-step 1
+ *	job=J step=S nodes=N tasks=T tpn=TPN gpus=G nodes_hash=H mode=M plan=ID
+ *	summary TEXT
+ *	var NAME=VALUE          (zero or more)
+ *	end CHECK
+ *
+ * J, S, N, T unsigned decimal; TPN the step's SLURM_STEP_TASKS_PER_NODE;
+ * G the GPUs per node planned for; H lagom_nodes_hash() of the step's node
+ * names as 16 lowercase hex digits; M "auto" or "explain"; ID the plan id
+ * (16 lowercase hex digits); TEXT the job comment's lagom text; CHECK the
+ * 64-bit FNV-1a of every byte before "end ", as 16 hex digits.  TEXT, TPN,
+ * names and values are printable ASCII without '\n'.  Anything else, a
+ * truncated text, a bad check or more than LAGOM_CARRIER_MAX_VARS
+ * variables makes the whole text invalid.
+ *
+ * Pure: no I/O, no environment.  Errors: 0 or a negative errno (-EINVAL,
+ * -E2BIG, -ENOMEM) with one line in err (NULL allowed); nothing written to
+ * out-parameters on failure.
+ */
+#ifndef LAGOM_SPANK_CARRIER_H
+#define LAGOM_SPANK_CARRIER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "plugstack/plugstack.h"
+
+#define LAGOM_CARRIER_VAR "SLURM_LAGOM_STEP_PLAN"
+/* Below Slurm's 256 KiB limit on one environment value (ENV_BUFSIZE). */
+#define LAGOM_CARRIER_MAX (192u * 1024u)
+#define LAGOM_CARRIER_MAX_VARS 32
+#define LAGOM_CARRIER_TPN_MAX 1024
+#define LAGOM_CARRIER_SUMMARY_MAX 1024
+
+/* What identifies a step: the same on every node of the step. */
+struct lagom_carrier_step {
+	uint32_t job_id, step_id;
+	uint32_t nnodes, ntasks;
+	char tpn[LAGOM_CARRIER_TPN_MAX]; /* SLURM_STEP_TASKS_PER_NODE */
+	uint64_t nodes_hash;		 /* lagom_nodes_hash() */
+};
+
+struct lagom_carrier_var {
+	char *name;
+	char *value;
+};
+
+struct lagom_carrier {
+	struct lagom_carrier_step step;
+	unsigned gpus_per_node;
+	enum lagom_mode mode; /* LAGOM_MODE_AUTO or LAGOM_MODE_EXPLAIN */
+	char plan_id[17];
+	char summary[LAGOM_CARRIER_SUMMARY_MAX];
+	size_t nvars;
+	struct lagom_carrier_var vars[LAGOM_CARRIER_MAX_VARS]; /* owned */
+};
+
+/*
+ * 64-bit FNV-1a over the names in the order given, each followed by '\n'.
+ * srun hashes the node list slurmctld gives it, slurmstepd the expansion of
+ * SLURM_STEP_NODELIST; both are in Slurm's node order.
+ */
+uint64_t lagom_nodes_hash(const char *const *names, size_t n);
+
+/* Copy name and value into c (-E2BIG past LAGOM_CARRIER_MAX_VARS,
+ * -EINVAL for a bad name or value). */
+int lagom_carrier_add(struct lagom_carrier *c, const char *name,
+		      const char *value, struct lagom_error *err);
+
+/* The text of c, NUL-terminated, to free() in *out. */
+int lagom_carrier_encode(const struct lagom_carrier *c, char **out,
+			 struct lagom_error *err);
+
+/* Parse text into *out (zeroed first; release with
+ * lagom_carrier_release()). */
+int lagom_carrier_decode(const char *text, struct lagom_carrier *out,
+			 struct lagom_error *err);
+
+/* Free the variables of c and zero it.  NULL does nothing. */
+void lagom_carrier_release(struct lagom_carrier *c);
+
+/*
+ * Does c belong to the step here?  Compares every field of
+ * struct lagom_carrier_step.  Returns 0, or -ESRCH with err naming the
+ * first field that differs.
+ */
+int lagom_carrier_matches(const struct lagom_carrier *c,
+			  const struct lagom_carrier_step *here,
+			  struct lagom_error *err);
+
+#endif /* LAGOM_SPANK_CARRIER_H */

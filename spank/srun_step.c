@@ -1,0 +1,275 @@
+/*
+ * spank/srun_step.c - the step as srun sees it in slurm_spank_local_user_init
+ * (doc/consistency.md): job and step ids, node and task counts from
+ * spank_get_item; the step's node list and its GPU request from slurmctld
+ * (one slurm_get_job_steps() call); tasks per node from srun's own
+ * SLURM_TASKS_PER_NODE, checked against the counts.
+ *
+ * GPUs per node are planned only when Slurm's request fixes them on every
+ * node: --gpus-per-node/--gres=gpu:G (every node G), --gpus-per-task=K with
+ * the same number of tasks on every node, or --gpus=N on one node.  A
+ * request that Slurm may split unevenly (--gpus=N over several nodes,
+ * --gpus-per-task with uneven tasks, --gpus-per-socket) is left to NCCL on
+ * every node.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
+
+#include "spank/lagom.h"
+#include "spank/srun_step.h"
+#include "placement/placement.h"
+
+/* One TRES list entry naming the GPU count: "gres:gpu:4", "gres:gpu:a100:4",
+ * "gres/gpu:4", "gres/gpu=4" or "gpu:4".  1 and *count when found, 0 when
+ * absent, -1 when malformed. */
+static int tres_gpu_entry(const char *e, size_t len, unsigned long *count)
+{
+	const char *p = e, *end = e + len, *num;
+	char *stop;
+	unsigned long v;
+
+	if (len > 5 &&
+	    (strncmp(p, "gres:", 5) == 0 || strncmp(p, "gres/", 5) == 0))
+		p += 5;
+	if ((size_t)(end - p) < 4 || strncmp(p, "gpu", 3) != 0 ||
+	    (p[3] != ':' && p[3] != '='))
+		return 0;
+	num = end;
+	while (num > p + 3 && num[-1] >= '0' && num[-1] <= '9')
+		num--;
+	if (num == end || (num[-1] != ':' && num[-1] != '='))
+		return -1;
+	v = strtoul(num, &stop, 10);
+	if (stop != end || v > 4096)
+		return -1;
+	*count = v;
+	return 1;
+}
+
+int lagom_tres_gpus(const char *list, unsigned long *count)
+{
+	const char *p = list;
+
+	if (!list)
+		return 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int rc = tres_gpu_entry(p, len, count);
+
+		if (rc != 0)
+			return rc;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+int lagom_step_gpus(const struct lagom_gpu_request *req,
+		    const struct lagom_tasks_per_node *tpn, unsigned *gpus,
+		    struct lagom_error *err)
+{
+	unsigned long n = 0;
+	int rc;
+
+	if ((rc = lagom_tres_gpus(req->per_node, &n)) != 0) {
+		if (rc < 0)
+			goto malformed;
+		*gpus = (unsigned)n;
+		return 0;
+	}
+	if ((rc = lagom_tres_gpus(req->per_task, &n)) != 0) {
+		if (rc < 0)
+			goto malformed;
+		if (tpn->min_tasks != tpn->max_tasks)
+			return lagom_errprintf(
+				err, EINVAL,
+				"GPUs per task with %u to %u tasks per node: "
+				"GPUs differ between nodes, left to NCCL",
+				tpn->min_tasks, tpn->max_tasks);
+		*gpus = (unsigned)(n * tpn->max_tasks);
+		return 0;
+	}
+	if ((rc = lagom_tres_gpus(req->per_socket, &n)) != 0)
+		return lagom_errprintf(err, EINVAL,
+				       "GPUs per socket: the count per node is "
+				       "not known before launch, left to NCCL");
+	if ((rc = lagom_tres_gpus(req->per_step, &n)) != 0) {
+		if (rc < 0)
+			goto malformed;
+		if (tpn->nodes > 1 && n > 0)
+			return lagom_errprintf(
+				err, EINVAL,
+				"--gpus=%lu over %u nodes: Slurm may split it "
+				"unevenly (use --gpus-per-node), left to NCCL",
+				n, tpn->nodes);
+		*gpus = (unsigned)n;
+		return 0;
+	}
+	*gpus = 0;
+	return 0;
+malformed:
+	return lagom_errprintf(err, EINVAL,
+			       "cannot read the step's GPU "
+			       "request");
+}
+
+/* The step's record from slurmctld: node list and GPU request. */
+static int fetch_step(uint32_t job_id, uint32_t step_id, char **nodes,
+		      struct lagom_gpu_request *req, struct lagom_error *err)
+{
+	job_step_info_response_msg_t *resp = NULL;
+	job_step_info_t *s;
+	int rc = 0;
+
+	if (slurm_get_job_steps(0, job_id, step_id, &resp, SHOW_ALL) != 0 ||
+	    !resp)
+		return lagom_errprintf(err, EIO,
+				       "cannot read step %u.%u from slurmctld",
+				       job_id, step_id);
+	if (resp->job_step_count != 1) {
+		rc = lagom_errprintf(err, EINVAL,
+				     "a heterogeneous step (%u components): "
+				     "left to NCCL",
+				     resp->job_step_count);
+		goto out;
+	}
+	s = &resp->job_steps[0];
+	if (s->step_id.step_het_comp != NO_VAL) {
+		rc = lagom_errprintf(err, EINVAL,
+				     "a heterogeneous step: left "
+				     "to NCCL");
+		goto out;
+	}
+	*nodes = s->nodes ? strdup(s->nodes) : NULL;
+	req->per_node = s->tres_per_node ? strdup(s->tres_per_node) : NULL;
+	req->per_task = s->tres_per_task ? strdup(s->tres_per_task) : NULL;
+	req->per_step = s->tres_per_step ? strdup(s->tres_per_step) : NULL;
+	req->per_socket = s->tres_per_socket ? strdup(s->tres_per_socket)
+					     : NULL;
+	if (!*nodes)
+		rc = lagom_errprintf(err, ENOENT, "step %u.%u has no nodes",
+				     job_id, step_id);
+out:
+	slurm_free_job_step_info_response_msg(resp);
+	return rc;
+}
+
+void lagom_gpu_request_release(struct lagom_gpu_request *req)
+{
+	free(req->per_node);
+	free(req->per_task);
+	free(req->per_step);
+	free(req->per_socket);
+	memset(req, 0, sizeof(*req));
+}
+
+static int expand(const char *list, struct lagom_step *step,
+		  struct lagom_error *err)
+{
+	struct lagom_nodelist *nl = lagom_nodelist_create(list, err);
+	size_t count;
+
+	if (!nl)
+		return -EINVAL;
+	count = lagom_nodelist_count(nl);
+	step->node_names = calloc(count ? count : 1, sizeof(char *));
+	if (!step->node_names) {
+		lagom_nodelist_destroy(nl);
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	}
+	for (; step->node_count < count; step->node_count++) {
+		char *name = strdup(lagom_nodelist_name(nl, step->node_count));
+
+		if (!name) {
+			lagom_nodelist_destroy(nl);
+			return lagom_errprintf(err, ENOMEM, "out of memory");
+		}
+		step->node_names[step->node_count] = name;
+	}
+	lagom_nodelist_destroy(nl);
+	return 0;
+}
+
+static int get_ids(spank_t sp, struct lagom_step *step,
+		   struct lagom_carrier_step *id, struct lagom_error *err)
+{
+	if (spank_get_item(sp, S_JOB_ID, &step->job_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step->step_id) !=
+		    ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_NNODES, &step->nnodes) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &id->ntasks) !=
+		    ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_UID, &step->uid) != ESPANK_SUCCESS)
+		return lagom_errprintf(err, EIO, "cannot read the step's ids");
+	id->job_id = step->job_id;
+	id->step_id = step->step_id;
+	id->nnodes = step->nnodes;
+	return 0;
+}
+
+/* Tasks per node from srun's SLURM_TASKS_PER_NODE (the step's), which
+ * must add up to the counts Slurm gave the plugin. */
+static int tasks_per_node(struct lagom_step *step,
+			  struct lagom_carrier_step *id,
+			  struct lagom_tasks_per_node *tpn,
+			  struct lagom_error *err)
+{
+	const char *s = getenv("SLURM_TASKS_PER_NODE");
+
+	if (!s || strlen(s) >= sizeof(id->tpn))
+		return lagom_errprintf(err, ENOENT,
+				       "SLURM_TASKS_PER_NODE not set");
+	if (lagom_tasks_per_node_parse(s, tpn, err) < 0)
+		return lagom_error_prefix(err, "SLURM_TASKS_PER_NODE");
+	if (tpn->nodes != id->nnodes || tpn->tasks != id->ntasks)
+		return lagom_errprintf(err, EINVAL,
+				       "SLURM_TASKS_PER_NODE=%s does not match "
+				       "%u tasks on %u nodes",
+				       s, id->ntasks, id->nnodes);
+	strcpy(id->tpn, s);
+	step->ranks_per_node = tpn->max_tasks;
+	return 0;
+}
+
+int lagom_srun_step_read(spank_t sp, struct lagom_step *step,
+			 struct lagom_carrier_step *id, struct lagom_error *err)
+{
+	struct lagom_tasks_per_node tpn = { 0 };
+	struct lagom_gpu_request req = { 0 };
+	char *nodes = NULL;
+	int rc;
+
+	memset(step, 0, sizeof(*step));
+	memset(id, 0, sizeof(*id));
+	if ((rc = get_ids(sp, step, id, err)) < 0)
+		return rc;
+	if (gethostname(step->node_name, sizeof(step->node_name) - 1) < 0)
+		strcpy(step->node_name, "srun");
+	if (!getcwd(step->cwd, sizeof(step->cwd)))
+		step->cwd[0] = '\0';
+	if ((rc = tasks_per_node(step, id, &tpn, err)) < 0)
+		goto out;
+	if ((rc = fetch_step(id->job_id, id->step_id, &nodes, &req, err)) < 0 ||
+	    (rc = expand(nodes, step, err)) < 0 ||
+	    (rc = lagom_step_gpus(&req, &tpn, &step->gpus_per_node, err)) < 0)
+		goto out;
+	if (step->node_count != id->nnodes) {
+		rc = lagom_errprintf(err, EINVAL,
+				     "slurmctld lists %zu nodes for a step of "
+				     "%u",
+				     step->node_count, id->nnodes);
+		goto out;
+	}
+	id->nodes_hash = lagom_nodes_hash((const char *const *)step->node_names,
+					  step->node_count);
+out:
+	free(nodes);
+	lagom_gpu_request_release(&req);
+	lagom_tasks_per_node_release(&tpn);
+	return rc;
+}

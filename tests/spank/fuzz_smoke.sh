@@ -1,0 +1,18 @@
+#!/bin/sh
+# A bounded libFuzzer run (about 10 s) of the step plan's decoder, seeded
+# with a real plan text: no crash, no sanitizer report, and every text that
+# decodes re-encodes to the same bytes.  Skips with the reason when
+# clang/libFuzzer is not there.
+. "$top_srcdir/tests/lib/tap.sh"
+. "$top_srcdir/tests/lib/fuzz.sh"
+
+fuzz_setup lagom-carrierfuzz
+s=$top_srcdir
+
+if ! fuzz_build fuzz_carrier "$s/tests/fuzz/fuzz_carrier.c" \
+	"$s/spank/carrier.c" "$s/plugstack/plugstack.c" "$s/common/error.c"; then
+	plan_skip_all "libFuzzer unavailable: $(fuzz_build_error fuzz_carrier)"
+fi
+plan 1
+fuzz_run fuzz_carrier 10 "$s/tests/fuzz/corpus/carrier"
+done_testing

@@ -1,0 +1,246 @@
+/*
+ * tests/spank/test_carrier.c - the step's plan on its way from srun to the
+ * nodes (spank/carrier.h) and the GPU request srun plans for
+ * (spank/srun_step.h): round trips, hostile texts, request strings.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/lib/lagom_test.h"
+
+#include "spank/carrier.h"
+#include "spank/srun_step.h"
+
+static void fill(struct lagom_carrier *c)
+{
+	static const char *const nodes[] = { "gpu001", "gpu002" };
+
+	memset(c, 0, sizeof(*c));
+	c->step.job_id = 4242;
+	c->step.step_id = 3;
+	c->step.nnodes = 2;
+	c->step.ntasks = 16;
+	strcpy(c->step.tpn, "8(x2)");
+	c->step.nodes_hash = lagom_nodes_hash(nodes, 2);
+	c->gpus_per_node = 8;
+	c->mode = LAGOM_MODE_AUTO;
+	strcpy(c->plan_id, "0350460e27b8928e");
+	strcpy(c->summary, "lagom 0.1.0 plan=0350460e27b8928e speedup=1.10x");
+	assert_int_equal(lagom_carrier_add(c, "NCCL_MIN_CTAS", "4", NULL), 0);
+	assert_int_equal(lagom_carrier_add(
+				 c, "LAGOM_PLAN",
+				 "lagom-plan 1 0.1.0 0350460e27b8928e job=4242 "
+				 "ranks=16 nodes=2;env tuner=1;end",
+				 NULL),
+			 0);
+}
+
+static void round_trip(void **state)
+{
+	struct lagom_carrier c, d;
+	char *text = NULL, *again = NULL;
+
+	fill(&c);
+	assert_int_equal(lagom_carrier_encode(&c, &text, NULL), 0);
+	assert_non_null(strstr(text, "lagom-step 1\njob=4242 step=3 nodes=2 "
+				     "tasks=16 tpn=8(x2) gpus=8 nodes_hash="));
+	assert_int_equal(lagom_carrier_decode(text, &d, NULL), 0);
+	assert_int_equal(d.step.job_id, 4242);
+	assert_int_equal(d.step.ntasks, 16);
+	assert_string_equal(d.step.tpn, "8(x2)");
+	assert_true(d.step.nodes_hash == c.step.nodes_hash);
+	assert_int_equal(d.gpus_per_node, 8);
+	assert_int_equal(d.mode, LAGOM_MODE_AUTO);
+	assert_string_equal(d.plan_id, c.plan_id);
+	assert_string_equal(d.summary, c.summary);
+	assert_int_equal(d.nvars, 2);
+	assert_string_equal(d.vars[1].name, "LAGOM_PLAN");
+	assert_string_equal(d.vars[1].value, c.vars[1].value);
+	assert_int_equal(lagom_carrier_matches(&d, &c.step, NULL), 0);
+	/* the same carrier encodes to the same bytes (every node compares
+	 * the same thing) */
+	assert_int_equal(lagom_carrier_encode(&d, &again, NULL), 0);
+	assert_string_equal(text, again);
+	free(text);
+	free(again);
+	lagom_carrier_release(&c);
+	lagom_carrier_release(&d);
+}
+
+/* Anything but an intact text of this version is refused whole. */
+static void hostile_texts_refused(void **state)
+{
+	struct lagom_carrier c, d;
+	struct lagom_error err = { 0 };
+	char *text = NULL, *bad;
+	size_t n;
+
+	fill(&c);
+	assert_int_equal(lagom_carrier_encode(&c, &text, NULL), 0);
+	n = strlen(text);
+	/* every truncation */
+	bad = strdup(text);
+	for (size_t cut = 0; cut < n; cut++) {
+		bad[cut] = '\0';
+		assert_int_equal(lagom_carrier_decode(bad, &d, NULL), -EINVAL);
+		bad[cut] = text[cut];
+	}
+	/* every single-byte change */
+	for (size_t i = 0; i < n; i++) {
+		bad[i] = bad[i] == 'x' ? 'y' : 'x';
+		assert_int_not_equal(lagom_carrier_decode(bad, &d, NULL), 0);
+		bad[i] = text[i];
+	}
+	/* bytes after the end */
+	bad = realloc(bad, n + 8);
+	strcpy(bad, text);
+	strcat(bad, "var X=1\n");
+	assert_int_equal(lagom_carrier_decode(bad, &d, NULL), -EINVAL);
+	free(bad);
+	assert_int_equal(lagom_carrier_decode("lagom-step 2\n", &d, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.text, "lagom-step 1"));
+	assert_int_equal(lagom_carrier_decode(NULL, &d, NULL), -E2BIG);
+	/* a value with a newline or a bad name cannot be carried */
+	assert_int_equal(lagom_carrier_add(&c, "NCCL_ALGO", "a\nvar X=1", NULL),
+			 -EINVAL);
+	assert_int_equal(lagom_carrier_add(&c, "1BAD", "x", NULL), -EINVAL);
+	assert_int_equal(lagom_carrier_add(&c, "LD_PRELOAD=", "x", NULL),
+			 -EINVAL);
+	while (c.nvars < LAGOM_CARRIER_MAX_VARS)
+		assert_int_equal(lagom_carrier_add(&c, "V", "1", NULL), 0);
+	assert_int_equal(lagom_carrier_add(&c, "V", "1", NULL), -E2BIG);
+	free(text);
+	lagom_carrier_release(&c);
+}
+
+/* Over the size Slurm carries: refused when made, refused when read. */
+static void oversize_refused(void **state)
+{
+	struct lagom_carrier c, d;
+	char *big = malloc(LAGOM_CARRIER_MAX + 2);
+	char *text = NULL;
+
+	fill(&c);
+	memset(big, 'a', LAGOM_CARRIER_MAX + 1);
+	big[LAGOM_CARRIER_MAX - 100] = '\0';
+	assert_int_equal(lagom_carrier_add(&c, "BIG", big, NULL), 0);
+	assert_int_equal(lagom_carrier_encode(&c, &text, NULL), -E2BIG);
+	assert_null(text);
+	big[LAGOM_CARRIER_MAX - 100] = 'a';
+	big[LAGOM_CARRIER_MAX + 1] = '\0';
+	assert_int_equal(lagom_carrier_decode(big, &d, NULL), -E2BIG);
+	free(big);
+	lagom_carrier_release(&c);
+}
+
+static void matches_names_the_field(void **state)
+{
+	struct lagom_carrier c;
+	struct lagom_carrier_step here;
+	struct lagom_error err = { 0 };
+	static const char *const other[] = { "gpu001", "gpu003" };
+
+	fill(&c);
+	here = c.step;
+	here.nodes_hash = lagom_nodes_hash(other, 2);
+	assert_int_equal(lagom_carrier_matches(&c, &here, &err), -ESRCH);
+	assert_non_null(strstr(err.text, "node list"));
+	here = c.step;
+	here.ntasks = 15;
+	assert_int_equal(lagom_carrier_matches(&c, &here, &err), -ESRCH);
+	assert_non_null(strstr(err.text, "task count"));
+	here = c.step;
+	here.job_id = 1;
+	assert_int_equal(lagom_carrier_matches(&c, &here, &err), -ESRCH);
+	assert_non_null(strstr(err.text, "job id"));
+	/* order matters: Slurm gives both sides the same order */
+	assert_true(lagom_nodes_hash(other, 2) !=
+		    lagom_nodes_hash(
+			    (const char *const[]){ "gpu003", "gpu001" }, 2));
+	lagom_carrier_release(&c);
+}
+
+static void tres_strings(void **state)
+{
+	unsigned long n = 0;
+
+	assert_int_equal(lagom_tres_gpus("gres:gpu:4", &n), 1);
+	assert_int_equal(n, 4);
+	assert_int_equal(lagom_tres_gpus("cpu:3,gres:gpu:7", &n), 1);
+	assert_int_equal(n, 7);
+	assert_int_equal(lagom_tres_gpus("gres:gpu:a100:8", &n), 1);
+	assert_int_equal(n, 8);
+	assert_int_equal(lagom_tres_gpus("gres/gpu=2", &n), 1);
+	assert_int_equal(n, 2);
+	assert_int_equal(lagom_tres_gpus("gres:gpumem:4", &n), 0);
+	assert_int_equal(lagom_tres_gpus("cpu:3", &n), 0);
+	assert_int_equal(lagom_tres_gpus("", &n), 0);
+	assert_int_equal(lagom_tres_gpus(NULL, &n), 0);
+	assert_int_equal(lagom_tres_gpus("gres:gpu:", &n), -1);
+	assert_int_equal(lagom_tres_gpus("gres:gpu:99999", &n), -1);
+	assert_int_equal(lagom_tres_gpus("gres:gpu:4x", &n), -1);
+}
+
+/* GPUs per node are planned only where Slurm fixes them on every node. */
+static void gpus_per_node_from_request(void **state)
+{
+	struct lagom_tasks_per_node even, uneven;
+	struct lagom_error err = { 0 };
+	unsigned g = 99;
+
+	assert_int_equal(lagom_tasks_per_node_parse("2(x3)", &even, NULL), 0);
+	assert_int_equal(lagom_tasks_per_node_parse("3,2(x2)", &uneven, NULL),
+			 0);
+	assert_int_equal(
+		lagom_step_gpus(
+			&(struct lagom_gpu_request){ .per_node = "gres:gpu:4" },
+			&uneven, &g, NULL),
+		0);
+	assert_int_equal(g, 4);
+	assert_int_equal(
+		lagom_step_gpus(
+			&(struct lagom_gpu_request){ .per_task = "gres:gpu:2" },
+			&even, &g, NULL),
+		0);
+	assert_int_equal(g, 4);
+	assert_int_equal(
+		lagom_step_gpus(
+			&(struct lagom_gpu_request){ .per_task = "gres:gpu:1" },
+			&uneven, &g, &err),
+		-EINVAL);
+	assert_non_null(strstr(err.text, "differ between nodes"));
+	assert_int_equal(lagom_step_gpus(
+				 &(struct lagom_gpu_request){
+					 .per_step = "cpu:3,gres:gpu:7" },
+				 &even, &g, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.text, "--gpus=7 over 3 nodes"));
+	assert_int_equal(lagom_step_gpus(
+				 &(struct lagom_gpu_request){
+					 .per_socket = "gres:gpu:1" },
+				 &even, &g, &err),
+			 -EINVAL);
+	g = 99;
+	assert_int_equal(lagom_step_gpus(&(struct lagom_gpu_request){ 0 },
+					 &even, &g, NULL),
+			 0);
+	assert_int_equal(g, 0);
+	lagom_tasks_per_node_release(&even);
+	lagom_tasks_per_node_release(&uneven);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(hostile_texts_refused),
+		cmocka_unit_test(oversize_refused),
+		cmocka_unit_test(matches_names_the_field),
+		cmocka_unit_test(tres_strings),
+		cmocka_unit_test(gpus_per_node_from_request),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,172 @@
+/*
+ * tests/trace/test_trace.c - trace/'s rules on their own: resident blocks
+ * per SM by the CUDA occupancy rules (cases whose answer Kineto's own
+ * occupancy estimate confirms in the fixture traces), the kernel-class
+ * memory-bound share, and the importer on in-memory traces (the seed
+ * corpus, hostile buffers).
+ */
+#include <errno.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "tests/lib/lagom_test.h"
+#include "trace/trace.h"
+
+static const struct lagom_trace_device a100 = { .sm_arch = 80,
+						.sms = 108,
+						.max_threads_per_sm = 2048,
+						.regs_per_sm = 65536,
+						.smem_per_sm = 167936,
+						.warp_size = 32 };
+static const struct lagom_trace_device v100 = { .sm_arch = 70,
+						.sms = 80,
+						.max_threads_per_sm = 2048,
+						.regs_per_sm = 65536,
+						.smem_per_sm = 98304,
+						.warp_size = 32 };
+
+static void test_occupancy(void **state)
+{
+	(void)state;
+	/* cudnn bn_bw: registers limit to 3 blocks (Kineto: 75 %) */
+	assert_int_equal(lagom_trace_blocks_per_sm(&a100, 512, 40, 400), 3);
+	/* cutlass 128 threads, 90 registers, 48 KiB: shared memory, 3 */
+	assert_int_equal(lagom_trace_blocks_per_sm(&a100, 128, 90, 49152), 3);
+	/* 120 KiB opt-in shared memory + 1 KiB reserved: 1 block */
+	assert_int_equal(lagom_trace_blocks_per_sm(&a100, 128, 192, 122880), 1);
+	/* small elementwise kernel: the 32-block limit... then 16 by warps */
+	assert_int_equal(lagom_trace_blocks_per_sm(&a100, 128, 16, 0), 16);
+	/* volta_sgemm 256 threads, 57 registers, 16 KiB: registers, 4 */
+	assert_int_equal(lagom_trace_blocks_per_sm(&v100, 256, 57, 16384), 4);
+	/* without reservation on 7.0: 98304 / 32768 = 3 */
+	assert_int_equal(lagom_trace_blocks_per_sm(&v100, 128, 86, 32768), 3);
+	assert_int_equal(lagom_trace_blocks_per_sm(&a100, 0, 16, 0), 0);
+	assert_int_equal(lagom_trace_blocks_per_sm(&a100, 2048, 16, 0), 0);
+	assert_int_equal(lagom_trace_blocks_per_sm(NULL, 128, 16, 0), 0);
+	/* a block that does not fit in the register file */
+	assert_int_equal(lagom_trace_blocks_per_sm(&a100, 1024, 255, 0), 0);
+}
+
+static void test_mem_bound_class(void **state)
+{
+	(void)state;
+	assert_double_near(lagom_trace_mem_bound_class("volta_sgemm_128x32_nt"),
+			   0.2, 0);
+	assert_double_near(
+		lagom_trace_mem_bound_class("void flash_fwd_kernel<...>"), 0.4,
+		0);
+	assert_double_near(lagom_trace_mem_bound_class(
+				   "void at::native::vectorized_elementwise_"
+				   "kernel<4, ...>"),
+			   0.9, 0);
+	assert_double_near(lagom_trace_mem_bound_class("my_custom_kernel"), 0.5,
+			   0);
+	assert_double_near(lagom_trace_mem_bound_class(NULL), 0.5, 0);
+}
+
+static char *slurp(const char *rel, size_t *len)
+{
+	char path[1024];
+	const char *src = getenv("top_srcdir");
+	FILE *f;
+	char *buf;
+
+	snprintf(path, sizeof(path), "%s/%s", src ? src : ".", rel);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	buf = malloc(1 << 20);
+	assert_non_null(buf);
+	*len = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	return buf;
+}
+
+static void test_import_seed(void **state)
+{
+	struct lagom_trace_import *imp = NULL;
+	struct lagom_error err = { 0 };
+	const struct lagom_region *r;
+	size_t len;
+	char *buf = slurp("tests/fuzz/corpus/trace/mini.json", &len);
+	(void)state;
+
+	assert_int_equal(lagom_trace_import_buffer(buf, len, &imp, &err), 0);
+	assert_int_equal(imp->workload->nregions, 1);
+	r = &imp->workload->regions[0];
+	assert_int_equal(r->ncolls, 1);
+	assert_int_equal(r->colls[0].coll, LAGOM_COLL_ALLREDUCE);
+	assert_int_equal(r->colls[0].bytes, 4u << 20); /* 1 Mi floats */
+	assert_int_equal(r->colls[0].comm.ranks, 2);
+	assert_int_equal(imp->cinfo[0].channels, 8);
+	assert_int_equal(imp->cinfo[0].threads, 544);
+	assert_string_equal(imp->cinfo[0].comm, "pg-0");
+	/* 6 gemms start in the collective's segment: one super-kernel with
+	 * the GPU's occupancy for 256 threads x 32 registers, then idle */
+	assert_int_equal(r->nkernels, 2);
+	assert_int_equal(r->kernels[0].grid_blocks, 256);
+	assert_int_equal(r->kernels[0].blocks_per_sm, 8);
+	assert_double_near(r->kernels[0].mem_bound, 0.2, 1e-12);
+	assert_true(imp->kinfo[1].idle);
+	assert_int_equal(r->kernels[1].grid_blocks, 1);
+	/* the step is 1 ms: regions + serial time add up to its window */
+	assert_double_rel(r->kernels[0].time_s + r->kernels[1].time_s +
+				  imp->workload->serial_s,
+			  imp->rep_window_s, 1e-9);
+	lagom_trace_import_destroy(imp);
+	free(buf);
+}
+
+static void expect_refused(const void *data, size_t len, const char *needle)
+{
+	struct lagom_trace_import *imp = NULL;
+	struct lagom_error err = { 0 };
+
+	assert_int_equal(lagom_trace_import_buffer(data, len, &imp, &err),
+			 -EINVAL);
+	assert_null(imp);
+	if (!strstr(err.text, needle))
+		fail_msg("message '%s' lacks '%s'", err.text, needle);
+}
+
+static void test_hostile_buffers(void **state)
+{
+	static char deep[100000];
+	unsigned char gz[4096];
+	uLongf gzlen = sizeof(gz);
+	size_t len;
+	char *buf = slurp("tests/fuzz/corpus/trace/mini.json", &len);
+	(void)state;
+
+	memset(deep, '[', sizeof(deep));
+	expect_refused(deep, sizeof(deep), "nesting deeper than 64");
+	expect_refused("", 0, "not JSON");
+	expect_refused("{\"traceEvents\": [}", 18, "not JSON");
+	expect_refused("[]", 2, "not a profiler trace");
+	/* a gzip header and a few compressed bytes of a real trace */
+	{
+		z_stream z = { 0 };
+		assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, 31, 8,
+					      Z_DEFAULT_STRATEGY),
+				 Z_OK);
+		z.next_in = (unsigned char *)buf;
+		z.avail_in = (uInt)len;
+		z.next_out = gz;
+		z.avail_out = (uInt)gzlen;
+		assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+		gzlen = z.total_out;
+		deflateEnd(&z);
+	}
+	expect_refused(gz, gzlen / 2, "truncated gzip");
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_occupancy),
+		cmocka_unit_test(test_mem_bound_class),
+		cmocka_unit_test(test_import_seed),
+		cmocka_unit_test(test_hostile_buffers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
