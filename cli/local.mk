@@ -10,9 +10,10 @@ lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 	cli/cmd_workload.c cli/cmd_workload_show.c \
 	cli/cli_svg.h cli/plan_curve.c cli/svg.c cli/plan_svg.c \
 	cli/cli_policy.h cli/cli_place.h cli/policy_common.c cli/cmd_policy.c \
-	cli/policy_run.c cli/cmd_place.c cli/place_slurm.c
+	cli/policy_run.c cli/cmd_place.c cli/place_slurm.c \
+	cli/cmd_runs.c cli/cli_runs.h cli/runs_predicted.c
 lagom_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(HWLOC_CFLAGS)
-lagom_LDADD = libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libpolicy.la \
+lagom_LDADD = librecord.la libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libpolicy.la \
 	libplanner.la libsearch.la libprofile.la libworkload.la \
 	libtopology.la libplacement.la libcatalog.la libmodel.la libcommon.la \
 	$(JANSSON_LIBS) $(HWLOC_LIBS) -lslurm -lm

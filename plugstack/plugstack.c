@@ -14,6 +14,7 @@ void lagom_config_defaults(struct lagom_config *cfg)
 	cfg->comment = LAGOM_COMMENT_YES;
 	strcpy(cfg->profile_dir, LAGOM_CONFIG_DEFAULT_PROFILE_DIR);
 	strcpy(cfg->tuner, LAGOM_CONFIG_DEFAULT_TUNER);
+	lagom_measure_config_defaults(&cfg->measure);
 }
 
 int lagom_mode_parse(const char *word, enum lagom_mode *mode)
@@ -227,6 +228,9 @@ static int parse_one(struct lagom_config *cfg, const char *key, size_t keylen,
 #define KEY_IS(k) (keylen == sizeof(k) - 1 && strncmp(key, k, keylen) == 0)
 	if (KEY_IS("verbose"))
 		return parse_verbose(cfg, value, err);
+	if (lagom_measure_config_key(key, keylen))
+		return lagom_measure_config_parse(&cfg->measure, key, keylen,
+						  value, err);
 	if (!value)
 		return lagom_errprintf(
 			err, EINVAL,

@@ -28,6 +28,8 @@
  *	                          none: plan as if all nodes hang off one switch
  *	slurm_user=NAME|UID       owner trusted for profiles besides root
  *	verbose[=N]               log more (plain "verbose" means 1)
+ *	measure_dir=, measure=, measure_max_steps=, measure_max_mb=,
+ *	profiler=                 the measurement loop (plugstack/measure.h)
  *
  * An unknown key, a bad value or a malformed variable name is an error that
  * names the offending argument.  A variable both forbidden and overridden is
@@ -40,6 +42,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "plugstack/measure.h"
 
 #define LAGOM_CONFIG_PATH_MAX 1024
 #define LAGOM_CONFIG_NAME_MAX 64 /* a variable name, with its NUL */
@@ -88,6 +91,7 @@ struct lagom_config {
 	bool slurm_uid_valid;
 	unsigned int slurm_uid;
 	int verbose;
+	struct lagom_measure_config measure;
 };
 
 /* Fill *cfg with the defaults listed above.  Always succeeds. */

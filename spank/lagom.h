@@ -77,6 +77,9 @@ struct lagom_state {
 	bool comment_done;
 	struct lagom_comment_job *comment_job; /* node 0, until task_exit */
 	bool user_verbose; /* srun -v: tell the job's stderr too */
+	/* The step's measurement spool (measure.c), when ready. */
+	bool measure_ready;
+	char measure_dir[LAGOM_MEASURE_PATH_MAX + 128];
 };
 
 /* The plugin's one state struct (lagom.c). */
@@ -160,6 +163,32 @@ struct lagom_comment_job *lagom_comment_start(uint32_t job_id, const char *text,
  */
 int lagom_comment_wait(struct lagom_comment_job *job, unsigned timeout_ms,
 		       double *busy_ms, struct lagom_error *err);
+
+/* measure.c: the measurement spool (doc/profiler.md). */
+#define LAGOM_PREDICTED_VAR "LAGOM_PREDICTED" /* srun -> nodes */
+#define LAGOM_PREDICTED_ENV_MAX 16384	      /* bytes */
+#define LAGOM_STEP_KEY_VAR "LAGOM_STEP_KEY"   /* srun -> nodes */
+int lagom_measure_user_name(uid_t uid, char *out, size_t len);
+int lagom_measure_prepare(spank_t sp, struct lagom_state *st);
+void lagom_measure_carry_predicted(const struct lagom_state *st,
+				   const struct lagom_planner_result *res);
+int lagom_measure_write_predicted(spank_t sp, struct lagom_state *st);
+int lagom_measure_task_env(spank_t sp, const struct lagom_state *st);
+/*
+ * learn.c: planning from measurements, once per step in srun (as the
+ * user, where the plan is made).  lagom_learn_srun() puts the step's key
+ * into LAGOM_STEP_KEY_VAR (for the nodes) and returns the workload measured
+ * in the latest earlier step of that key (new, free with
+ * lagom_workload_destroy) or NULL; say() gets one line per refused record.
+ * On each node lagom_learn_write_key() writes the key srun sent into the
+ * step's directory.
+ */
+struct lagom_workload;
+struct lagom_workload *lagom_learn_srun(const struct lagom_state *st,
+					const struct lagom_step *step,
+					void (*say)(const char *, void *),
+					void *ctx);
+void lagom_learn_write_key(spank_t sp, const struct lagom_state *st);
 
 /* lagom.c: logging with the "lagom: " prefix, escaped (common/escape.h). */
 void lagom_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

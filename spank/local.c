@@ -25,6 +25,7 @@
 #include "spank/carrier.h"
 #include "spank/lagom.h"
 #include "spank/srun_step.h"
+#include "model/model.h"
 
 int lagom_local_init_post_opt(spank_t sp, struct lagom_state *st)
 {
@@ -106,6 +107,39 @@ static double ms_since(const struct timespec *t0)
 	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+static void say_line(const char *line, void *ctx)
+{
+	say(ctx, "%s", line);
+}
+
+/*
+ * The one plan of the step: from the user's workload, else from an earlier
+ * measured step of the same key (learn.c, read here as the user), else for
+ * the catalog's worst case.  A plan from measurements that fails is
+ * dropped for the ordinary one.
+ */
+static int plan_of(struct lagom_state *st, const struct lagom_step *step,
+		   struct lagom_planner_result **res, struct lagom_error *err)
+{
+	struct lagom_workload *learned = lagom_learn_srun(st, step, say_line,
+							  st);
+
+	if (learned) {
+		int rc = lagom_plan_compute_learned(&st->cfg, step, learned,
+						    res, err);
+
+		lagom_workload_destroy(learned);
+		if (rc == 0)
+			return 0;
+		say(st, "job %u.%u: plan from measurements failed: %s",
+		    step->job_id, step->step_id, err->text);
+		lagom_error_clear(err);
+	}
+	return lagom_plan_compute(&st->cfg, step,
+				  st->workload_given ? st->workload : NULL, res,
+				  err);
+}
+
 static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 {
 	struct lagom_error err = { 0 };
@@ -126,11 +160,10 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 				"--gres=gpu:N or --gpus-per-node)");
 		goto fail;
 	}
-	if (lagom_plan_compute(&st->cfg, &step,
-			       st->workload_given ? st->workload : NULL, &res,
-			       &err) < 0 ||
+	if (plan_of(st, &step, &res, &err) < 0 ||
 	    make_carrier(&id, mode, res, &text, &err) < 0)
 		goto fail;
+	lagom_measure_carry_predicted(st, res);
 	if (setenv(LAGOM_CARRIER_VAR, text, 1) < 0) {
 		lagom_errprintf(&err, ENOMEM, "cannot set %s",
 				LAGOM_CARRIER_VAR);
@@ -159,6 +192,8 @@ int lagom_local_user_init(spank_t sp, struct lagom_state *st)
 
 	/* a carrier in srun's environment came from an enclosing step */
 	unsetenv(LAGOM_CARRIER_VAR);
+	unsetenv(LAGOM_PREDICTED_VAR);
+	unsetenv(LAGOM_STEP_KEY_VAR);
 	if (mode == LAGOM_MODE_OFF)
 		return 0;
 	plan_step(sp, st, mode);

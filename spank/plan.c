@@ -63,6 +63,46 @@ static const char *topology_path(const struct lagom_config *cfg, char *buf,
 	return access(buf, R_OK) == 0 ? buf : NULL;
 }
 
+static int base_input(const struct lagom_config *cfg,
+		      const struct lagom_step *step,
+		      struct lagom_planner_input *in, char *topo, size_t len,
+		      struct lagom_error *err)
+{
+	int rc = trusted_uid(cfg, &in->trusted_uid, err);
+
+	if (rc < 0)
+		return rc;
+	in->profile_dir = cfg->profile_dir;
+	in->enforce_trust = true;
+	in->node_name = step->node_name;
+	in->node_names = (const char *const *)step->node_names;
+	in->node_count = step->node_count;
+	in->ranks_per_node = step->ranks_per_node;
+	in->gpus_per_node = step->gpus_per_node;
+	in->topology_conf = topology_path(cfg, topo, len);
+	in->tuner_path = cfg->tuner[0] && access(cfg->tuner, R_OK) == 0
+				 ? cfg->tuner
+				 : NULL;
+	in->job_id = step->job_id;
+	return 0;
+}
+
+int lagom_plan_compute_learned(const struct lagom_config *cfg,
+			       const struct lagom_step *step,
+			       const struct lagom_workload *learned,
+			       struct lagom_planner_result **out,
+			       struct lagom_error *err)
+{
+	struct lagom_planner_input in = { 0 };
+	char topo[1024];
+	int rc = base_input(cfg, step, &in, topo, sizeof(topo), err);
+
+	if (rc < 0)
+		return rc;
+	in.workload = learned;
+	return lagom_planner_run(&in, out, err);
+}
+
 int lagom_plan_compute(const struct lagom_config *cfg,
 		       const struct lagom_step *step, const char *workload,
 		       struct lagom_planner_result **out,
@@ -71,23 +111,10 @@ int lagom_plan_compute(const struct lagom_config *cfg,
 	struct lagom_planner_input in = { 0 };
 	char topo[1024];
 	struct lagom_workload *owned = NULL;
-	int rc;
+	int rc = base_input(cfg, step, &in, topo, sizeof(topo), err);
 
-	rc = trusted_uid(cfg, &in.trusted_uid, err);
 	if (rc < 0)
 		return rc;
-	in.profile_dir = cfg->profile_dir;
-	in.enforce_trust = true;
-	in.node_name = step->node_name;
-	in.node_names = (const char *const *)step->node_names;
-	in.node_count = step->node_count;
-	in.ranks_per_node = step->ranks_per_node;
-	in.gpus_per_node = step->gpus_per_node;
-	in.topology_conf = topology_path(cfg, topo, sizeof(topo));
-	in.tuner_path = cfg->tuner[0] && access(cfg->tuner, R_OK) == 0
-				? cfg->tuner
-				: NULL;
-	in.job_id = step->job_id;
 	if (lagom_workload_is_file(workload)) {
 		/* As the user: slurmstepd's euid is the user in user_init. */
 		rc = lagom_workload_read_path(workload, step->cwd, &owned, err);

@@ -49,4 +49,12 @@ int lagom_plan_compute(const struct lagom_config *cfg,
 		       struct lagom_planner_result **out,
 		       struct lagom_error *err);
 
+/* The same for a workload built from measurements (borrowed). */
+struct lagom_workload;
+int lagom_plan_compute_learned(const struct lagom_config *cfg,
+			       const struct lagom_step *step,
+			       const struct lagom_workload *learned,
+			       struct lagom_planner_result **out,
+			       struct lagom_error *err);
+
 #endif /* LAGOM_SPANK_PLAN_H */

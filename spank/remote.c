@@ -34,6 +34,7 @@
 
 #include "spank/lagom.h"
 #include "spank/step.h"
+#include "model/model.h"
 
 /* Step ids at or above this are Slurm's batch, extern and interactive
  * steps: user options do not reach them, and the real steps inside them
@@ -84,6 +85,9 @@ static bool user_asked_verbose(spank_t sp)
 int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st)
 {
 	st->mode = LAGOM_MODE_OFF;
+	/* the spool only for a step srun planned (every node alike) */
+	if (carrier_present(sp))
+		lagom_measure_prepare(sp, st);
 	return 0;
 }
 
@@ -277,6 +281,8 @@ int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 	st->planned = true;
 	note_gpus(st);
 	report_plan(st, elapsed_ms(&start));
+	lagom_learn_write_key(sp, st);
+	lagom_measure_write_predicted(sp, st);
 	return 0;
 }
 
@@ -300,6 +306,7 @@ int lagom_remote_task_init(spank_t sp, struct lagom_state *st)
 			lagom_log_info("cannot set %s: %s", it->name,
 				       spank_strerror(rc));
 	}
+	lagom_measure_task_env(sp, st);
 	return 0;
 }
 

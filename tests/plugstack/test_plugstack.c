@@ -130,6 +130,37 @@ static void test_conflict_and_limit(void **state)
 	assert_int_equal(PARSE(&cfg, &err, many), -ERANGE);
 }
 
+/* The measurement loop's arguments (plugstack/measure.h). */
+static void test_measure(void **state)
+{
+	struct lagom_error err = { 0 };
+	struct lagom_config cfg;
+
+	assert_int_equal(lagom_config_parse(0, NULL, &cfg, &err), 0);
+	assert_true(cfg.measure.on);
+	assert_string_equal(cfg.measure.dir, "");
+	assert_int_equal(cfg.measure.max_steps, 64);
+	assert_int_equal(cfg.measure.max_mb, 256);
+	assert_non_null(
+		strstr(cfg.measure.profiler, "libnccl-profiler-lagom.so"));
+	assert_int_equal(PARSE(&cfg, &err, "measure_dir=/var/spool/lagom",
+			       "measure=off", "measure_max_steps=3",
+			       "measure_max_mb=7", "profiler=/opt/p.so"),
+			 0);
+	assert_string_equal(cfg.measure.dir, "/var/spool/lagom");
+	assert_false(cfg.measure.on);
+	assert_int_equal(cfg.measure.max_steps, 3);
+	assert_int_equal(cfg.measure.max_mb, 7);
+	assert_string_equal(cfg.measure.profiler, "/opt/p.so");
+	expect_error("measure_dir=spool", -EINVAL, "absolute");
+	expect_error("measure=maybe", -EINVAL, "measure=maybe");
+	expect_error("measure_max_steps=0", -EINVAL, "measure_max_steps");
+	expect_error("measure_max_mb=-1", -EINVAL, "measure_max_mb");
+	expect_error("measure_max_mb=12x", -EINVAL, "measure_max_mb");
+	expect_error("measure_dir", -EINVAL, "measure_dir");
+	expect_error("measures=on", -EINVAL, "measures");
+}
+
 static void test_modes(void **state)
 {
 	enum lagom_mode m = LAGOM_MODE_OFF;
@@ -157,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_conflict_and_limit),
 		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_measure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -400,6 +400,16 @@ int slurm_update_job(job_desc_msg_t *desc)
 	return 0;
 }
 
+/* Planning from measurements: the stub never learns anything. */
+int lagom_plan_compute_learned(const struct lagom_config *cfg,
+			       const struct lagom_step *step,
+			       const struct lagom_workload *learned,
+			       struct lagom_planner_result **out,
+			       struct lagom_error *err)
+{
+	return lagom_plan_compute(cfg, step, NULL, out, err);
+}
+
 /* The planner adapter: a fixed three-variable plan unless plan_rc < 0. */
 int lagom_plan_compute(const struct lagom_config *cfg,
 		       const struct lagom_step *step, const char *workload,

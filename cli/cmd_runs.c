@@ -1,0 +1,443 @@
+/*
+ * cli/cmd_runs.c - `lagom runs`: a user's measured steps, from the records
+ * libnccl-profiler-lagom.so left in the spool (doc/profiler.md): plan id,
+ * whether lagom tuned the step, per collective class the measured GPU time
+ * (and the predicted one where the step's plan left it), the iteration.
+ *
+ * Everything here was written by the user's own processes: it is read
+ * with the invoker's privileges, through the strict record reader, and a
+ * file that is refused (a link, too large, corrupt, someone else's) costs
+ * one "lagom: " line and exit status 1; the other files are still listed.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cli_runs.h"
+#include "profiler/record.h"
+
+#define MAX_STEPS 4096
+#define MAX_FILES 4096 /* records read per step */
+#define MAX_AGG (LAGOM_REC_MAX_COMMS * LAGOM_REC_MAX_CLASSES)
+#define DEFAULT_SPOOL "/var/spool/lagom"
+
+static const char runs_usage[] =
+	"Usage: lagom runs [--spool DIR] [--user NAME] [--format text|json] "
+	"[STEP_DIR...]\n"
+	"\n"
+	"List measured steps: what NCCL did and how long it took in every "
+	"task\n"
+	"that ran with lagom's profiler plugin.  Without STEP_DIR, every "
+	"step under\n"
+	"DIR/USER (the plugstack measure_dir=, default " DEFAULT_SPOOL ").\n"
+	"\n"
+	"Options:\n"
+	"  --spool DIR         the admin's measurement spool\n"
+	"  --user NAME         whose steps (default: you)\n"
+	"  --format text|json  output format (default text)\n"
+	"  -h, --help          this help\n";
+
+struct step_view {
+	char name[256];
+	char job[LAGOM_REC_TOKEN_MAX + 1], step[LAGOM_REC_TOKEN_MAX + 1];
+	char plan[LAGOM_REC_TOKEN_MAX + 1];
+	bool plan_mixed;
+	unsigned tasks, refused;
+	uint64_t written_unix;
+	uint64_t period_ns_sum;
+	unsigned period_n, period_len;
+	size_t n_agg;
+	struct agg agg[MAX_AGG];
+};
+
+static struct lagom_rec rec, scratch;
+static char text[LAGOM_REC_MAX_BYTES + 1];
+
+static int same_class(const struct agg *a, const char *comm,
+		      const struct lagom_rec_comm *m,
+		      const struct lagom_rec_class *k)
+{
+	return strcmp(a->comm, comm) == 0 && a->k.op == k->op &&
+	       a->k.bytes == k->bytes && a->k.algo == k->algo &&
+	       a->k.proto == k->proto && a->k.channels == k->channels &&
+	       a->ranks == m->ranks && a->nodes == m->nodes;
+}
+
+static void add_class(struct step_view *v, const struct lagom_rec_comm *m,
+		      const struct lagom_rec_class *k)
+{
+	const char *comm = m->name[0] ? m->name : "-";
+	struct agg *a = NULL;
+	size_t i;
+
+	for (i = 0; i < v->n_agg && !a; i++)
+		if (same_class(&v->agg[i], comm, m, k))
+			a = &v->agg[i];
+	if (!a) {
+		if (v->n_agg == MAX_AGG)
+			return;
+		a = &v->agg[v->n_agg++];
+		memset(a, 0, sizeof(*a));
+		snprintf(a->comm, sizeof(a->comm), "%s", comm);
+		a->k = *k;
+		a->k.count = a->k.gpu_n = a->k.gpu_ns = 0;
+		a->k.gap_n = a->k.gap_ns = 0;
+		a->ranks = m->ranks;
+		a->nodes = m->nodes;
+		a->predicted_us = -1;
+	}
+	a->tasks++;
+	a->k.count += k->count;
+	a->k.gpu_n += k->gpu_n;
+	a->k.gpu_ns += k->gpu_ns;
+	a->k.gap_n += k->gap_n;
+	a->k.gap_ns += k->gap_ns;
+}
+
+static void add_record(struct step_view *v, const struct lagom_rec *r)
+{
+	uint32_t c, i;
+
+	if (v->tasks == 0) {
+		memcpy(v->job, r->job, sizeof(v->job));
+		memcpy(v->step, r->step, sizeof(v->step));
+		memcpy(v->plan, r->plan, sizeof(v->plan));
+	} else if (strcmp(v->plan, r->plan) != 0) {
+		v->plan_mixed = true;
+	}
+	v->tasks++;
+	if (r->written_unix > v->written_unix)
+		v->written_unix = r->written_unix;
+	for (c = 0; c < r->n_comms; c++) {
+		const struct lagom_rec_comm *m = &r->comm[c];
+
+		for (i = 0; i < m->n_classes; i++)
+			add_class(v, m, &m->cls[i]);
+		/* the iteration: the longest period of any communicator */
+		if (m->period_len && m->period_ns &&
+		    m->period_len >= v->period_len) {
+			if (m->period_len > v->period_len)
+				v->period_ns_sum = v->period_n = 0;
+			v->period_len = m->period_len;
+			v->period_ns_sum += m->period_ns;
+			v->period_n++;
+		}
+	}
+}
+
+static int is_record_name(const char *n)
+{
+	size_t len = strlen(n);
+
+	return n[0] != '.' && len > 4 && strcmp(n + len - 4, ".rec") == 0;
+}
+
+/* Read every record of one step directory; refused ones are counted. */
+static int read_step(struct step_view *v, const char *dir, long uid)
+{
+	struct lagom_error err;
+	char path[4096];
+	struct dirent *e;
+	unsigned files = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return cli_fail(CLI_FAIL, "runs: %s: %s", dir, strerror(errno));
+	while ((e = readdir(d)) != NULL && files < MAX_FILES) {
+		if (!is_record_name(e->d_name))
+			continue;
+		files++;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		memset(&err, 0, sizeof(err));
+		if (lagom_rec_read_file(path, uid, text, &rec, &scratch,
+					&err) != 0) {
+			cli_fail(CLI_FAIL, "runs: refused %s", err.text);
+			v->refused++;
+			continue;
+		}
+		add_record(v, &rec);
+	}
+	closedir(d);
+	cli_runs_predicted(dir, uid, v->plan, v->agg, v->n_agg);
+	return CLI_OK;
+}
+
+static int step_name_ok(const char *n)
+{
+	size_t i;
+
+	if (n[0] == '.' || strlen(n) > 200)
+		return 0;
+	for (i = 0; n[i]; i++)
+		if (!lagom_rec_token_char((unsigned char)n[i]))
+			return 0;
+	return 1;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strverscmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The step directories under spool/user, sorted; NULL-terminated. */
+static char **list_steps(const char *root, size_t *n_out)
+{
+	char **names = calloc(MAX_STEPS + 1, sizeof(*names));
+	struct dirent *e;
+	struct stat st;
+	size_t n = 0;
+	DIR *d;
+	int fd;
+
+	*n_out = 0;
+	if (!names)
+		return NULL;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return names; /* no steps */
+	}
+	while ((e = readdir(d)) != NULL && n < MAX_STEPS) {
+		if (!step_name_ok(e->d_name) ||
+		    fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		names[n] = strdup(e->d_name);
+		if (names[n])
+			n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_names);
+	*n_out = n;
+	return names;
+}
+
+static double mean_us(uint64_t sum_ns, uint64_t n)
+{
+	return n ? (double)sum_ns / (double)n / 1e3 : -1;
+}
+
+static const char *tuned(const struct step_view *v)
+{
+	return v->plan[0] && !v->plan_mixed ? "yes" : "no";
+}
+
+static void print_text(const struct step_view *v)
+{
+	static const char *const hdr[] = {
+		"COMM", "OP",	      "BYTES",	     "ALGO",	     "PROTO",
+		"CH",	"CALLS/TASK", "MEASURED_US", "PREDICTED_US", "GAP_US",
+	};
+	static const bool right[] = { 0, 0, 1, 0, 0, 1, 1, 1, 1, 1 };
+	struct cli_table *t = cli_table_create(10, hdr, right);
+	size_t i;
+
+	printf("step %s (job %s step %s): plan %s, tuned %s, %u task(s)",
+	       v->name, v->job[0] ? v->job : "-", v->step[0] ? v->step : "-",
+	       v->plan_mixed ? "mixed" : (v->plan[0] ? v->plan : "-"), tuned(v),
+	       v->tasks);
+	if (v->period_n)
+		printf(", iteration %.3f ms (%u collectives)",
+		       (double)v->period_ns_sum / v->period_n / 1e6,
+		       v->period_len);
+	if (v->refused)
+		printf(", %u record(s) refused", v->refused);
+	printf("\n");
+	if (!t)
+		return;
+	for (i = 0; i < v->n_agg; i++) {
+		const struct agg *a = &v->agg[i];
+		char m[32] = "-", p[32] = "-", g[32] = "-";
+
+		if (a->k.gpu_n)
+			snprintf(m, sizeof(m), "%.1f",
+				 mean_us(a->k.gpu_ns, a->k.gpu_n));
+		if (a->predicted_us >= 0)
+			snprintf(p, sizeof(p), "%.1f", a->predicted_us);
+		if (a->k.gap_n)
+			snprintf(g, sizeof(g), "%.1f",
+				 mean_us(a->k.gap_ns, a->k.gap_n));
+		cli_table_addf(t, "%s\t%s\t%llu\t%s\t%s\t%u\t%llu\t%s\t%s\t%s",
+			       a->comm, lagom_rec_op_name(a->k.op),
+			       (unsigned long long)a->k.bytes,
+			       lagom_rec_algo_name(a->k.algo),
+			       lagom_rec_proto_name(a->k.proto),
+			       (unsigned)a->k.channels,
+			       (unsigned long long)(a->k.count / a->tasks), m,
+			       p, g);
+	}
+	cli_table_print(t, stdout, "  ");
+	cli_table_destroy(t);
+}
+
+static json_t *num_or_null(double v)
+{
+	return v >= 0 ? json_real(v) : json_null();
+}
+
+static json_t *step_json(const struct step_view *v)
+{
+	json_t *classes = json_array();
+	size_t i;
+
+	for (i = 0; i < v->n_agg; i++) {
+		const struct agg *a = &v->agg[i];
+
+		json_array_append_new(
+			classes,
+			json_pack(
+				"{s:s, s:s, s:I, s:s, s:s, s:i, s:i, s:i, "
+				"s:I, s:I, s:o, s:o, s:o}",
+				"comm", a->comm, "op",
+				lagom_rec_op_name(a->k.op), "bytes",
+				(json_int_t)a->k.bytes, "algo",
+				lagom_rec_algo_name(a->k.algo), "proto",
+				lagom_rec_proto_name(a->k.proto), "channels",
+				(int)a->k.channels, "ranks", (int)a->ranks,
+				"tasks", (int)a->tasks, "calls",
+				(json_int_t)a->k.count, "gpu_samples",
+				(json_int_t)a->k.gpu_n, "measured_us",
+				num_or_null(mean_us(a->k.gpu_ns, a->k.gpu_n)),
+				"predicted_us", num_or_null(a->predicted_us),
+				"gap_us",
+				num_or_null(mean_us(a->k.gap_ns, a->k.gap_n))));
+	}
+	return json_pack(
+		"{s:s, s:s, s:s, s:s?, s:b, s:i, s:i, s:o, s:i, s:o}", "dir",
+		v->name, "job", v->job, "step", v->step, "plan",
+		v->plan_mixed ? "mixed" : (v->plan[0] ? v->plan : NULL),
+		"tuned", !strcmp(tuned(v), "yes"), "tasks", (int)v->tasks,
+		"refused", (int)v->refused, "iteration_ms",
+		num_or_null(v->period_n ? (double)v->period_ns_sum /
+						  v->period_n / 1e6
+					: -1),
+		"iteration_collectives", (int)v->period_len, "classes",
+		classes);
+}
+
+struct runs_args {
+	const char *spool, *user;
+	enum cli_format format;
+	char **dirs;
+	int n_dirs;
+};
+
+static int parse_args(int argc, char **argv, struct runs_args *a)
+{
+	static const struct option longopts[] = {
+		{ "spool", required_argument, NULL, 's' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			a->spool = optarg;
+			break;
+		case 'u':
+			a->user = optarg;
+			break;
+		case 'f':
+			if ((rc = cli_parse_format(optarg, &a->format)))
+				return rc;
+			break;
+		case 'h':
+			fputs(runs_usage, stdout);
+			return -1;
+		default:
+			return cli_bad_option("runs", optopt, argv[optind - 1]);
+		}
+	}
+	a->dirs = argv + optind;
+	a->n_dirs = argc - optind;
+	return CLI_OK;
+}
+
+static int show(struct step_view *v, const char *dir, const char *name,
+		long uid, enum cli_format format, json_t *steps)
+{
+	memset(v, 0, sizeof(*v));
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	if (read_step(v, dir, uid) != CLI_OK)
+		return CLI_FAIL;
+	if (format == CLI_JSON)
+		json_array_append_new(steps, step_json(v));
+	else
+		print_text(v);
+	return v->refused ? CLI_FAIL : CLI_OK;
+}
+
+int cli_cmd_runs(int argc, char **argv)
+{
+	struct runs_args a = { .format = CLI_TEXT };
+	json_t *doc = NULL, *steps = NULL;
+	struct step_view *v = NULL;
+	char **names = NULL, root[4096], dir[4096 + 256];
+	struct passwd *pw;
+	int rc, status = CLI_OK, i;
+	size_t n = 0, k;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (!a.spool)
+		a.spool = DEFAULT_SPOOL;
+	pw = a.user ? getpwnam(a.user) : getpwuid(getuid());
+	if (!pw)
+		return cli_fail(CLI_USAGE, "runs: unknown user '%s'",
+				a.user ? a.user : "(you)");
+	v = malloc(sizeof(*v));
+	if (!v)
+		return cli_fail(CLI_FAIL, "out of memory");
+	if (a.format == CLI_JSON) {
+		doc = cli_json_doc("runs");
+		steps = json_array();
+		json_object_set_new(doc, "user", json_string(pw->pw_name));
+	}
+	if (a.n_dirs == 0) {
+		snprintf(root, sizeof(root), "%s/%s", a.spool, pw->pw_name);
+		names = list_steps(root, &n);
+		if (!names) {
+			free(v);
+			json_decref(doc);
+			json_decref(steps);
+			return cli_fail(CLI_FAIL, "out of memory");
+		}
+		if (n == 0 && a.format == CLI_TEXT)
+			printf("no measured steps under %s\n", root);
+		for (k = 0; k < n; k++) {
+			snprintf(dir, sizeof(dir), "%s/%s", root, names[k]);
+			if (show(v, dir, names[k], (long)pw->pw_uid, a.format,
+				 steps) != CLI_OK)
+				status = CLI_FAIL;
+			free(names[k]);
+		}
+		free(names);
+	}
+	for (i = 0; i < a.n_dirs; i++)
+		if (show(v, a.dirs[i], a.dirs[i], (long)pw->pw_uid, a.format,
+			 steps) != CLI_OK)
+			status = CLI_FAIL;
+	free(v);
+	if (doc) {
+		json_object_set_new(doc, "steps", steps);
+		if (cli_json_print(doc) != CLI_OK)
+			status = CLI_FAIL;
+	}
+	return status;
+}

@@ -1,0 +1,47 @@
+/*
+ * plugstack/measure.h - the plugstack.conf arguments of the measurement loop
+ * (doc/profiler.md, lagom-spank(8)).  Pure, like config.h:
+ *
+ *	measure_dir=DIR           spool for measurement records; unset: no
+ *	                          measurement  [unset]
+ *	measure=on|off            off: never measure, even with measure_dir
+ *	                          [on]
+ *	measure_max_steps=N       step directories a user may have per node
+ *	                          before new steps go unmeasured  [64]
+ *	measure_max_mb=N          MiB a user's spool may hold per node  [256]
+ *	profiler=PATH             NCCL profiler plugin set as
+ *	                          NCCL_PROFILER_PLUGIN
+ *	                          [LAGOM_CONFIG_DEFAULT_PROFILER]
+ */
+#ifndef LAGOM_PLUGSTACK_MEASURE_H
+#define LAGOM_PLUGSTACK_MEASURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/error.h"
+
+#ifndef LAGOM_CONFIG_DEFAULT_PROFILER
+#define LAGOM_CONFIG_DEFAULT_PROFILER "libnccl-profiler-lagom.so"
+#endif
+#define LAGOM_MEASURE_PATH_MAX 1024
+
+struct lagom_measure_config {
+	bool on;			  /* measure= (and measure_dir given) */
+	char dir[LAGOM_MEASURE_PATH_MAX]; /* "" = not given */
+	unsigned max_steps;
+	unsigned max_mb;
+	char profiler[LAGOM_MEASURE_PATH_MAX];
+};
+
+void lagom_measure_config_defaults(struct lagom_measure_config *m);
+
+/* True when key (keylen bytes) is one of the arguments above. */
+bool lagom_measure_config_key(const char *key, size_t keylen);
+
+/* Parse one of them; 0, or -EINVAL / -ERANGE with err naming it. */
+int lagom_measure_config_parse(struct lagom_measure_config *m, const char *key,
+			       size_t keylen, const char *value,
+			       struct lagom_error *err);
+
+#endif /* LAGOM_PLUGSTACK_MEASURE_H */

@@ -1,0 +1,51 @@
+/*
+ * profiler/predicted.h - what lagom predicted for a step, left by the SPANK
+ * plugin next to the step's measurement records (file "predicted" in the
+ * step's spool directory) so that `lagom runs` can show predicted against
+ * measured.  Pure: format and strict parse, no I/O, no allocation.
+ *
+ *   lagom-predicted 1
+ *   plan <LAGOM_PLAN_ID>
+ *   iteration_ns <predicted iteration time>
+ *   class <op> <min bytes> <max bytes> <ranks> <nodes> <ns per call>
+ *   ...                     (at most LAGOM_PRED_MAX_CLASSES)
+ *   end
+ *
+ * op and the byte range are the plan's (doc/plan-format.md: for allgather
+ * and reducescatter the whole buffer).
+ */
+#ifndef LAGOM_PROFILER_PREDICTED_H
+#define LAGOM_PROFILER_PREDICTED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+#define LAGOM_MEASURE_PRED_FILE "predicted"
+#define LAGOM_PRED_MAX_CLASSES 256
+#define LAGOM_MEASURE_PRED_MAX 65536 /* bytes */
+
+struct lagom_measure_pred_class {
+	char op[16];
+	uint64_t min_bytes, max_bytes;
+	uint32_t ranks, nodes;
+	uint64_t time_ns;
+};
+
+struct lagom_measure_pred {
+	char plan[24];
+	uint64_t iteration_ns;
+	size_t n;
+	struct lagom_measure_pred_class cls[LAGOM_PRED_MAX_CLASSES];
+};
+
+/* Text into buf; its length, or -ENOSPC / -EINVAL. */
+int lagom_measure_pred_format(const struct lagom_measure_pred *p, char *buf,
+			      size_t len);
+/* 0, or -EINVAL with err; *out written only on success. */
+int lagom_measure_pred_parse(const char *text, size_t len,
+			     struct lagom_measure_pred *out,
+			     struct lagom_error *err);
+
+#endif /* LAGOM_PROFILER_PREDICTED_H */

@@ -1,0 +1,155 @@
+/*
+ * profiler/record.h - lagom's measurement record: what
+ * libnccl-profiler-lagom.so writes for one process and what `lagom runs`
+ * and the planner read back (doc/profiler.md has the text format).
+ *
+ * One record holds, per communicator of the process, the collective classes
+ * it saw (operation, bytes, algorithm, protocol, channels) with their count,
+ * GPU time from the kernel-channel timestamps and the gaps before them, and
+ * the repeating sequence of classes (the iteration).  Every array has a
+ * fixed bound, so a record is bounded whatever the job length.
+ *
+ * Writer and reader use no allocation: the caller owns the struct and the
+ * text buffer.  The reader is strict: one spelling per value, every count
+ * checked against its bound, every cross-reference checked; it reads files
+ * any user can write (the spool is the user's).
+ */
+#ifndef LAGOM_PROFILER_RECORD_H
+#define LAGOM_PROFILER_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+#define LAGOM_REC_VERSION 1
+#define LAGOM_REC_MAGIC "lagom-measure"
+#define LAGOM_REC_MAX_COMMS 16
+#define LAGOM_REC_MAX_CLASSES 128 /* per communicator */
+#define LAGOM_REC_MAX_PERIOD 256  /* classes in one iteration */
+#define LAGOM_REC_NAME_MAX 64	  /* communicator name, after escaping */
+#define LAGOM_REC_TOKEN_MAX 23	  /* job, step, plan id */
+#define LAGOM_REC_MAX_CHANNELS 64
+#define LAGOM_REC_MAX_LINE 2048
+/* The largest record the writer can produce is well under this. */
+#define LAGOM_REC_MAX_BYTES (1024 * 1024)
+
+enum lagom_rec_op {
+	LAGOM_REC_OP_BROADCAST,
+	LAGOM_REC_OP_REDUCE,
+	LAGOM_REC_OP_ALLGATHER,
+	LAGOM_REC_OP_REDUCESCATTER,
+	LAGOM_REC_OP_ALLREDUCE,
+	LAGOM_REC_OP_SEND,
+	LAGOM_REC_OP_RECV,
+	LAGOM_REC_OP_SENDRECV,
+	LAGOM_REC_OP_ALLTOALL,
+	LAGOM_REC_OP_GATHER,
+	LAGOM_REC_OP_SCATTER,
+	LAGOM_REC_OP_OTHER,
+	LAGOM_REC_OP_COUNT
+};
+
+enum lagom_rec_algo {
+	LAGOM_REC_ALGO_TREE,
+	LAGOM_REC_ALGO_RING,
+	LAGOM_REC_ALGO_COLLNET_DIRECT,
+	LAGOM_REC_ALGO_COLLNET_CHAIN,
+	LAGOM_REC_ALGO_NVLS,
+	LAGOM_REC_ALGO_NVLS_TREE,
+	LAGOM_REC_ALGO_PAT,
+	LAGOM_REC_ALGO_P2P, /* send/recv: NCCL names no algorithm */
+	LAGOM_REC_ALGO_CE,  /* copy-engine collective (v6) */
+	LAGOM_REC_ALGO_OTHER,
+	LAGOM_REC_ALGO_COUNT
+};
+
+enum lagom_rec_proto {
+	LAGOM_REC_PROTO_LL,
+	LAGOM_REC_PROTO_LL128,
+	LAGOM_REC_PROTO_SIMPLE,
+	LAGOM_REC_PROTO_NONE, /* send/recv, copy engine */
+	LAGOM_REC_PROTO_OTHER,
+	LAGOM_REC_PROTO_COUNT
+};
+
+/* One collective class of one communicator. */
+struct lagom_rec_class {
+	uint8_t op;	  /* enum lagom_rec_op */
+	uint8_t algo;	  /* enum lagom_rec_algo */
+	uint8_t proto;	  /* enum lagom_rec_proto */
+	uint8_t channels; /* NCCL's nChannels, 0..64 */
+	uint64_t bytes;	  /* count x element size of NCCL's descriptor */
+	uint64_t count;	  /* collectives started */
+	uint64_t gpu_n;	  /* of which timed on the GPU (<= count) */
+	uint64_t gpu_ns;  /* sum of GPU times */
+	uint64_t gpu_min_ns, gpu_max_ns; /* 0 when gpu_n == 0 */
+	uint64_t gap_n;	 /* GPU gaps measured before this class */
+	uint64_t gap_ns; /* their sum */
+};
+
+struct lagom_rec_comm {
+	uint64_t id; /* NCCL's commHash, the tuner's commId */
+	char name[LAGOM_REC_NAME_MAX + 1]; /* escaped; "" when unnamed */
+	uint32_t ranks, nodes, rank;
+	uint64_t overflow;   /* collectives of classes beyond the table */
+	uint64_t incomplete; /* collectives whose channels never all ended */
+	uint32_t n_classes;
+	struct lagom_rec_class cls[LAGOM_REC_MAX_CLASSES];
+	/* The iteration: period_len classes repeating, period_n times seen
+	 * in the window, period_ns mean host time of one; 0 when none. */
+	uint32_t period_len;
+	uint32_t period_n;
+	uint64_t period_ns;
+	uint16_t seq[LAGOM_REC_MAX_PERIOD]; /* class indices */
+};
+
+struct lagom_rec {
+	unsigned abi; /* NCCL profiler ABI the plugin was called through */
+	char job[LAGOM_REC_TOKEN_MAX + 1];  /* "-" outside Slurm */
+	char step[LAGOM_REC_TOKEN_MAX + 1]; /* "-" outside Slurm */
+	char plan[LAGOM_REC_TOKEN_MAX + 1]; /* LAGOM_PLAN_ID or "-" */
+	int64_t task;			    /* SLURM_PROCID, -1 outside */
+	uint64_t pid;
+	uint64_t start_unix, written_unix; /* seconds */
+	uint64_t dropped_comms;		   /* communicators beyond the table */
+	uint32_t n_comms;
+	struct lagom_rec_comm comm[LAGOM_REC_MAX_COMMS];
+};
+
+/* Names in the text ("allreduce", "ring", "ll128"...); NULL out of range. */
+const char *lagom_rec_op_name(unsigned op);
+const char *lagom_rec_algo_name(unsigned algo);
+const char *lagom_rec_proto_name(unsigned proto);
+
+/* 1 when c is allowed in a token (job, step, plan, name): [A-Za-z0-9._:-]. */
+int lagom_rec_token_char(int c);
+
+/*
+ * Format r into buf (len bytes).  Returns the text length (no NUL counted),
+ * or -ENOSPC when it does not fit, or -EINVAL when r breaks a rule the
+ * reader checks (the writer never produces what the reader refuses).
+ */
+int lagom_rec_format(const struct lagom_rec *r, char *buf, size_t len);
+
+/*
+ * Parse text (len bytes, need not be NUL-terminated) into *out.  0, or
+ * -EINVAL with err saying where (line number) and why.  *out is written
+ * only on success.  scratch must hold one struct lagom_rec (the parse
+ * target before the copy); it keeps the function allocation-free.
+ */
+int lagom_rec_parse(const char *text, size_t len, struct lagom_rec *out,
+		    struct lagom_rec *scratch, struct lagom_error *err);
+
+/*
+ * Read and parse the record file at path, with the caller's privileges:
+ * refuses a symbolic link (O_NOFOLLOW), anything but a regular file, a file
+ * larger than LAGOM_REC_MAX_BYTES, and a file not owned by owner_uid (pass
+ * (uid_t)-1 to skip that check).  buf (LAGOM_REC_MAX_BYTES + 1 bytes) holds
+ * the text.  0, -errno or -EINVAL, with err filled.
+ */
+int lagom_rec_read_file(const char *path, long owner_uid, char *buf,
+			struct lagom_rec *out, struct lagom_rec *scratch,
+			struct lagom_error *err);
+
+#endif /* LAGOM_PROFILER_RECORD_H */

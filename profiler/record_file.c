@@ -1,0 +1,87 @@
+/*
+ * profiler/record_file.c - read one measurement record file with the
+ * caller's privileges (record.h).  Measurement files sit in the user's own
+ * spool: they are refused when they are a symbolic link, not a regular
+ * file, too large, or owned by someone else.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "profiler/record.h"
+
+static int read_all(int fd, char *buf, size_t cap, size_t *got)
+{
+	size_t at = 0;
+
+	while (at < cap) {
+		ssize_t n = read(fd, buf + at, cap - at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		at += (size_t)n;
+	}
+	*got = at;
+	return 0;
+}
+
+int lagom_rec_read_file(const char *path, long owner_uid, char *buf,
+			struct lagom_rec *out, struct lagom_rec *scratch,
+			struct lagom_error *err)
+{
+	struct stat st;
+	size_t got = 0;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		rc = errno;
+		return lagom_errprintf(err, rc, "%s: %s%s", path, strerror(rc),
+				       rc == ELOOP ? " (symbolic link)" : "");
+	}
+	if (fstat(fd, &st) != 0) {
+		rc = lagom_errprintf(err, errno, "%s: %s", path,
+				     strerror(errno));
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		rc = lagom_errprintf(err, EINVAL, "%s: not a regular file",
+				     path);
+		goto out_close;
+	}
+	if (owner_uid >= 0 && st.st_uid != (uid_t)owner_uid) {
+		rc = lagom_errprintf(err, EPERM,
+				     "%s: owned by uid %lu, not %ld", path,
+				     (unsigned long)st.st_uid, owner_uid);
+		goto out_close;
+	}
+	if (st.st_size > LAGOM_REC_MAX_BYTES) {
+		rc = lagom_errprintf(err, EFBIG, "%s: larger than %d bytes",
+				     path, LAGOM_REC_MAX_BYTES);
+		goto out_close;
+	}
+	rc = read_all(fd, buf, LAGOM_REC_MAX_BYTES + 1, &got);
+	if (rc != 0) {
+		lagom_errprintf(err, -rc, "%s: %s", path, strerror(-rc));
+		goto out_close;
+	}
+	if (got > LAGOM_REC_MAX_BYTES) {
+		rc = lagom_errprintf(err, EFBIG, "%s: grew beyond %d bytes",
+				     path, LAGOM_REC_MAX_BYTES);
+		goto out_close;
+	}
+	rc = lagom_rec_parse(buf, got, out, scratch, err);
+	if (rc != 0)
+		lagom_error_prefix(err, "%s", path);
+out_close:
+	close(fd);
+	return rc;
+}

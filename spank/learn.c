@@ -1,0 +1,387 @@
+/*
+ * spank/learn.c - planning from measurements (doc/profiler.md, "Planning
+ * from measurements").  Runs once per step in srun's local_user_init,
+ * where the one plan of the step is made (doc/consistency.md): srun runs
+ * as the job's owner, so everything here is read with the user's
+ * privileges, only from the user's own spool directory, and only through
+ * the strict record reader.  Every node then applies the same plan.
+ *
+ * The key of a step: the user's LAGOM_MEASURE_KEY when set ("user:KEY"),
+ * else "job:NAME shape:NODESxTASKSxGPUS workload:W" (the job name, the
+ * step's shape and the --lagom-workload value, "-" when none).  srun sends
+ * the key to the nodes (LAGOM_STEP_KEY_VAR) and each node leaves it in
+ * STEP/key.  A later step with no --lagom-workload and the same key plans
+ * from the latest such step's records: the repeating sequence of
+ * collectives one task measured becomes the workload (one region per
+ * collective, its measured gap as the computation beside it), named
+ * "measured-JOB.STEP", which the plan summary and the job comment then
+ * show.  Planning from measurements needs the spool where srun runs (a
+ * shared file system, or srun on a node); elsewhere srun finds none.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/model.h"
+#include "profiler/record.h"
+#include "spank/lagom.h"
+
+#define KEY_MAX 256
+#define KEY_FILE "key"
+#define MAX_SCAN 4096  /* step directories looked at */
+#define MAX_RECORDS 64 /* records read from the chosen step */
+
+static void token_into(char *out, size_t len, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < len; i++)
+		out[i] = lagom_rec_token_char((unsigned char)s[i]) ? s[i] : '_';
+	out[i] = '\0';
+}
+
+static void step_key(const struct lagom_state *st,
+		     const struct lagom_step *step, char *key, size_t len)
+{
+	const char *v;
+	char name[128] = "-", wl[128] = "-";
+
+	if ((v = getenv("LAGOM_MEASURE_KEY")) != NULL && v[0]) {
+		token_into(name, sizeof(name), v);
+		snprintf(key, len, "lagom-key 1\nuser:%s\n", name);
+		return;
+	}
+	if ((v = getenv("SLURM_JOB_NAME")) != NULL && v[0])
+		token_into(name, sizeof(name), v);
+	if (st->workload_given)
+		token_into(wl, sizeof(wl), st->workload);
+	snprintf(key, len, "lagom-key 1\njob:%s shape:%zux%ux%u workload:%s\n",
+		 name, step->node_count, step->ranks_per_node,
+		 step->gpus_per_node, wl);
+}
+
+/* A key as step_key() writes it (it came through the step's environment). */
+static bool key_ok(const char *key)
+{
+	size_t i, n = strlen(key);
+
+	if (n < 13 || strncmp(key, "lagom-key 1\n", 12) != 0 ||
+	    key[n - 1] != '\n')
+		return false;
+	for (i = 12; i < n; i++)
+		if (key[i] != '\n' && key[i] != ' ' && key[i] != ':' &&
+		    !lagom_rec_token_char((unsigned char)key[i]))
+			return false;
+	return true;
+}
+
+/* The whole of a small file of the user's, or -1. */
+static ssize_t read_small_at(int dir_fd, const char *name, uid_t uid, char *buf,
+			     size_t cap)
+{
+	struct stat st;
+	ssize_t n;
+	int fd = openat(dir_fd, name,
+			O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != uid ||
+	    st.st_size >= (off_t)cap) {
+		close(fd);
+		return -1;
+	}
+	n = read(fd, buf, cap);
+	close(fd);
+	return n;
+}
+
+void lagom_learn_write_key(spank_t sp, const struct lagom_state *st)
+{
+	char key[KEY_MAX];
+	int dir_fd, fd;
+	ssize_t n;
+	spank_err_t rc = spank_getenv(sp, LAGOM_STEP_KEY_VAR, key, sizeof(key));
+
+	spank_unsetenv(sp, LAGOM_STEP_KEY_VAR); /* not for the tasks */
+	if (rc != ESPANK_SUCCESS || !st->measure_ready || !st->planned ||
+	    !key_ok(key))
+		return;
+	dir_fd = open(st->measure_dir,
+		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir_fd < 0)
+		return;
+	fd = openat(dir_fd, ".key.tmp",
+		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	if (fd >= 0) {
+		n = write(fd, key, strlen(key));
+		if (close(fd) != 0 || n != (ssize_t)strlen(key) ||
+		    renameat(dir_fd, ".key.tmp", dir_fd, KEY_FILE) != 0)
+			unlinkat(dir_fd, ".key.tmp", 0);
+	}
+	close(dir_fd);
+}
+
+/* "JOB.STEP" -> numbers for ordering; 0 when not numeric. */
+static unsigned long long step_order(const char *name)
+{
+	unsigned long job = 0, step = 0;
+	char tail;
+
+	if (sscanf(name, "%lu.%lu%c", &job, &step, &tail) != 2)
+		return 0;
+	return ((unsigned long long)job << 32) | (step & 0xffffffffu);
+}
+
+/* Whether dir_fd/name holds a *.rec entry (a bounded look). */
+static int has_records(int dir_fd, const char *name)
+{
+	int fd = openat(dir_fd, name,
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	unsigned seen = 0;
+	int found = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	while (!found && (e = readdir(d)) != NULL && seen++ < MAX_SCAN) {
+		size_t len = strlen(e->d_name);
+
+		found = e->d_name[0] != '.' && len > 4 &&
+			strcmp(e->d_name + len - 4, ".rec") == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/* The latest other step of this user with the same key and records. */
+static int find_step(int user_fd, const char *self, const char *key, uid_t uid,
+		     char *best, size_t len)
+{
+	unsigned long long best_order = 0, o;
+	char buf[KEY_MAX];
+	struct dirent *e;
+	unsigned seen = 0;
+	int fd = dup(user_fd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	ssize_t n;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	best[0] = '\0';
+	while ((e = readdir(d)) != NULL && seen++ < MAX_SCAN) {
+		char path[300];
+
+		if (e->d_name[0] == '.' || strcmp(e->d_name, self) == 0 ||
+		    strlen(e->d_name) > 64)
+			continue;
+		snprintf(path, sizeof(path), "%s/" KEY_FILE, e->d_name);
+		n = read_small_at(fd, path, uid, buf, sizeof(buf));
+		if (n != (ssize_t)strlen(key) || memcmp(buf, key, (size_t)n) ||
+		    !has_records(fd, e->d_name))
+			continue;
+		o = step_order(e->d_name);
+		if (o >= best_order) {
+			best_order = o;
+			snprintf(best, len, "%s", e->d_name);
+		}
+	}
+	closedir(d);
+	return best[0] ? 0 : -1;
+}
+
+static int coll_of(unsigned op, enum lagom_coll *out)
+{
+	switch (op) {
+	case LAGOM_REC_OP_ALLREDUCE:
+		*out = LAGOM_COLL_ALLREDUCE;
+		return 0;
+	case LAGOM_REC_OP_ALLGATHER:
+		*out = LAGOM_COLL_ALLGATHER;
+		return 0;
+	case LAGOM_REC_OP_REDUCESCATTER:
+		*out = LAGOM_COLL_REDUCESCATTER;
+		return 0;
+	case LAGOM_REC_OP_BROADCAST:
+		*out = LAGOM_COLL_BROADCAST;
+		return 0;
+	case LAGOM_REC_OP_REDUCE:
+		*out = LAGOM_COLL_REDUCE;
+		return 0;
+	case LAGOM_REC_OP_ALLTOALL:
+		*out = LAGOM_COLL_ALLTOALL;
+		return 0;
+	case LAGOM_REC_OP_SEND:
+	case LAGOM_REC_OP_RECV:
+	case LAGOM_REC_OP_SENDRECV:
+		*out = LAGOM_COLL_SENDRECV;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* One region per collective of the measured iteration. */
+static struct lagom_workload *workload_of(const struct lagom_rec_comm *m,
+					  const char *name)
+{
+	struct lagom_workload *w;
+	size_t i, n = 0;
+
+	if (m->period_len == 0 || m->nodes == 0 || m->ranks % m->nodes)
+		return NULL;
+	w = lagom_workload_create(name, m->period_len);
+	if (!w)
+		return NULL;
+	for (i = 0; i < m->period_len; i++) {
+		const struct lagom_rec_class *k = &m->cls[m->seq[i]];
+		struct lagom_region *r = &w->regions[n];
+		struct lagom_region_coll *c = &r->colls[0];
+
+		if (coll_of(k->op, &c->coll) != 0 || k->bytes == 0)
+			continue;
+		snprintf(r->name, sizeof(r->name), "measured-%zu", i);
+		c->bytes = k->bytes;
+		if (c->coll == LAGOM_COLL_ALLGATHER ||
+		    c->coll == LAGOM_COLL_REDUCESCATTER)
+			c->bytes *= m->ranks; /* nccl-tests' size: all of it */
+		c->comm.ranks = m->ranks;
+		c->comm.nodes = m->nodes;
+		c->comm.ranks_per_node = m->ranks / m->nodes;
+		c->comm.hops = m->nodes > 1 ? LAGOM_HOPS_SAME_LEAF
+					    : LAGOM_HOPS_SAME_NODE;
+		r->ncolls = 1;
+		if (k->gap_n && k->gap_ns / k->gap_n > 0) {
+			r->kernels[0].time_s = (double)(k->gap_ns / k->gap_n) *
+					       1e-9;
+			r->nkernels = 1;
+		}
+		r->repeat = 1;
+		n++;
+	}
+	w->nregions = n;
+	if (n == 0) {
+		lagom_workload_destroy(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* The communicator whose iteration is longest. */
+static const struct lagom_rec_comm *main_comm(const struct lagom_rec *r)
+{
+	const struct lagom_rec_comm *best = NULL;
+	uint32_t i;
+
+	for (i = 0; i < r->n_comms; i++)
+		if (r->comm[i].period_len &&
+		    (!best || r->comm[i].period_len > best->period_len ||
+		     (r->comm[i].period_len == best->period_len &&
+		      r->comm[i].period_ns > best->period_ns)))
+			best = &r->comm[i];
+	return best;
+}
+
+struct learn_buf {
+	struct lagom_rec rec, scratch;
+	char text[LAGOM_REC_MAX_BYTES + 1];
+};
+
+/* The first acceptable record of dir; every refused one is one line. */
+static struct lagom_workload *from_step(const char *dir, const char *name,
+					uid_t uid, struct learn_buf *b,
+					void (*say)(const char *, void *),
+					void *ctx)
+{
+	struct lagom_workload *w = NULL;
+	struct lagom_error err;
+	char path[2600], wname[LAGOM_NAME_MAX], line[400];
+	struct dirent *e;
+	unsigned n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return NULL;
+	snprintf(wname, sizeof(wname), "measured-%.40s", name);
+	while (!w && (e = readdir(d)) != NULL && n < MAX_RECORDS) {
+		size_t len = strlen(e->d_name);
+		const struct lagom_rec_comm *m;
+
+		if (e->d_name[0] == '.' || len < 5 ||
+		    strcmp(e->d_name + len - 4, ".rec") != 0)
+			continue;
+		n++;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		memset(&err, 0, sizeof(err));
+		if (lagom_rec_read_file(path, (long)uid, b->text, &b->rec,
+					&b->scratch, &err) != 0) {
+			snprintf(line, sizeof(line), "measurement refused: %s",
+				 err.text);
+			say(line, ctx);
+			continue;
+		}
+		m = main_comm(&b->rec);
+		if (m)
+			w = workload_of(m, wname);
+	}
+	closedir(d);
+	return w;
+}
+
+struct lagom_workload *lagom_learn_srun(const struct lagom_state *st,
+					const struct lagom_step *step,
+					void (*say)(const char *, void *),
+					void *ctx)
+{
+	const struct lagom_measure_config *m = &st->cfg.measure;
+	struct learn_buf *b;
+	char key[KEY_MAX], self[32], best[80], user[64], user_dir[2048],
+		dir[2200];
+	struct lagom_workload *w;
+	uid_t uid = getuid();
+	int user_fd;
+
+	unsetenv(LAGOM_STEP_KEY_VAR);
+	if (!m->on || !m->dir[0] || lagom_effective_mode(st) != LAGOM_MODE_AUTO)
+		return NULL;
+	step_key(st, step, key, sizeof(key));
+	setenv(LAGOM_STEP_KEY_VAR, key, 1);
+	/* only the job's owner learns from the owner's spool */
+	if (st->workload_given || uid != step->uid ||
+	    lagom_measure_user_name(uid, user, sizeof(user)) != 0 ||
+	    (size_t)snprintf(user_dir, sizeof(user_dir), "%s/%s", m->dir,
+			     user) >= sizeof(user_dir))
+		return NULL;
+	snprintf(self, sizeof(self), "%u.%u", step->job_id, step->step_id);
+	user_fd = open(user_dir,
+		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (user_fd < 0)
+		return NULL;
+	if (find_step(user_fd, self, key, uid, best, sizeof(best))) {
+		close(user_fd);
+		return NULL;
+	}
+	close(user_fd);
+	b = malloc(sizeof(*b));
+	if (!b)
+		return NULL;
+	snprintf(dir, sizeof(dir), "%s/%s", user_dir, best);
+	w = from_step(dir, best, uid, b, say, ctx);
+	free(b);
+	return w;
+}

@@ -1,0 +1,313 @@
+/*
+ * spank/measure.c - the measurement loop on the slurmstepd side
+ * (doc/profiler.md): for a step lagom tunes, a spool directory for the
+ * tasks' records, the step's predictions next to it, and the variables
+ * that load libnccl-profiler-lagom.so in every task.
+ *
+ *   init_post_opt (root)  measure_dir/USER/JOB.STEP created, owned by the
+ *                         user, mode 0700; nothing is followed through a
+ *                         symbolic link and nothing the user owns is
+ *                         written by root except through a checked fd;
+ *                         over measure_max_steps or measure_max_mb the
+ *                         step is not measured (one lagom: line)
+ *   user_init (the user)  the plan's per-class predictions, "predicted"
+ *   task_init (the user)  NCCL_PROFILER_PLUGIN, LAGOM_MEASURE_DIR, unless
+ *                         the user set them (the user wins)
+ * Fail open: a problem costs one line and the step runs unmeasured.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "planner/planner.h"
+#include "profiler/predicted.h"
+#include "profiler/record.h"
+#include "search/search.h"
+#include "spank/lagom.h"
+
+#define SCAN_MAX 100000 /* entries looked at when summing a user's spool */
+
+int lagom_measure_user_name(uid_t uid, char *out, size_t len)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+	size_t i;
+
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) != 0 || !res ||
+	    strlen(pw.pw_name) >= len)
+		return -1;
+	for (i = 0; pw.pw_name[i]; i++)
+		if (!lagom_rec_token_char((unsigned char)pw.pw_name[i]))
+			return -1;
+	strcpy(out, pw.pw_name);
+	return 0;
+}
+
+/* Open (creating when missing) dir/name as a directory owned by uid. */
+static int own_dir(int dir_fd, const char *name, uid_t uid, gid_t gid,
+		   const char **why)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdirat(dir_fd, name, 0700) != 0 && errno != EEXIST) {
+		*why = "cannot create a directory in the spool";
+		return -1;
+	}
+	fd = openat(dir_fd, name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		*why = "a spool entry is not a directory (or is a link)";
+		goto fail;
+	}
+	if (st.st_uid == 0 && uid != 0 && fchown(fd, uid, gid) != 0) {
+		*why = "cannot give the spool directory to the user";
+		goto fail;
+	}
+	if (st.st_uid != 0 && st.st_uid != uid) {
+		*why = "the spool directory belongs to someone else";
+		goto fail;
+	}
+	if (fchmod(fd, 0700) != 0) {
+		*why = "cannot restrict the spool directory";
+		goto fail;
+	}
+	return fd;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* Steps and bytes the user keeps on this node (bounded walk). */
+static void usage_of(int user_fd, unsigned *steps, unsigned long long *bytes)
+{
+	unsigned long seen = 0;
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	int fd = dup(user_fd);
+
+	*steps = 0;
+	*bytes = 0;
+	d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL && seen++ < SCAN_MAX) {
+		int sfd;
+		DIR *sd;
+		struct dirent *f;
+
+		if (e->d_name[0] == '.' ||
+		    fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		(*steps)++;
+		sfd = openat(fd, e->d_name,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		sd = sfd >= 0 ? fdopendir(sfd) : NULL;
+		if (!sd) {
+			if (sfd >= 0)
+				close(sfd);
+			continue;
+		}
+		while ((f = readdir(sd)) != NULL && seen++ < SCAN_MAX)
+			if (fstatat(sfd, f->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+				    0 &&
+			    S_ISREG(st.st_mode))
+				*bytes += (unsigned long long)st.st_size;
+		closedir(sd);
+	}
+	closedir(d);
+}
+
+static void off(const struct lagom_state *st, uint32_t job, uint32_t step,
+		const char *why)
+{
+	lagom_log_info("job %u.%u: not measured: %s", job, step, why);
+}
+
+static int check_root(int fd, const char **why)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0 || st.st_uid != 0 || (st.st_mode & 022)) {
+		*why = "measure_dir must be owned by root and not writable by "
+		       "group or others";
+		return -1;
+	}
+	return 0;
+}
+
+int lagom_measure_prepare(spank_t sp, struct lagom_state *st)
+{
+	const struct lagom_measure_config *m = &st->cfg.measure;
+	uint32_t job, step;
+	uid_t uid;
+	gid_t gid;
+	char user[64], name[32];
+	const char *why = NULL;
+	unsigned steps;
+	unsigned long long bytes;
+	int root_fd = -1, user_fd = -1, step_fd = -1;
+
+	st->measure_ready = false;
+	if (lagom_effective_mode(st) != LAGOM_MODE_AUTO || !m->on ||
+	    !m->dir[0] ||
+	    spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
+	    step >= 0xfffffff0u)
+		return 0;
+	if (lagom_measure_user_name(uid, user, sizeof(user)) != 0) {
+		off(st, job, step, "the user has no plain account name");
+		return 0;
+	}
+	root_fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root_fd < 0) {
+		off(st, job, step, "measure_dir cannot be opened");
+		return 0;
+	}
+	if (check_root(root_fd, &why) != 0 ||
+	    (user_fd = own_dir(root_fd, user, uid, gid, &why)) < 0)
+		goto fail;
+	usage_of(user_fd, &steps, &bytes);
+	snprintf(name, sizeof(name), "%u.%u", job, step);
+	if (faccessat(user_fd, name, F_OK, AT_SYMLINK_NOFOLLOW) != 0 &&
+	    (steps >= m->max_steps || bytes >= (unsigned long long)m->max_mb
+						       << 20)) {
+		lagom_log_info("job %u.%u: not measured: user %s keeps %u "
+			       "steps, %llu MiB in %s/%s (limits %u steps, "
+			       "%u MiB)",
+			       job, step, user, steps, bytes >> 20, m->dir,
+			       user, m->max_steps, m->max_mb);
+		goto out;
+	}
+	step_fd = own_dir(user_fd, name, uid, gid, &why);
+	if (step_fd < 0)
+		goto fail;
+	if ((size_t)snprintf(st->measure_dir, sizeof(st->measure_dir),
+			     "%s/%s/%s", m->dir, user,
+			     name) >= sizeof(st->measure_dir)) {
+		why = "the spool path is too long";
+		goto fail;
+	}
+	st->measure_ready = true;
+	goto out;
+fail:
+	off(st, job, step, why);
+out:
+	if (step_fd >= 0)
+		close(step_fd);
+	if (user_fd >= 0)
+		close(user_fd);
+	close(root_fd);
+	return 0;
+}
+
+static void fill_predicted(const struct lagom_planner_result *res,
+			   struct lagom_measure_pred *p)
+{
+	const struct lagom_plan *plan = res->plan;
+	size_t i;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->plan, sizeof(p->plan), "%s", res->plan_id);
+	p->iteration_ns = (uint64_t)(res->predicted_time_s * 1e9);
+	for (i = 0; plan && i < plan->ncolls && p->n < LAGOM_PRED_MAX_CLASSES;
+	     i++) {
+		const struct lagom_plan_coll *c = &plan->colls[i];
+		struct lagom_measure_pred_class *k = &p->cls[p->n];
+
+		if (!(c->time_s > 0) || c->comm.ranks == 0 ||
+		    c->comm.nodes == 0)
+			continue;
+		snprintf(k->op, sizeof(k->op), "%s", lagom_coll_name(c->coll));
+		k->min_bytes = c->min_bytes;
+		k->max_bytes = c->max_bytes;
+		k->ranks = c->comm.ranks;
+		k->nodes = c->comm.nodes;
+		k->time_ns = (uint64_t)(c->time_s * 1e9);
+		p->n++;
+	}
+}
+
+/*
+ * srun: the plan's predictions as the text of LAGOM_PREDICTED_VAR, which
+ * Slurm copies to every node with the plan (the step directory does not
+ * exist yet); nothing when measurement is off or the text is too long.
+ */
+void lagom_measure_carry_predicted(const struct lagom_state *st,
+				   const struct lagom_planner_result *res)
+{
+	static struct lagom_measure_pred p;
+	static char text[LAGOM_MEASURE_PRED_MAX];
+	int len;
+
+	unsetenv(LAGOM_PREDICTED_VAR);
+	if (!st->cfg.measure.on || !st->cfg.measure.dir[0] || !res)
+		return;
+	fill_predicted(res, &p);
+	len = lagom_measure_pred_format(&p, text, sizeof(text));
+	if (len > 0 && len < LAGOM_PREDICTED_ENV_MAX)
+		setenv(LAGOM_PREDICTED_VAR, text, 1);
+}
+
+/* As the user, on each node: the predictions srun sent, checked by the
+ * strict reader, into STEP/predicted (temporary file, renamed). */
+int lagom_measure_write_predicted(spank_t sp, struct lagom_state *st)
+{
+	static struct lagom_measure_pred p;
+	static char text[LAGOM_PREDICTED_ENV_MAX + 1];
+	struct lagom_error err = { 0 };
+	char tmp[64];
+	int dir_fd, fd, len;
+	spank_err_t rc;
+
+	rc = spank_getenv(sp, LAGOM_PREDICTED_VAR, text, sizeof(text));
+	spank_unsetenv(sp, LAGOM_PREDICTED_VAR); /* not for the tasks */
+	if (rc != ESPANK_SUCCESS || !st->measure_ready || !st->planned)
+		return 0;
+	len = (int)strlen(text);
+	if (lagom_measure_pred_parse(text, (size_t)len, &p, &err) != 0 ||
+	    strcmp(p.plan, st->carrier.plan_id) != 0)
+		return 0; /* not this plan's: no predictions file */
+	dir_fd = open(st->measure_dir,
+		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir_fd < 0)
+		return 0;
+	snprintf(tmp, sizeof(tmp), ".predicted.%ld", (long)getpid());
+	fd = openat(dir_fd, tmp,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+		    0600);
+	if (fd >= 0) {
+		ssize_t n = write(fd, text, (size_t)len);
+
+		if (close(fd) != 0 || n != len ||
+		    renameat(dir_fd, tmp, dir_fd, LAGOM_MEASURE_PRED_FILE) != 0)
+			unlinkat(dir_fd, tmp, 0);
+	}
+	close(dir_fd);
+	return 0;
+}
+
+int lagom_measure_task_env(spank_t sp, const struct lagom_state *st)
+{
+	if (!st->measure_ready || !st->planned || st->mode != LAGOM_MODE_AUTO)
+		return 0;
+	spank_setenv(sp, "NCCL_PROFILER_PLUGIN", st->cfg.measure.profiler, 0);
+	spank_setenv(sp, "LAGOM_MEASURE_DIR", st->measure_dir, 0);
+	return 0;
+}

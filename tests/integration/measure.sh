@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# tests/integration/measure.sh - the measurement loop on a real Slurm (the
+# cluster of tests/integration/spank.sh): lagom.so gives a tuned step a
+# spool and loads libnccl-profiler-lagom.so; the next step of the same key
+# plans from what was measured; another user sees none of it; hostile
+# records are refused with one line and the step still runs.
+#
+# This machine has no GPU: the tasks of step 1 run lagom's ABI harness
+# (tests/profiler/test_profiler_abi --scenario train), which loads the
+# plugin from the NCCL_PROFILER_PLUGIN the SPANK plugin set and drives it
+# as NCCL 2.28 would, with kernel-channel timestamps it makes up.
+. "$top_srcdir/tests/lib/tap.sh"
+. "$top_srcdir/tests/lib/cluster.sh"
+
+if reason=$(cluster_skip_reason); then
+	plan_skip_all "$reason"
+fi
+LAGOM_PLUGIN=$top_builddir/spank/.libs/lagom.so
+profiler=$top_builddir/.libs/libnccl-profiler-lagom.so
+drive=$top_builddir/tests/profiler/test_profiler_abi
+profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
+for f in "$LAGOM_PLUGIN" "$profiler" "$drive" "$profile_fixture"; do
+	[ -f "$f" ] || plan_skip_all "$f not built or missing"
+done
+for v in $(compgen -e | grep -E '^(LAGOM_|NCCL_|TORCH_NCCL|CUDA_DEVICE_MAX|HP_)'); do
+	export -n "$v"
+done
+
+trap cluster_stop EXIT
+if ! cluster_start; then
+	echo "Bail out! the local cluster did not start"
+	exit 1
+fi
+diag "cluster in $CLUSTER_DIR"
+spool=$CLUSTER_DIR/spool
+install -d -m 0755 "$spool"
+P="profile_dir=$CLUSTER_DIR/profiles topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=none"
+M="measure_dir=$spool profiler=$profiler"
+cluster_plugstack $P $M
+cluster_profiles "$profile_fixture"
+cd "$CLUSTER_DIR/work" || exit 1
+out=$CLUSTER_DIR/out
+err=$CLUSTER_DIR/err
+run() {
+	rc=0
+	timeout 60 "$@" >"$out" 2>"$err" || rc=$?
+}
+dump() { sed 's/^/#   /' "$out" "$err" | head -20; }
+check_that() {
+	local what=$1
+	shift
+	if eval "$*"; then ok "$what"; else not_ok "$what"; dump; fi
+}
+value() { grep -o "$1=[^ ]*" "$out" | head -1 | cut -d= -f2-; }
+comment_of() { timeout 10 squeue -h -t all -j "$1" -o %k; }
+show='echo $(hostname) SLURM_JOB_ID=$SLURM_JOB_ID LAGOM_PLAN_ID=$LAGOM_PLAN_ID NCCL_PROFILER_PLUGIN=$NCCL_PROFILER_PLUGIN LAGOM_MEASURE_DIR=$LAGOM_MEASURE_DIR'
+
+# --- step 1: measured ------------------------------------------------------
+run srun -N3 --gres=gpu:4 -J lagom-measure-it --lagom=auto \
+	bash -c "$show; HP_LOG=/dev/null HP_RANKS=12 HP_NODES=3 $drive --scenario train 5"
+check_that "step 1 runs the harness on 3 nodes" '[ "$rc" -eq 0 ]'
+job1=$(value SLURM_JOB_ID)
+plan1=$(value LAGOM_PLAN_ID)
+dir1=$spool/root/$job1.0
+check "tasks got NCCL_PROFILER_PLUGIN=$profiler" \
+	[ "$(grep -c "NCCL_PROFILER_PLUGIN=$profiler " "$out")" -eq 3 ]
+check "tasks got LAGOM_MEASURE_DIR=$dir1" \
+	[ "$(grep -c "LAGOM_MEASURE_DIR=$dir1\$" "$out")" -eq 3 ]
+check "the step's spool is the user's, mode 0700" \
+	[ "$(stat -c '%U %a' "$dir1" 2>/dev/null)" = "root 700" ]
+check "one record per task" [ "$(ls "$dir1" 2>/dev/null | grep -c '^task-[0-2]\..*\.rec$')" -eq 3 ]
+LAGOM=$top_builddir/lagom
+run "$LAGOM" runs --spool "$spool" --format json
+check "lagom runs reads them: 3 tasks, tuned, plan $plan1" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [s for s in d["steps"] if s["dir"] == sys.argv[2]][0]
+assert s["tasks"] == 3 and s["tuned"] and s["plan"] == sys.argv[3], s
+assert s["iteration_collectives"] == 4, s
+' "$out" "$job1.0" "$plan1"
+check "the step's predictions are next to its records" \
+	grep -q "^plan $plan1\$" "$dir1/predicted"
+
+# --- step 2: same key, no workload: planned from step 1 ---------------------
+run srun -v -N3 --gres=gpu:4 -J lagom-measure-it --lagom=auto bash -c "$show"
+job2=$(value SLURM_JOB_ID)
+plan2=$(value LAGOM_PLAN_ID)
+check "step 2 runs" [ "$rc" -eq 0 ]
+check_that "step 2's plan ($plan2) differs from step 1's ($plan1)" \
+	'[ -n "$plan2" ] && [ "$plan2" != "$plan1" ]'
+c2=$(comment_of "$job2")
+diag "comment of job $job2: $c2"
+check "its comment names what it learned from: workload=measured-$job1.0" \
+	grep -q "workload=measured-$job1.0" <<<"$c2"
+
+# --- another user: none of it ------------------------------------------------
+run runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" srun -N3 --gres=gpu:4 \
+	-J lagom-measure-it --lagom=auto bash -c "$show"
+job3=$(value SLURM_JOB_ID)
+check_that "nobody's step runs with its own spool" \
+	'[ "$rc" -eq 0 ] && [ "$(value LAGOM_MEASURE_DIR)" = "$spool/nobody/$job3.0" ]'
+check_that "nobody's plan is not root's measured one" \
+	'[ "$(value LAGOM_PLAN_ID)" = "$plan1" ] && ! grep -q measured <<<"$(comment_of "$job3")"'
+
+# --- hostile records in the latest measured step: one line, the step runs ---
+hostile() { # DESC MAKER
+	rm -f "$dir1"/task-*.rec
+	eval "$2"
+	run srun -v -N3 --gres=gpu:4 -J lagom-measure-it --lagom=auto bash -c "$show"
+	check_that "$1: refused with one lagom: line, the step runs" \
+		'[ "$rc" -eq 0 ] && [ "$(grep -c "lagom:.*measurement refused" "$err")" -eq 1 ] &&
+		[ "$(grep -c LAGOM_PLAN_ID= "$out")" -eq 3 ]'
+}
+hostile "a corrupt record" "printf 'lagom-measure 1\nabi 9\n' >$dir1/task-0.1.rec"
+hostile "a huge record" "head -c 1100000 /dev/zero >$dir1/task-0.1.rec"
+hostile "a symlinked record" "ln -s /etc/passwd $dir1/task-0.1.rec"
+
+plan "$tap_n"
+done_testing

@@ -1,0 +1,18 @@
+#!/bin/sh
+# A bounded (about 10 s) libFuzzer run of the measurement-record reader from
+# the seed corpus: no crash, no sanitizer report, and every accepted input
+# written back identically by the writer.
+. "$top_srcdir/tests/lib/tap.sh"
+. "$top_srcdir/tests/lib/fuzz.sh"
+
+fuzz_setup lagom-fuzz-rec
+if ! fuzz_build fuzz_record "$top_srcdir/tests/fuzz/fuzz_record.c" \
+	"$top_srcdir/profiler/record.c" "$top_srcdir/profiler/record_parse.c" \
+	"$top_srcdir/profiler/predicted.c" "$top_srcdir/common/error.c"; then
+	plan_skip_all "libFuzzer unavailable: $(fuzz_build_error fuzz_record)"
+fi
+
+plan 2
+ok "fuzz_record builds with -fsanitize=fuzzer,address,undefined"
+fuzz_run fuzz_record 10 "$top_srcdir/tests/fuzz/corpus/record"
+done_testing
