@@ -82,21 +82,21 @@ static bool user_asked_verbose(spank_t sp)
 	       atoi(buf) > 3;
 }
 
-int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st)
-{
-	st->mode = LAGOM_MODE_OFF;
-	/* the spool only for a step srun planned (every node alike) */
-	if (carrier_present(sp))
-		lagom_measure_prepare(sp, st);
-	return 0;
-}
-
 static bool user_has(void *ctx, const char *name)
 {
 	char probe[2];
 	spank_err_t rc = spank_getenv((spank_t)ctx, name, probe, sizeof(probe));
 
 	return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
+}
+
+int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st)
+{
+	st->mode = LAGOM_MODE_OFF;
+	/* the spool only for a step srun planned (every node alike) */
+	if (user_has(sp, LAGOM_CARRIER_VAR))
+		lagom_measure_prepare(sp, st);
+	return 0;
 }
 
 static double elapsed_ms(const struct timespec *since)
