@@ -50,7 +50,7 @@ check "srun --lagom=auto --lagom-workload=FILE with the imported workload succee
 	[ "$rc" -eq 0 ]
 check "the task got lagom's plan (LAGOM_PLAN_ID set)" \
 	grep -q 'LAGOM_PLAN_ID=[^ ]' "$work/out"
-if grep 'lagom:' "$work/err" | grep -qv ': auto plan [0-9a-f]* in '; then
+if grep 'lagom:' "$work/err" | grep -Eqv ': auto plan [0-9a-f]+ (for [0-9]+ nodes x [0-9]+ GPUs )?in '; then
 	grep 'lagom:' "$work/err" | sed 's/^/# /'
 	not_ok "lagom said nothing but its plan on srun -v"
 else
