@@ -256,7 +256,7 @@ static int scenario_fork(int v)
 {
 	struct hp_comm c;
 	pid_t pid;
-	int i, status;
+	int i, status = 0;
 
 	EXPECT(hp_init(&c, v, 6, "fork", 1, 4, 0) == 0);
 	for (i = 0; i < 7; i++) {
