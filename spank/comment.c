@@ -67,11 +67,13 @@ static uint32_t seg_hash(const char *text, size_t n)
 static size_t segment_at(const char *p)
 {
 	const char *text = p + strlen(SEG_OPEN);
-	size_t n = strcspn(text, "{}");
+	size_t n;
 	char want[SEG_CHECK_LEN + 1];
 
-	if (strncmp(p, SEG_OPEN, strlen(SEG_OPEN)) != 0 || text[n] != '}' ||
-	    n < SEG_CHECK_LEN)
+	if (strncmp(p, SEG_OPEN, strlen(SEG_OPEN)) != 0)
+		return 0; /* before strcspn: p may end inside SEG_OPEN */
+	n = strcspn(text, "{}");
+	if (text[n] != '}' || n < SEG_CHECK_LEN)
 		return 0;
 	snprintf(want, sizeof(want), " #%08x",
 		 (unsigned)seg_hash(text, n - SEG_CHECK_LEN));

@@ -222,8 +222,14 @@ static void test_hostile(void **state)
 		const char *to = hostile[i][1];
 		size_t to_len = strlen(to);
 
-		if (strcmp(hostile[i][0], "plan 3f2a9c0d11e4b7a5\n") == 0)
-			to_len = from_len; /* carries a NUL byte */
+		char nul_to[64] = { 0 };
+
+		if (strcmp(hostile[i][0], "plan 3f2a9c0d11e4b7a5\n") == 0) {
+			/* carries a NUL byte: copy from a buffer that long */
+			memcpy(nul_to, to, to_len < sizeof(nul_to) ? to_len : 0);
+			to = nul_to;
+			to_len = from_len;
+		}
 		assert_non_null(at);
 		before = (size_t)(at - text);
 		memcpy(mutated, text, before);

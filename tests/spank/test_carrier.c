@@ -93,7 +93,7 @@ static void hostile_texts_refused(void **state)
 		bad[i] = text[i];
 	}
 	/* bytes after the end */
-	bad = realloc(bad, n + 8);
+	bad = realloc(bad, n + sizeof("var X=1\n"));
 	strcpy(bad, text);
 	strcat(bad, "var X=1\n");
 	assert_int_equal(lagom_carrier_decode(bad, &d, NULL), -EINVAL);
