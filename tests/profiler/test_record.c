@@ -226,7 +226,8 @@ static void test_hostile(void **state)
 
 		if (strcmp(hostile[i][0], "plan 3f2a9c0d11e4b7a5\n") == 0) {
 			/* carries a NUL byte: copy from a buffer that long */
-			memcpy(nul_to, to, to_len < sizeof(nul_to) ? to_len : 0);
+			memcpy(nul_to, to,
+			       to_len < sizeof(nul_to) ? to_len : 0);
 			to = nul_to;
 			to_len = from_len;
 		}
