@@ -177,17 +177,18 @@ int lagom_measure_task_env(spank_t sp, const struct lagom_state *st);
 /*
  * learn.c: planning from measurements, once per step in srun (as the
  * user, where the plan is made).  lagom_learn_srun() puts the step's key
- * into LAGOM_STEP_KEY_VAR (for the nodes) and returns the workload measured
- * in the latest earlier step of that key (new, free with
- * lagom_workload_destroy) or NULL; say() gets one line per refused record.
- * On each node lagom_learn_write_key() writes the key srun sent into the
- * step's directory.
+ * into LAGOM_STEP_KEY_VAR (for the nodes) and returns what the latest
+ * earlier step of that key measured (plan.h, struct lagom_learned: the
+ * workload of its iteration unless the user named one, and its measured
+ * classes for the planner's correction; free with lagom_learned_destroy)
+ * or NULL; say() gets one line per refused record.  On each node
+ * lagom_learn_write_key() writes the key srun sent into the step's
+ * directory.
  */
-struct lagom_workload;
-struct lagom_workload *lagom_learn_srun(const struct lagom_state *st,
-					const struct lagom_step *step,
-					void (*say)(const char *, void *),
-					void *ctx);
+struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
+				       const struct lagom_step *step,
+				       void (*say)(const char *, void *),
+				       void *ctx);
 void lagom_learn_write_key(spank_t sp, const struct lagom_state *st);
 
 /* lagom.c: logging with the "lagom: " prefix, escaped (common/escape.h). */
