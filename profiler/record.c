@@ -191,3 +191,10 @@ int lagom_rec_format(const struct lagom_rec *r, char *buf, size_t len)
 	put(&o, "end\n");
 	return o.full ? -ENOSPC : (int)o.at;
 }
+
+uint64_t lagom_rec_plan_bytes(unsigned op, uint64_t bytes, uint32_t ranks)
+{
+	if (op == LAGOM_REC_OP_ALLGATHER || op == LAGOM_REC_OP_REDUCESCATTER)
+		return bytes * ranks;
+	return bytes;
+}

@@ -262,10 +262,7 @@ static struct lagom_workload *workload_of(const struct lagom_rec_comm *m,
 		if (coll_of(k->op, &c->coll) != 0 || k->bytes == 0)
 			continue;
 		snprintf(r->name, sizeof(r->name), "measured-%zu", i);
-		c->bytes = k->bytes;
-		if (c->coll == LAGOM_COLL_ALLGATHER ||
-		    c->coll == LAGOM_COLL_REDUCESCATTER)
-			c->bytes *= m->ranks; /* nccl-tests' size: all of it */
+		c->bytes = lagom_rec_plan_bytes(k->op, k->bytes, m->ranks);
 		c->comm.ranks = m->ranks;
 		c->comm.nodes = m->nodes;
 		c->comm.ranks_per_node = m->ranks / m->nodes;
@@ -341,10 +338,7 @@ static void add_measured(struct lagom_learned *l,
 		if (k->gpu_n == 0 || k->bytes == 0 ||
 		    coll_of(k->op, &c.coll) != 0 || config_of(k, &c.config))
 			continue;
-		c.bytes = k->bytes;
-		if (c.coll == LAGOM_COLL_ALLGATHER ||
-		    c.coll == LAGOM_COLL_REDUCESCATTER)
-			c.bytes *= m->ranks; /* the plan's size: all of it */
+		c.bytes = lagom_rec_plan_bytes(k->op, k->bytes, m->ranks);
 		for (j = 0; j < l->measured.n; j++)
 			if (tab[j].coll == c.coll && tab[j].bytes == c.bytes &&
 			    tab[j].ranks == c.ranks &&
