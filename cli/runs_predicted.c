@@ -49,7 +49,7 @@ static void apply(const struct lagom_measure_pred *p, struct agg *agg,
 	for (size_t i = 0; i < n_agg; i++) {
 		const struct lagom_measure_pred_class *c =
 			lagom_measure_pred_find(
-				p, lagom_rec_op_name(agg[i].k.op),
+				p, lagom_rec_plan_op(agg[i].k.op),
 				lagom_rec_plan_bytes(agg[i].k.op,
 						     agg[i].k.bytes,
 						     agg[i].ranks),

@@ -198,3 +198,19 @@ uint64_t lagom_rec_plan_bytes(unsigned op, uint64_t bytes, uint32_t ranks)
 		return bytes * ranks;
 	return bytes;
 }
+
+const char *lagom_rec_plan_op(unsigned op)
+{
+	switch (op) {
+	case LAGOM_REC_OP_SEND:
+	case LAGOM_REC_OP_RECV:
+	case LAGOM_REC_OP_SENDRECV:
+		return "sendrecv";
+	case LAGOM_REC_OP_GATHER:
+	case LAGOM_REC_OP_SCATTER:
+	case LAGOM_REC_OP_OTHER:
+		return NULL;
+	default:
+		return lagom_rec_op_name(op);
+	}
+}

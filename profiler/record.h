@@ -156,6 +156,9 @@ int lagom_rec_read_text(const char *path, long owner_uid, char *buf, size_t max,
  * buffer (x ranks).
  */
 uint64_t lagom_rec_plan_bytes(unsigned op, uint64_t bytes, uint32_t ranks);
+/* The plan's name of a measured operation (send and recv are the plan's
+ * "sendrecv"), or NULL for one the plan has no class of. */
+const char *lagom_rec_plan_op(unsigned op);
 
 /*
  * Read and parse the record file at path, with the caller's privileges:

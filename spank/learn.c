@@ -453,7 +453,9 @@ struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
 	int user_fd;
 
 	unsetenv(LAGOM_STEP_KEY_VAR);
-	if (!m->on || !m->dir[0] || lagom_effective_mode(st) != LAGOM_MODE_AUTO)
+	/* explain shows what auto would do: it learns too (and records
+	 * nothing: only auto steps get a spool) */
+	if (!m->on || !m->dir[0] || lagom_effective_mode(st) == LAGOM_MODE_OFF)
 		return NULL;
 	step_key(st, step, key, sizeof(key));
 	setenv(LAGOM_STEP_KEY_VAR, key, 1);

@@ -381,7 +381,7 @@ static bool iteration_comm(const struct lagom_rec_comm *m,
 		const struct lagom_rec_class *k = &m->cls[m->seq[i]];
 		const struct lagom_measure_pred_class *c =
 			pred ? lagom_measure_pred_find(
-				       pred, lagom_rec_op_name(k->op),
+				       pred, lagom_rec_plan_op(k->op),
 				       lagom_rec_plan_bytes(k->op, k->bytes,
 							    m->ranks),
 				       m->ranks, m->nodes)

@@ -62,8 +62,8 @@ static void comment_gains_measured_figure(void **state)
 		    0);
 }
 
-/* A record of one task: all-reduce 100 us + all-gather 200 us per
- * iteration of period_ns. */
+/* A record of one task: all-reduce 100 us + all-gather 200 us + send
+ * 50 us per iteration of period_ns. */
 static void write_record(const char *dir, const char *name, int task,
 			 uint64_t period_ns)
 {
@@ -109,11 +109,23 @@ static void write_record(const char *dir, const char *name, int task,
 					      .gpu_ns = 40 * 200000ull,
 					      .gpu_min_ns = 200000,
 					      .gpu_max_ns = 200000 };
-	c->period_len = 2;
+	c->cls[2] = (struct lagom_rec_class){ .op = LAGOM_REC_OP_SEND,
+					      .algo = LAGOM_REC_ALGO_P2P,
+					      .proto = LAGOM_REC_PROTO_NONE,
+					      .channels = 1,
+					      .bytes = 131072,
+					      .count = 40,
+					      .gpu_n = 40,
+					      .gpu_ns = 40 * 50000ull,
+					      .gpu_min_ns = 50000,
+					      .gpu_max_ns = 50000 };
+	c->n_classes = 3;
+	c->period_len = 3;
 	c->period_n = 20;
 	c->period_ns = period_ns;
 	c->seq[0] = 0;
 	c->seq[1] = 1;
+	c->seq[2] = 2;
 	n = lagom_rec_format(&r, text, sizeof(text));
 	assert_true(n > 0);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -151,17 +163,19 @@ static void figure_of_records(void **state)
 		    0);
 	/* the corrupt record does not count; no predictions yet */
 	assert_string_equal(out, "measured=42.0 tasks=2 iter_ms=1.600 "
-				 "comm_ms=0.300");
-	/* the plan's predictions: every class predicted */
+				 "comm_ms=0.350");
+	/* the plan's predictions: every class predicted (a send is the
+	 * plan's sendrecv) */
 	write_text(dir, LAGOM_MEASURE_PRED_FILE,
 		   "lagom-predicted 1\nplan " PLAN "\niteration_ns 1400000\n"
 		   "class allreduce 0 2097152 16 2 90000\n"
-		   "class allgather 1048576 1048576 16 2 250000\nend\n");
+		   "class allgather 1048576 1048576 16 2 250000\n"
+		   "class sendrecv 131072 131072 16 2 60000\nend\n");
 	assert_true(lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)) >
 		    0);
 	assert_string_equal(out, "measured=42.0 tasks=2 iter_ms=1.600 "
-				 "comm_ms=0.300 predicted_iter_ms=1.400 "
-				 "predicted_comm_ms=0.340");
+				 "comm_ms=0.350 predicted_iter_ms=1.400 "
+				 "predicted_comm_ms=0.400");
 	/* a class the plan did not predict: no predicted figures */
 	write_text(dir, LAGOM_MEASURE_PRED_FILE,
 		   "lagom-predicted 1\nplan " PLAN "\niteration_ns 1400000\n"
@@ -169,7 +183,7 @@ static void figure_of_records(void **state)
 	assert_true(lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)) >
 		    0);
 	assert_string_equal(out, "measured=42.0 tasks=2 iter_ms=1.600 "
-				 "comm_ms=0.300");
+				 "comm_ms=0.350");
 	/* another plan's predictions are not these records' */
 	write_text(dir, LAGOM_MEASURE_PRED_FILE,
 		   "lagom-predicted 1\nplan 00000000000000bb\n"
