@@ -214,3 +214,16 @@ const char *lagom_rec_plan_op(unsigned op)
 		return lagom_rec_op_name(op);
 	}
 }
+
+const struct lagom_rec_comm *lagom_rec_main_comm(const struct lagom_rec *r)
+{
+	const struct lagom_rec_comm *best = NULL;
+
+	for (uint32_t i = 0; i < r->n_comms && i < LAGOM_REC_MAX_COMMS; i++)
+		if (r->comm[i].period_len &&
+		    (!best || r->comm[i].period_len > best->period_len ||
+		     (r->comm[i].period_len == best->period_len &&
+		      r->comm[i].period_ns > best->period_ns)))
+			best = &r->comm[i];
+	return best;
+}

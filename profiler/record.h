@@ -156,6 +156,10 @@ int lagom_rec_read_text(const char *path, long owner_uid, char *buf, size_t max,
  * buffer (x ranks).
  */
 uint64_t lagom_rec_plan_bytes(unsigned op, uint64_t bytes, uint32_t ranks);
+/* The communicator of r whose iteration is longest (ties: the longer
+ * period_ns; the first of equals), or NULL when none has one: the one
+ * lagom learns from and reports. */
+const struct lagom_rec_comm *lagom_rec_main_comm(const struct lagom_rec *r);
 /* The plan's name of a measured operation (send and recv are the plan's
  * "sendrecv"), or NULL for one the plan has no class of. */
 const char *lagom_rec_plan_op(unsigned op);

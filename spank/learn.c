@@ -285,21 +285,6 @@ static struct lagom_workload *workload_of(const struct lagom_rec_comm *m,
 	return w;
 }
 
-/* The communicator whose iteration is longest. */
-static const struct lagom_rec_comm *main_comm(const struct lagom_rec *r)
-{
-	const struct lagom_rec_comm *best = NULL;
-	uint32_t i;
-
-	for (i = 0; i < r->n_comms; i++)
-		if (r->comm[i].period_len &&
-		    (!best || r->comm[i].period_len > best->period_len ||
-		     (r->comm[i].period_len == best->period_len &&
-		      r->comm[i].period_ns > best->period_ns)))
-			best = &r->comm[i];
-	return best;
-}
-
 /* NCCL's algorithm and protocol as the model's; -1 when it has none. */
 static int config_of(const struct lagom_rec_class *k,
 		     struct lagom_coll_config *cfg)
@@ -423,7 +408,7 @@ static void from_step(const char *dir, const char *name, uid_t uid,
 		}
 		for (uint32_t c = 0; c < b->rec.n_comms; c++)
 			add_measured(l, tab, &b->rec.comm[c]);
-		m = main_comm(&b->rec);
+		m = lagom_rec_main_comm(&b->rec);
 		if (want_workload && !l->workload && m)
 			l->workload = workload_of(m, wname);
 	}

@@ -350,20 +350,6 @@ static void ms_word(uint64_t ns, char *buf, size_t len)
 		 (unsigned long long)(us % 1000));
 }
 
-/* The communicator whose iteration is longest (as learn.c picks it). */
-static const struct lagom_rec_comm *iter_comm(const struct lagom_rec *r)
-{
-	const struct lagom_rec_comm *best = NULL;
-
-	for (uint32_t i = 0; i < r->n_comms; i++)
-		if (r->comm[i].period_len &&
-		    (!best || r->comm[i].period_len > best->period_len ||
-		     (r->comm[i].period_len == best->period_len &&
-		      r->comm[i].period_ns > best->period_ns)))
-			best = &r->comm[i];
-	return best;
-}
-
 /*
  * GPU time of one iteration of m (the mean of each class in its
  * sequence), and its prediction from pred (0 when a class has no
@@ -441,7 +427,7 @@ int lagom_measure_figure(const char *dir, const char *name, long uid, char *out,
 					&b->scratch, &err) != 0)
 			continue;
 		tasks++;
-		m = iter_comm(&b->rec);
+		m = lagom_rec_main_comm(&b->rec);
 		if (!m || !iteration_comm(m,
 					  have_pred && strcmp(b->pred.plan,
 							      b->rec.plan) == 0
