@@ -93,6 +93,13 @@ int lagom_comm_check(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		return lagom_errprintf(err, EINVAL,
 				       "%u nodes but the hardware has no NIC",
 				       comm->nodes);
+	if (comm->time_scale != 0 &&
+	    !(comm->time_scale >= LAGOM_TIME_SCALE_MIN &&
+	      comm->time_scale <= LAGOM_TIME_SCALE_MAX))
+		return lagom_errprintf(err, EINVAL,
+				       "time scale %g outside %g..%g",
+				       comm->time_scale, LAGOM_TIME_SCALE_MIN,
+				       LAGOM_TIME_SCALE_MAX);
 	return 0;
 }
 
@@ -422,6 +429,7 @@ struct coll_prep {
 	double ppn;  /* > 0: a PCIe node, where the NIC traffic of each GPU
 			shares its link with the intra-node traffic */
 	double gpu_link_Bps; /* that link's achievable rate */
+	double scale;	     /* the communicator's measured correction */
 };
 
 static void coll_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
@@ -432,8 +440,11 @@ static void coll_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	struct lagom_hw hw_buf;
 	struct lagom_comm comm_buf;
 
+	*c = (struct coll_prep){ .S = (double)bytes,
+				 .scale = comm->time_scale > 0
+						  ? comm->time_scale
+						  : 1.0 };
 	lagom_domain_view(hw, comm, &hw_buf, &comm_buf, &hw, &comm);
-	*c = (struct coll_prep){ .S = (double)bytes };
 	traffic_of(hw, comm, coll, config->algo, c->S, cal, &c->t);
 	rates_prep(hw, comm, coll, config, &c->t, cal, &c->r);
 	c->lat = hop_latency_s(hw, comm, config, &c->t, cal);
@@ -463,8 +474,9 @@ static double coll_time_at(const struct coll_prep *c,
 			    (c->t.intra_bytes + c->t.net_bytes / c->ppn) /
 				    fmin(c->gpu_link_Bps, nc * c->r.ch_Bps));
 
-	return c->lat + bw_s +
-	       step_overhead_s(config, &c->t, c->S, nc, c->fill);
+	return (c->lat + bw_s +
+		step_overhead_s(config, &c->t, c->S, nc, c->fill)) *
+	       c->scale;
 }
 
 /* x_j(theta_j) of checked arguments; also fills *out when not NULL. */
@@ -484,7 +496,7 @@ static double coll_time(const struct lagom_hw *hw,
 			.time_s = time,
 			.algbw_Bps = S / time,
 			.busbw_Bps = S / time * bus_factor(coll, comm->ranks),
-			.lat_s = c.lat,
+			.lat_s = c.lat * c.scale,
 		};
 	return time;
 }

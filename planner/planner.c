@@ -149,9 +149,10 @@ static void set_hops(struct lagom_workload *w, enum lagom_hops hops)
 
 static int make_plan(const struct lagom_planner_input *in,
 		     const struct lagom_hw *hw, enum lagom_hops hops,
-		     unsigned gpus, struct lagom_plan **plan,
+		     unsigned gpus, struct lagom_planner_result *res,
 		     struct lagom_error *err)
 {
+	struct lagom_plan **plan = &res->plan;
 	struct lagom_workload *w = NULL;
 	unsigned nodes = (unsigned)in->node_count;
 	int rc;
@@ -169,6 +170,10 @@ static int make_plan(const struct lagom_planner_input *in,
 	}
 	if (w && in->topology_conf)
 		set_hops(w, hops);
+	if (w && (rc = planner_correct(in->measured, hw, w, res, err)) != 0) {
+		lagom_workload_destroy(w);
+		return rc;
+	}
 	if (w)
 		rc = lagom_search_plan(hw, w, nodes, gpus, NULL, plan, err);
 	else
@@ -234,8 +239,7 @@ int lagom_planner_run(const struct lagom_planner_input *in,
 				      "a single GPU: no collective "
 				      "to tune",
 				      err);
-	else if ((rc = make_plan(in, res->hw, g.hops, gpus, &res->plan, err)) ==
-		 0)
+	else if ((rc = make_plan(in, res->hw, g.hops, gpus, res, err)) == 0)
 		rc = planner_finish(in, res->hw, res, err);
 	if (rc) {
 		lagom_planner_result_destroy(res);
@@ -263,6 +267,7 @@ void lagom_planner_result_destroy(struct lagom_planner_result *res)
 	free(res->explanation);
 	free(res->workload_name);
 	free(res->fallback_reason);
+	free(res->corrections);
 	free(res);
 }
 

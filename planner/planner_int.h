@@ -38,4 +38,16 @@ int planner_weakest_hw(const struct lagom_hw *hws, size_t n,
 int planner_step_hops(const char *path, const char *const *names, size_t n,
 		      enum lagom_hops *out, struct lagom_error *err);
 
+struct lagom_planner_measured;
+struct lagom_planner_result;
+/*
+ * The measured correction (learned.c): set comm.time_scale of every
+ * collective of w whose class has a measured counterpart, and list the
+ * corrections in res (corrections, ncorrections, corrected_from).
+ * measured NULL: nothing.  0 or -ENOMEM.
+ */
+int planner_correct(const struct lagom_planner_measured *measured,
+		    const struct lagom_hw *hw, struct lagom_workload *w,
+		    struct lagom_planner_result *res, struct lagom_error *err);
+
 #endif /* LAGOM_PLANNER_PLANNER_INT_H */

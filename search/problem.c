@@ -233,7 +233,8 @@ static int alloc_tables(struct sproblem *p)
 static bool same_comm(const struct lagom_comm *a, const struct lagom_comm *b)
 {
 	return a->ranks == b->ranks && a->nodes == b->nodes &&
-	       a->ranks_per_node == b->ranks_per_node && a->hops == b->hops;
+	       a->ranks_per_node == b->ranks_per_node && a->hops == b->hops &&
+	       a->time_scale == b->time_scale;
 }
 
 /*

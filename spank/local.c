@@ -121,14 +121,16 @@ static void say_line(const char *line, void *ctx)
 static int plan_of(struct lagom_state *st, const struct lagom_step *step,
 		   struct lagom_planner_result **res, struct lagom_error *err)
 {
-	struct lagom_workload *learned = lagom_learn_srun(st, step, say_line,
-							  st);
+	struct lagom_learned *learned = lagom_learn_srun(st, step, say_line,
+							 st);
 
 	if (learned) {
-		int rc = lagom_plan_compute_learned(&st->cfg, step, learned,
-						    res, err);
+		int rc = lagom_plan_compute_learned(
+			&st->cfg, step,
+			st->workload_given ? st->workload : NULL, learned, res,
+			err);
 
-		lagom_workload_destroy(learned);
+		lagom_learned_destroy(learned);
 		if (rc == 0)
 			return 0;
 		say(st, "job %u.%u: plan from measurements failed: %s",
