@@ -34,5 +34,5 @@ tests_planner_test_weakest_LDADD = $(tests_planner_test_planner_LDADD)
 # srun's cost to plan one big step (doc/consistency.md): opens, bytes, time.
 LAGOM_BENCHES += bench/bench_plan_scale
 bench_bench_plan_scale_SOURCES = bench/bench_plan_scale.c
-bench_bench_plan_scale_LDFLAGS = -Wl,--wrap=open,--wrap=openat,--wrap=read
+bench_bench_plan_scale_LDFLAGS = -Wl,--wrap=open,--wrap=openat,--wrap=read,--wrap=fstatat
 bench_bench_plan_scale_LDADD = $(tests_planner_test_planner_LDADD)

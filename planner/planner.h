@@ -64,7 +64,8 @@ struct lagom_plan;     /* search/search.h */
 #define LAGOM_PLANNER_MAX_RANKS_PER_NODE 1024
 
 struct lagom_planner_input {
-	/* Directory holding <node>.json profiles (borrowed). */
+	/* Directory holding <node>.json profiles and the cluster digest
+	 * (borrowed). */
 	const char *profile_dir;
 	/*
 	 * Instead of profile_dir: one profile file used for every node (the CLI's
@@ -151,6 +152,10 @@ struct lagom_planner_result {
 	 */
 	bool fell_back;
 	char *fallback_reason;
+	/* A cluster digest that was there but refused (untrusted, malformed,
+	 * too large): one line for the log, the plan was made from each
+	 * node's profile instead (owned; NULL when none). */
+	char *notice;
 };
 
 /*
@@ -163,11 +168,16 @@ struct lagom_planner_inputs {
 	struct lagom_hw *hw;	/* weakest of the step's nodes (owned) */
 	enum lagom_hops hops;	/* farthest distance between them */
 	unsigned gpus_per_node; /* GPUs per node planned for */
+	size_t digest_nodes;	/* nodes whose hardware the digest gave */
+	char *notice;		/* as the result's notice (owned) */
 };
 
 /*
- * Read the profiles of in's nodes (two opens each: the directory and the
- * file), topology.conf, and check the step's shape.  *out is filled; free
+ * Read the hardware of in's nodes, topology.conf, and check the step's
+ * shape.  The profile directory is walked once; the cluster digest
+ * (profile/digest.h, one file) gives every node whose profile is unchanged
+ * since the digest was written (one fstatat each), the others' profiles
+ * are read (one open each).  *out is filled; free
  * it with lagom_planner_inputs_release().  Errors as lagom_planner_run().
  */
 int lagom_planner_gather(const struct lagom_planner_input *in,
