@@ -26,8 +26,7 @@ struct fx {
 	char path[128]; /* the digest */
 };
 
-static const char *const nodes[] = { "gpu001", "gpu002", "gpu003",
-				     "slow001" };
+static const char *const nodes[] = { "gpu001", "gpu002", "gpu003", "slow001" };
 #define NNODES (sizeof(nodes) / sizeof(nodes[0]))
 
 /* A profile with every field the conversion reads, hbm per node. */
@@ -54,23 +53,25 @@ static struct lagom_profile *profile(const char *node, const char *gpu,
 	p->hw.nic_rdma = 1;
 	p->hw.gpus_per_nic = 1;
 	p->hw.nic_link_bw_Bps = 50e9;
-	m->gemm_flops[LAGOM_PREC_BF16] =
-		(struct lagom_quantity){ 700.25e12, LAGOM_SOURCE_MEASURED };
-	m->gemm_flops[LAGOM_PREC_FP32] =
-		(struct lagom_quantity){ 60e12, LAGOM_SOURCE_TABLE };
+	m->gemm_flops[LAGOM_PREC_BF16] = (struct lagom_quantity){
+		700.25e12, LAGOM_SOURCE_MEASURED
+	};
+	m->gemm_flops[LAGOM_PREC_FP32] = (struct lagom_quantity){
+		60e12, LAGOM_SOURCE_TABLE
+	};
 	m->hbm_bw_Bps = (struct lagom_quantity){ hbm_Bps,
 						 LAGOM_SOURCE_MEASURED };
 	m->intra_bw_Bps = (struct lagom_quantity){ 370.1e9,
 						   LAGOM_SOURCE_MEASURED };
-	m->nic_bw_Bps = (struct lagom_quantity){ 48.3e9, LAGOM_SOURCE_MEASURED };
+	m->nic_bw_Bps = (struct lagom_quantity){ 48.3e9,
+						 LAGOM_SOURCE_MEASURED };
 	m->contention_source = LAGOM_SOURCE_MEASURED;
 	m->contention_precision = LAGOM_PREC_BF16;
 	m->n_contention = 3;
 	m->contention[0] = (struct lagom_contention_point){ 1, 65536, 1.004 };
-	m->contention[1] =
-		(struct lagom_contention_point){ 8, 131072, 1.031 };
-	m->contention[2] =
-		(struct lagom_contention_point){ 32, 524288, 1.1234567 };
+	m->contention[1] = (struct lagom_contention_point){ 8, 131072, 1.031 };
+	m->contention[2] = (struct lagom_contention_point){ 32, 524288,
+							    1.1234567 };
 	snprintf(p->prov.lagom_version, sizeof(p->prov.lagom_version), "0.1.0");
 	p->prov.created_unix_s = 1700000000;
 	return p;
@@ -310,8 +311,7 @@ static void test_untrusted(void **state)
 
 /* Rewrite the digest with one change (the text from `from` on replaced
  * by to, or the file cut to len bytes when to is NULL). */
-static void corrupt(struct fx *f, const char *from, const char *to,
-		    size_t cut)
+static void corrupt(struct fx *f, const char *from, const char *to, size_t cut)
 {
 	char *buf = malloc(1 << 20), *at;
 	FILE *d;
@@ -420,8 +420,7 @@ static void test_parse(void **state)
 	struct lagom_error err = { 0 };
 
 	(void)state;
-	assert_int_equal(lagom_digest_parse(empty, strlen(empty), &d, &err),
-			 0);
+	assert_int_equal(lagom_digest_parse(empty, strlen(empty), &d, &err), 0);
 	assert_int_equal(lagom_digest_count(d), 0);
 	lagom_digest_destroy(d);
 	assert_int_equal(lagom_digest_parse("{}", 2, &d, &err),
