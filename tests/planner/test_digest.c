@@ -249,6 +249,7 @@ static void test_stale_entry(void **state)
 	assert_same_plan(&without, &with);
 	assert_true(with.hw.gpu.hbm_Bps <= 1500e9);
 	/* the next sync takes the new profile in */
+	free(with.plan_text);
 	sync_digest(f);
 	plan(f, &with);
 	assert_int_equal(with.from_digest, NNODES);
