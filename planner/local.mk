@@ -39,8 +39,16 @@ tests_planner_test_weakest_SOURCES = tests/planner/test_weakest.c
 tests_planner_test_weakest_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_weakest_LDADD = $(tests_planner_test_planner_LDADD)
 
+# The cluster digest: format, same plan with and without, refusals.
+UNIT_TESTS += tests/planner/test_digest
+check_PROGRAMS += tests/planner/test_digest
+tests_planner_test_digest_SOURCES = tests/planner/test_digest.c
+tests_planner_test_digest_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_digest_LDADD = $(tests_planner_test_planner_LDADD)
+EXTRA_DIST += tests/profile/digest
+
 # srun's cost to plan one big step (doc/consistency.md): opens, bytes, time.
 LAGOM_BENCHES += bench/bench_plan_scale
 bench_bench_plan_scale_SOURCES = bench/bench_plan_scale.c
-bench_bench_plan_scale_LDFLAGS = -Wl,--wrap=open,--wrap=openat,--wrap=read
+bench_bench_plan_scale_LDFLAGS = -Wl,--wrap=open,--wrap=openat,--wrap=read,--wrap=fstatat
 bench_bench_plan_scale_LDADD = $(tests_planner_test_planner_LDADD)

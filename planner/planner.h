@@ -111,7 +111,8 @@ struct lagom_planner_correction {
 };
 
 struct lagom_planner_input {
-	/* Directory holding <node>.json profiles (borrowed). */
+	/* Directory holding <node>.json profiles and the cluster digest
+	 * (borrowed). */
 	const char *profile_dir;
 	/*
 	 * Instead of profile_dir: one profile file used for every node (the CLI's
@@ -212,6 +213,10 @@ struct lagom_planner_result {
 	struct lagom_planner_correction *corrections;
 	size_t ncorrections;
 	char corrected_from[72];
+	/* A cluster digest that was there but refused (untrusted, malformed,
+	 * too large): one line for the log, the plan was made from each
+	 * node's profile instead (owned; NULL when none). */
+	char *notice;
 };
 
 /*
@@ -224,11 +229,16 @@ struct lagom_planner_inputs {
 	struct lagom_hw *hw;	/* weakest of the step's nodes (owned) */
 	enum lagom_hops hops;	/* farthest distance between them */
 	unsigned gpus_per_node; /* GPUs per node planned for */
+	size_t digest_nodes;	/* nodes whose hardware the digest gave */
+	char *notice;		/* as the result's notice (owned) */
 };
 
 /*
- * Read the profiles of in's nodes (two opens each: the directory and the
- * file), topology.conf, and check the step's shape.  *out is filled; free
+ * Read the hardware of in's nodes, topology.conf, and check the step's
+ * shape.  The profile directory is walked once; the cluster digest
+ * (profile/digest.h, one file) gives every node whose profile is unchanged
+ * since the digest was written (one fstatat each), the others' profiles
+ * are read (one open each).  *out is filled; free
  * it with lagom_planner_inputs_release().  Errors as lagom_planner_run().
  */
 int lagom_planner_gather(const struct lagom_planner_input *in,

@@ -165,6 +165,8 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	if (plan_of(st, &step, &res, &err) < 0 ||
 	    make_carrier(&id, mode, res, &text, &err) < 0)
 		goto fail;
+	if (res->notice) /* a refused cluster digest (planner.h) */
+		say(st, "%s", res->notice);
 	lagom_measure_carry_predicted(st, res);
 	if (setenv(LAGOM_CARRIER_VAR, text, 1) < 0) {
 		lagom_errprintf(&err, ENOMEM, "cannot set %s",
