@@ -39,7 +39,7 @@ static const char *const band_names[BANDS] = { "< 1 MiB", "1-64 MiB",
 /* The make-check tolerance on the LOSO median error per band: the issue's
  * goal is 20 %; where that is not reached, the achieved figure plus a
  * margin (doc/model.md 7 says which). */
-static const double LOSO_TOL[BANDS] = { 0.20, 0.27, 0.20 };
+static const double LOSO_TOL[BANDS] = { 0.19, 0.20, 0.18 };
 
 enum col {
 	C_IN,
