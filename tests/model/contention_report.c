@@ -36,56 +36,85 @@
 
 #define MAX_TRACES 8
 #define MAX_ROWS 4096
-#define SCALE_STEPS 512 /* grid 0 .. 8 in steps of 1 / 64 */
+#define MAX_GROUPS 256
+#define K_STEPS 1024 /* a family's constant on 0 .. K_MAX */
 
-enum pred {
-	P_NONE,
-	P_BUILTIN,
-	P_LOTO,
-	P_IN,
-	P_COUNT
+/* One-constant families of predictors, each with the wave factor of the
+ * row's grid beside its NCCL channels. */
+enum family {
+	F_GAMMA,  /* the built-in gamma(NC, C) scaled by k */
+	F_RATE,	  /* 1 + k * x, x = the NCCL kernels' rate / HBM bandwidth */
+	F_RATE_M, /* 1 + k * m * x (m: the kernel's memory-bound share) */
+	F_COUNT
 };
-static const char *const pred_names[P_COUNT] = { "none", "built-in", "LOTO",
-						 "in-sample" };
+static const char *const family_names[F_COUNT] = { "gamma*k", "rate", "rate*m" };
+static const double k_max[F_COUNT] = { 8, 64, 64 };
+
+/* How a family's constant is chosen for a row. */
+enum fit {
+	FIT_LOTO, /* on the other traces */
+	FIT_LOGO, /* on the other row groups (trace, collective size) */
+	FIT_IN,	  /* on every row */
+	FIT_COUNT
+};
+static const char *const fit_names[FIT_COUNT] = { "LOTO", "LOGO", "in" };
+
+#define NCOLS (2 + F_COUNT * FIT_COUNT)
+#define COL(f, fit) (2 + (f) * FIT_COUNT + (fit))
 
 struct row {
-	int trace;
+	int trace, group;
 	struct lagom_hw hw;
 	struct lagom_kernel k;
 	unsigned nc;
+	char kernel[LAGOM_NAME_MAX];
+	double nccl_mib;
+	double x; /* nccl_Bps / hbm_Bps */
 	double measured;
-	double pred[P_COUNT];
+	double pred[NCOLS]; /* none, built-in, then per family and fit */
 };
 
 static struct row rows[MAX_ROWS];
 static size_t nrows;
+static int ngroups;
+static int rows_group_log2[MAX_GROUPS];
 
-static double slowdown(const struct row *r, double scale)
+/* The wave factor (grid known) times the family's global term. */
+static double predict(const struct row *r, enum family f, double k)
 {
 	struct lagom_hw hw = r->hw;
-	double t = r->k.time_s;
+	double t = r->k.time_s, g;
 
-	hw.contention_sm *= scale;
-	hw.contention_l2 *= scale;
+	if (f == F_GAMMA) {
+		hw.contention_sm *= k;
+		hw.contention_l2 *= k;
+	} else {
+		hw.contention_sm = 0;
+		hw.contention_l2 = 0;
+	}
 	if (lagom_compute_time(&hw, &r->k, r->nc, 0, &t, NULL))
 		return NAN;
-	return t / r->k.time_s;
+	g = f == F_RATE ? k * r->x : f == F_RATE_M ? k * r->k.mem_bound * r->x
+						     : 0;
+	return t / r->k.time_s * (1 + g);
 }
 
-/* The scale of least summed |log error| over the rows of traces other
- * than skip (skip -1: all). */
-static double fit_scale(int skip)
+/* The k of least summed |log(predicted / measured)| over the rows whose
+ * trace is not skip_trace and whose group is not skip_group (-1: none
+ * skipped), on a grid of K_STEPS steps. */
+static double fit_k(enum family f, int skip_trace, int skip_group)
 {
 	double best = 1, best_cost = INFINITY;
 
-	for (int s = 0; s <= SCALE_STEPS; s++) {
-		double scale = s / 64.0, cost = 0;
+	for (int s = 0; s <= K_STEPS; s++) {
+		double k = k_max[f] * s / K_STEPS, cost = 0;
 		for (size_t i = 0; i < nrows; i++)
-			if (rows[i].trace != skip)
-				cost += fabs(log(slowdown(&rows[i], scale) /
+			if (rows[i].trace != skip_trace &&
+			    rows[i].group != skip_group)
+				cost += fabs(log(predict(&rows[i], f, k) /
 						 rows[i].measured));
 		if (cost < best_cost)
-			best_cost = cost, best = scale;
+			best_cost = cost, best = k;
 	}
 	return best;
 }
@@ -97,18 +126,43 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median_err(int trace, int p)
+static double median(double *v, size_t m)
+{
+	if (m == 0)
+		return NAN;
+	qsort(v, m, sizeof(v[0]), cmp_double);
+	return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
+/* Mean |log(predicted / measured)| of column col over trace's rows (-1:
+ * all): the loss the constants are fitted on. */
+static double mean_log_of(int trace, int col)
+{
+	double sum = 0;
+	size_t m = 0;
+
+	for (size_t i = 0; i < nrows; i++)
+		if (trace < 0 || rows[i].trace == trace) {
+			sum += fabs(log(rows[i].pred[col] / rows[i].measured));
+			m++;
+		}
+	return m ? sum / (double)m : NAN;
+}
+
+/* Median |predicted / measured - 1| of column col over trace's rows (-1:
+ * all); col -1: the median measured slowdown. */
+static double median_of(int trace, int col)
 {
 	static double v[MAX_ROWS];
 	size_t m = 0;
 
 	for (size_t i = 0; i < nrows; i++)
 		if (trace < 0 || rows[i].trace == trace)
-			v[m++] = fabs(rows[i].pred[p] / rows[i].measured - 1);
-	if (m == 0)
-		return NAN;
-	qsort(v, m, sizeof(v[0]), cmp_double);
-	return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+			v[m++] = col < 0 ? rows[i].measured
+					 : fabs(rows[i].pred[col] /
+							rows[i].measured -
+						1);
+	return median(v, m);
 }
 
 static int load(const char *path, int trace, unsigned *nc_out, char *gpu_out,
@@ -119,6 +173,7 @@ static int load(const char *path, int trace, unsigned *nc_out, char *gpu_out,
 	struct lagom_hw hw;
 	unsigned gpus;
 	size_t before = nrows;
+	int group0 = ngroups;
 
 	if (lagom_trace_import(&path, 1, &imp, &err)) {
 		fprintf(stderr, "contention_report: %s: %s\n", path, err.text);
@@ -137,24 +192,54 @@ static int load(const char *path, int trace, unsigned *nc_out, char *gpu_out,
 	for (size_t i = 0; i < imp->nrows && nrows < MAX_ROWS; i++) {
 		const struct lagom_trace_contention *c = &imp->rows[i];
 		struct row *r = &rows[nrows];
+		int g = group0;
 		if (!c->plausible || c->nccl_channels == 0 ||
 		    c->nccl_channels >= hw.gpu.sm_count)
 			continue;
+		/* row group: this trace's collectives of one power of two */
+		while (g < ngroups && rows_group_log2[g] != c->nccl_size_log2)
+			g++;
+		if (g == ngroups) {
+			if (ngroups == MAX_GROUPS)
+				continue;
+			rows_group_log2[ngroups++] = c->nccl_size_log2;
+		}
 		*r = (struct row){
 			.trace = trace,
+			.group = g,
 			.hw = hw,
 			.k = { .time_s = c->alone_us * 1e-6,
 			       .grid_blocks = c->grid_blocks,
 			       .blocks_per_sm = c->blocks_per_sm,
 			       .mem_bound = c->mem_bound },
 			.nc = c->nccl_channels,
+			.x = c->nccl_Bps / hw.gpu.hbm_Bps,
 			.measured = c->slowdown,
+			.nccl_mib = c->nccl_bytes / (1024.0 * 1024.0),
 		};
+		snprintf(r->kernel, sizeof(r->kernel), "%s", c->kernel);
 		*nc_out = c->nccl_channels;
 		nrows++;
 	}
 	lagom_trace_import_destroy(imp);
 	return nrows > before ? 0 : 1;
+}
+
+static void print_rows(void)
+{
+	printf("\n%-3s %-32s %6s %4s %8s %8s %6s %8s %8s %8s %9s\n", "#",
+	       "kernel", "grid", "m", "NCCL MiB", "GB/s", "x %",
+	       "measured", "built-in", "rate in", "rate LOTO");
+	for (size_t i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+		printf("%-3d %-32.32s %6u %4.2f %8.2f %8.2f %6.2f %7.3fx "
+		       "%7.3fx %7.3fx %8.3fx\n",
+		       r->trace, r->kernel, r->k.grid_blocks, r->k.mem_bound,
+		       r->nccl_mib, r->x * r->hw.gpu.hbm_Bps * 1e-9,
+		       100 * r->x, r->measured, r->pred[1],
+		       r->pred[COL(F_RATE, FIT_IN)],
+		       r->pred[COL(F_RATE, FIT_LOTO)]);
+	}
 }
 
 int main(int argc, char **argv)
@@ -163,18 +248,20 @@ int main(int argc, char **argv)
 	char gpu[MAX_TRACES][LAGOM_GPU_NAME_MAX];
 	unsigned nc[MAX_TRACES];
 	int ntraces = 0;
-	bool check = false, ok = true;
-	double scale_in, scale_loto[MAX_TRACES];
+	bool check = false, show_rows = false, ok = true;
+	double k_in[F_COUNT];
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--check") == 0)
 			check = true;
+		else if (strcmp(argv[i], "--rows") == 0)
+			show_rows = true;
 		else if (ntraces < MAX_TRACES)
 			paths[ntraces++] = argv[i];
 	}
 	if (ntraces == 0) {
-		fprintf(stderr,
-			"usage: contention_report [--check] TRACE...\n");
+		fprintf(stderr, "usage: contention_report [--check] [--rows] "
+				"TRACE...\n");
 		return 2;
 	}
 	for (int t = 0; t < ntraces; t++) {
@@ -186,44 +273,78 @@ int main(int argc, char **argv)
 			ok = false;
 		}
 	}
-	scale_in = fit_scale(-1);
-	for (int t = 0; t < ntraces; t++)
-		scale_loto[t] = ntraces > 1 ? fit_scale(t) : scale_in;
-	for (size_t i = 0; i < nrows; i++) {
-		struct row *r = &rows[i];
-		r->pred[P_NONE] = 1.0;
-		r->pred[P_BUILTIN] = slowdown(r, 1.0);
-		r->pred[P_LOTO] = slowdown(r, scale_loto[r->trace]);
-		r->pred[P_IN] = slowdown(r, scale_in);
+	printf("constant of least |log error| (in-sample; without trace t; "
+	       "without group g)\n");
+	for (int f = 0; f < F_COUNT; f++) {
+		double k_loto[MAX_TRACES], k_logo[MAX_GROUPS];
+		k_in[f] = fit_k(f, -1, -1);
+		printf("  %-8s in %.3f", family_names[f], k_in[f]);
+		for (int t = 0; t < ntraces; t++) {
+			k_loto[t] = ntraces > 1 ? fit_k(f, t, -1) : k_in[f];
+			printf(", -t%d %.3f", t, k_loto[t]);
+		}
+		for (int g = 0; g < ngroups; g++) {
+			k_logo[g] = ngroups > 1 ? fit_k(f, -1, g) : k_in[f];
+			printf(", -g%d %.3f", g, k_logo[g]);
+		}
+		printf("\n");
+		for (size_t i = 0; i < nrows; i++) {
+			struct row *r = &rows[i];
+			r->pred[COL(f, FIT_LOTO)] = predict(r, f, k_loto[r->trace]);
+			r->pred[COL(f, FIT_LOGO)] = predict(r, f, k_logo[r->group]);
+			r->pred[COL(f, FIT_IN)] = predict(r, f, k_in[f]);
+		}
 	}
-	printf("gamma scale of least |log error|: in-sample %.3f", scale_in);
-	for (int t = 0; t < ntraces; t++)
-		printf(", without trace %d %.3f", t, scale_loto[t]);
-	printf("\n\nmedian |slowdown error| (plausible rows)\n%-4s %-16s %4s "
-	       "%5s %9s",
-	       "#", "gpu", "nc", "rows", "measured");
-	for (int p = 0; p < P_COUNT; p++)
-		printf(" %10s", pred_names[p]);
+	for (size_t i = 0; i < nrows; i++) {
+		rows[i].pred[0] = 1.0;
+		rows[i].pred[1] = predict(&rows[i], F_GAMMA, 1.0);
+	}
+	printf("row groups (trace: NCCL size 2^n bytes):");
+	for (size_t i = 0, g = 0; i < nrows && g < (size_t)ngroups; i++)
+		if (rows[i].group == (int)g) {
+			printf(" g%zu=%d:2^%d", g, rows[i].trace,
+			       rows_group_log2[g]);
+			g++;
+			i = (size_t)-1;
+		}
+	for (int stat = 0; stat < 2; stat++) {
+	printf(stat ? "\nmean |log(predicted / measured)| (the fitted loss)\n"
+		    : "\nmedian |slowdown error| (plausible rows)\n");
+	printf("%-4s %-10s %3s %4s %8s %6s %8s",
+	       "#", "gpu", "nc", "rows", "measured", "none", "built-in");
+	for (int f = 0; f < F_COUNT; f++)
+		for (int fit = 0; fit < FIT_COUNT; fit++) {
+			char name[32];
+			snprintf(name, sizeof(name), "%s %s", family_names[f],
+				 fit_names[fit]);
+			printf(" %*s", fit == 0 ? 14 : 9, name);
+		}
 	printf("\n");
 	for (int t = -1; t < ntraces; t++) {
-		static double v[MAX_ROWS];
 		size_t m = 0;
 		for (size_t i = 0; i < nrows; i++)
-			if (t < 0 || rows[i].trace == t)
-				v[m++] = rows[i].measured;
-		qsort(v, m, sizeof(v[0]), cmp_double);
+			m += t < 0 || rows[i].trace == t;
 		if (t < 0)
-			printf("%-4s %-16s %4s", "all", "", "");
+			printf("%-4s %-10s %3s", "all", "", "");
 		else
-			printf("%-4d %-16.16s %4u", t, gpu[t], nc[t]);
-		printf(" %5zu %8.3fx", m, m ? v[m / 2] : NAN);
-		for (int p = 0; p < P_COUNT; p++) {
-			double e = median_err(t, p);
+			printf("%-4d %-10.10s %3u", t, gpu[t], nc[t]);
+		printf(" %4zu %7.3fx", m, median_of(t, -1));
+		for (int col = 0; col < NCOLS; col++) {
+			double e = stat ? mean_log_of(t, col)
+					: median_of(t, col);
 			ok = ok && isfinite(e);
-			printf(" %9.1f%%", 100 * e);
+			printf(" %*.1f%%", col < 2 ? (col ? 7 : 5)
+					   : (col - 2) % FIT_COUNT == 0 ? 13
+									: 8,
+			       100 * e);
 		}
 		printf("\n");
 	}
-	printf("(measured: the median slowdown; nc: NCCL channels beside)\n");
+	}
+	printf("(measured: the median slowdown; nc: NCCL channels beside; "
+	       "LOTO: constant fitted\n without the row's trace, LOGO: "
+	       "without its row group, in: on all rows)\n");
+	if (show_rows)
+		print_rows();
 	return check && !ok ? 1 : 0;
 }
