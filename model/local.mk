@@ -12,8 +12,9 @@ UNIT_TESTS += tests/model/test_model tests/model/test_workloads \
 	tests/model/busbw.sh tests/model/contention.sh
 check_PROGRAMS += tests/model/test_model tests/model/test_workloads \
 	tests/model/busbw_report tests/model/contention_report
-tests_model_contention_report_SOURCES = tests/model/contention_report.c
-tests_model_contention_report_LDADD = $(TRACE_LIBS)
+tests_model_contention_report_SOURCES = tests/model/contention_report.c \
+	tests/model/busbw_rows.c tests/model/busbw_rows.h
+tests_model_contention_report_LDADD = $(TRACE_LIBS) libcatalog.la
 tests_model_test_model_SOURCES = tests/model/test_model.c
 tests_model_test_model_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_model_test_model_LDADD = $(MODEL_TEST_LIBS)

@@ -196,7 +196,17 @@ static enum lagom_coll nccl_op(const struct tr_file *f, const struct tr_gpu *k)
 }
 
 /* A beside sample: the NCCL kernel's group key, then what is measured. */
-enum { B_OP, B_CH, B_THR, B_SIZE, B_KEYS, B_DUR = B_KEYS, B_BYTES, B_BPS, B_N };
+enum {
+	B_OP,
+	B_CH,
+	B_THR,
+	B_SIZE,
+	B_KEYS,
+	B_DUR = B_KEYS,
+	B_BYTES,
+	B_BPS,
+	B_N
+};
 
 static int cmp_beside(const void *a, const void *b)
 {
@@ -276,7 +286,8 @@ static int kind_rows(const struct ctx *c, const struct item *it, size_t a,
 			continue;
 		for (size_t i = s; i < e; i++)
 			scratch[i - s] = bs[i][B_DUR];
-		med = tr_median(scratch, e - s); /* sorts: consistent() needs it */
+		/* tr_median() sorts, as consistent() needs */
+		med = tr_median(scratch, e - s);
 		if (!consistent(scratch, e - s))
 			continue;
 		r = &imp->rows[imp->nrows++];

@@ -160,11 +160,10 @@ static json_t *row_json(const struct lagom_trace_contention *r)
 		(json_int_t)r->nccl_channels, "nccl_threads",
 		(json_int_t)r->nccl_threads, "nccl_size_log2",
 		(json_int_t)r->nccl_size_log2, "nccl_bytes",
-		(json_int_t)r->nccl_bytes, "nccl_Bps", r->nccl_Bps,
-		"alone_n", (json_int_t)r->alone_n,
-		"beside_n", (json_int_t)r->beside_n, "alone_us", r->alone_us,
-		"beside_us", r->beside_us, "slowdown", r->slowdown, "plausible",
-		r->plausible);
+		(json_int_t)r->nccl_bytes, "nccl_Bps", r->nccl_Bps, "alone_n",
+		(json_int_t)r->alone_n, "beside_n", (json_int_t)r->beside_n,
+		"alone_us", r->alone_us, "beside_us", r->beside_us, "slowdown",
+		r->slowdown, "plausible", r->plausible);
 }
 
 json_t *lagom_trace_contention_json(const struct lagom_trace_import *imp)
