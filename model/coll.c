@@ -373,6 +373,13 @@ static double hop_latency_s(const struct lagom_hw *hw,
 			    const struct lagom_netcal *cal)
 {
 	double pl = K.proto_lat[cfg->proto];
+	int link = hw->intra == LAGOM_INTRA_PCIE ? 1 : 0;
+	double w_net = lagom_nccl_hop_lat_us(2, cfg->algo, cfg->proto) /
+		       lagom_nccl_hop_lat_us(2, LAGOM_ALGO_RING,
+					     LAGOM_PROTO_SIMPLE);
+	double w_intra = lagom_nccl_hop_lat_us(link, cfg->algo, cfg->proto) /
+			 lagom_nccl_hop_lat_us(link, LAGOM_ALGO_RING,
+					       LAGOM_PROTO_SIMPLE);
 	double net = hw->net_lat_us +
 		     (comm->hops == LAGOM_HOPS_SPINE ? hw->spine_lat_us : 0) +
 		     cal->step_us[lagom_hw_transport(hw)];
@@ -380,12 +387,12 @@ static double hop_latency_s(const struct lagom_hw *hw,
 	double us = hw->launch_us + K.base_lat_us[cfg->proto];
 
 	if (comm->nodes > 1)
-		intra += cal->mn_step_us * pl;
+		intra += cal->mn_step_us * w_intra;
 	if (cfg->algo == LAGOM_ALGO_NVLS || cfg->algo == LAGOM_ALGO_NVLS_TREE)
 		us += K.nvls_lat_us;
 	else
 		us += t->hops_intra * intra;
-	us += t->hops_net * net * fmax(pl, 0.5);
+	us += t->hops_net * net * w_net;
 	if (cfg->algo == LAGOM_ALGO_PAT)
 		us += 0.5 * comm->ranks;
 	if (t->p2p)

@@ -429,10 +429,12 @@ static void test_env(void **state)
 
 	(void)state;
 	assert_int_equal(paper_hw(0, &hw), 0);
-	/* A tensor-parallel plan that tunes (1.02x predicted on cluster A).
-	 * phi-2:tp8,mb8 predicts no gain there (1.000x, below min_gain), so
-	 * it keeps NCCL's choices and rightly loads no tuner. */
-	p = plan_named(&hw, "mpt-7b:tp8,mb2");
+	/* A tensor-parallel plan that tunes (1.017x predicted on cluster A;
+	 * mpt-7b:tp8,mb2 fell to 1.009x when the multi-node hop latencies
+	 * took NCCL's per-algorithm shape, doc/model.md 2).  phi-2:tp8,mb8
+	 * predicts no gain there (1.000x, below min_gain), so it keeps
+	 * NCCL's choices and rightly loads no tuner. */
+	p = plan_named(&hw, "mpt-7b:tp8,mb1");
 	assert_non_null(p);
 	assert_true(p->speedup_nccl > 1.01);
 	assert_int_equal(lagom_plan_env(p, &o, v, 16, &n, NULL), 0);
