@@ -13,7 +13,7 @@
 #include "search/engine.h"
 #include "search/search.h"
 
-#define SEARCH_NC_GRID_MAX 16
+#define SEARCH_NCHANNELS_GRID_MAX 16
 #define SEARCH_DEFAULT_REFINE 32
 #define SEARCH_DEFAULT_MIN_GAIN 0.005
 #define SEARCH_IMPLS (LAGOM_ALGO_COUNT * LAGOM_PROTO_COUNT)
@@ -33,8 +33,8 @@ struct sproblem {
 	struct lagom_error *err;
 	unsigned refine_budget;
 	double min_gain; /* see lagom_search_opts */
-	unsigned nc_grid[SEARCH_NC_GRID_MAX];
-	unsigned n_nc;
+	unsigned nchannels_grid[SEARCH_NCHANNELS_GRID_MAX];
+	unsigned n_nchannels;
 
 	size_t nclass;
 	struct sclass *cls;
@@ -58,17 +58,17 @@ struct sproblem {
 	uint64_t buffsize_bytes; /* 0 = 4 MiB */
 	unsigned nthreads;
 
-	/* Per class, per nc index: the fastest implementation there. */
-	struct lagom_coll_config *table_cfg; /* nclass * n_nc */
-	double *table_x;		     /* nclass * n_nc, per iteration */
-	double *table_x1;		     /* nclass * n_nc, per call */
-	double *table_cost;		     /* nclass * n_nc */
-	struct lagom_coll_config *cfg;	     /* nocc: configuration to eval */
+	/* Per class, per channel-grid index: the fastest implementation there. */
+	struct lagom_coll_config *table_cfg; /* nclass * n_nchannels */
+	double *table_x;	       /* nclass * n_nchannels, per iteration */
+	double *table_x1;	       /* nclass * n_nchannels, per call */
+	double *table_cost;	       /* nclass * n_nchannels */
+	struct lagom_coll_config *cfg; /* nocc: configuration to eval */
 	/* Collective times that no global value changes (LL, LL128), per
-	 * class, nc index and implementation; < 0 = not yet predicted. */
+	 * class, channel-grid index and implementation; < 0 = not yet predicted. */
 	double *xcache;
 
-	/* Result of the last search: nc index per class. */
+	/* Result of the last search: channel-grid index per class. */
 	unsigned *choice;
 };
 

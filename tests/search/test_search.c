@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "tests/search/paper.h"
-#include "tests/search/plan_parse.h"
 #include "catalog/catalog.h"
 
 #define REFINE_DEFAULT 32
@@ -32,21 +31,31 @@ static uint64_t plan_id(const struct lagom_plan *p,
 	return id;
 }
 
+/* The text decoded by plan/ (its own golden tests: tests/plan). */
+static void decode(const char *text, struct lagom_plan_wire *w)
+{
+	struct lagom_error err = { 0 };
+
+	if (lagom_plan_wire_decode(text, strlen(text), w, &err) != 0)
+		fail_msg("lagom rejects its own plan: %s\n%s", err.text, text);
+}
+
 /* The env record says what lagom_plan_globals() decides. */
 static void assert_env_record(const struct lagom_plan *p,
 			      const struct lagom_plan_env_opts *opts,
-			      const struct pp_env *e)
+			      const struct lagom_plan_wire_env *e)
 {
-	struct lagom_plan_globals g;
+	struct lagom_plan_wire_env g;
 
 	assert_int_equal(lagom_plan_globals(p, opts, &g, NULL), 0);
 	assert_int_equal(e->tuner, g.tuner);
 	assert_int_equal(e->min_ctas, g.min_ctas);
 	assert_int_equal(e->max_ctas, g.max_ctas);
-	assert_int_equal(e->buffsize, g.buffsize_bytes);
+	assert_int_equal(e->buffsize_bytes, g.buffsize_bytes);
 	assert_int_equal(e->nthreads, g.nthreads);
-	assert_string_equal(e->algo, g.algo ? g.algo : "any");
-	assert_string_equal(e->proto, g.proto ? g.proto : "any");
+	assert_int_equal(e->algo, g.algo);
+	assert_int_equal(e->proto, g.proto);
+	assert_int_equal(e->cta_policy, g.cta_policy);
 }
 
 static void test_model_vs_exhaustive(void **state)
@@ -364,8 +373,7 @@ static void test_encode_round_trip(void **state)
 	struct lagom_hw hw;
 	struct lagom_plan *p;
 	static char text[LAGOM_PLAN_TEXT_MAX];
-	static struct pp_plan pp;
-	char id[17];
+	static struct lagom_plan_wire pp;
 	const char *records;
 	const struct lagom_plan_env_opts tuner = TUNER_OPTS;
 
@@ -376,32 +384,28 @@ static void test_encode_round_trip(void **state)
 	assert_int_equal(
 		lagom_plan_encode(p, &tuner, 4242, text, sizeof(text), NULL),
 		0);
-	assert_int_equal(pp_parse(text, &pp), 0);
+	decode(text, &pp);
 	assert_env_record(p, &tuner, &pp.env);
-	assert_string_equal(pp.version, PACKAGE_VERSION);
-	assert_int_equal(pp.job, 4242);
+	assert_string_equal(pp.lagom_version, PACKAGE_VERSION);
+	assert_int_equal(pp.job_id, 4242);
 	assert_int_equal(pp.ranks, 16);
 	assert_int_equal(pp.nodes, 2);
-	assert_int_equal(pp.n, p->ncolls);
+	assert_int_equal(pp.ncolls, p->ncolls);
 	for (size_t j = 0; j < p->ncolls; j++) {
-		assert_string_equal(pp.c[j].op,
+		assert_string_equal(lagom_plan_op_name(pp.colls[j].op),
 				    lagom_coll_name(p->colls[j].coll));
 		assert_int_equal(
-			pp.c[j].nc,
+			pp.colls[j].nchannels,
 			p->colls[j].keep ? 0 : p->colls[j].config.nchannels);
-		assert_true(pp.c[j].min_bytes <= p->colls[j].bytes);
-		assert_true(p->colls[j].bytes <= pp.c[j].max_bytes);
+		assert_true(pp.colls[j].min_bytes <= p->colls[j].bytes);
+		assert_true(p->colls[j].bytes <= pp.colls[j].max_bytes);
 	}
 	/* id = FNV-1a of the records after the header (env first), "end"
 	 * included */
 	records = strchr(text, ';') + 1;
 	assert_int_equal(strncmp(records, "env ", 4), 0);
-	snprintf(id, sizeof(id), "%016llx",
-		 (unsigned long long)lagom_fnv1a64(records, strlen(records)));
-	assert_string_equal(pp.id, id);
-	snprintf(id, sizeof(id), "%016llx",
-		 (unsigned long long)plan_id(p, &tuner));
-	assert_string_equal(pp.id, id);
+	assert_int_equal(pp.plan_id, lagom_fnv1a64(records, strlen(records)));
+	assert_int_equal(pp.plan_id, plan_id(p, &tuner));
 	/* too small a buffer */
 	assert_int_equal(lagom_plan_encode(p, &tuner, 1, text, 40, NULL),
 			 -ENOSPC);
@@ -463,19 +467,19 @@ static void test_env(void **state)
 	/* and its records leave every choice to NCCL */
 	{
 		static char text[LAGOM_PLAN_TEXT_MAX];
-		static struct pp_plan pp;
+		static struct lagom_plan_wire pp;
 
 		assert_int_equal(
 			lagom_plan_encode(p, &o, 0, text, sizeof(text), NULL),
 			0);
-		assert_int_equal(pp_parse(text, &pp), 0);
+		decode(text, &pp);
 		assert_int_equal(pp.env.tuner, 0);
 		assert_int_equal(pp.env.max_ctas, 0);
-		assert_int_equal(pp.env.buffsize, 0);
-		for (unsigned j = 0; j < pp.n; j++) {
-			assert_string_equal(pp.c[j].algo, "any");
-			assert_string_equal(pp.c[j].proto, "any");
-			assert_int_equal(pp.c[j].nc, 0);
+		assert_int_equal(pp.env.buffsize_bytes, 0);
+		for (unsigned j = 0; j < pp.ncolls; j++) {
+			assert_int_equal(pp.colls[j].algo, LAGOM_PLAN_ANY);
+			assert_int_equal(pp.colls[j].proto, LAGOM_PLAN_ANY);
+			assert_int_equal(pp.colls[j].nchannels, 0);
 		}
 	}
 	lagom_plan_destroy(p);
@@ -487,7 +491,7 @@ static void test_no_workload(void **state)
 	struct lagom_hw hw;
 	struct lagom_plan *p = NULL, *q = NULL;
 	static char text[LAGOM_PLAN_TEXT_MAX];
-	static struct pp_plan pp;
+	static struct lagom_plan_wire pp;
 	struct lagom_error err = { 0 };
 	const struct lagom_plan_env_opts tuner = TUNER_OPTS;
 
@@ -507,8 +511,8 @@ static void test_no_workload(void **state)
 	assert_true(plan_id(p, NULL) == plan_id(q, NULL));
 	assert_int_equal(
 		lagom_plan_encode(p, NULL, 0, text, sizeof(text), NULL), 0);
-	assert_int_equal(pp_parse(text, &pp), 0);
-	assert_int_equal(pp.n, 0);
+	decode(text, &pp);
+	assert_int_equal(pp.ncolls, 0);
 	assert_env_record(p, NULL, &pp.env);
 	/* without coll records the tuner is never loaded */
 	assert_int_equal(pp.env.tuner, 0);
@@ -550,21 +554,22 @@ static void assert_env_matches_record(const struct lagom_plan *p,
 				      const struct lagom_plan_env_opts *o)
 {
 	static char text[LAGOM_PLAN_TEXT_MAX];
-	static struct pp_plan pp;
+	static struct lagom_plan_wire pp;
 	struct lagom_plan_env_opts with_text = { 0 };
 	struct lagom_env_var v[16];
 	size_t n = 0;
-	char num[24];
+	char num[24], id[17];
 	const char *x;
 
 	assert_int_equal(lagom_plan_encode(p, o, 0, text, sizeof(text), NULL),
 			 0);
-	assert_int_equal(pp_parse(text, &pp), 0);
+	decode(text, &pp);
 	if (o)
 		with_text = *o;
 	with_text.plan_text = text;
 	assert_int_equal(lagom_plan_env(p, &with_text, v, 16, &n, NULL), 0);
-	assert_string_equal(env_get(v, n, "LAGOM_PLAN_ID"), pp.id);
+	assert_string_equal(env_get(v, n, "LAGOM_PLAN_ID"),
+			    lagom_plan_format_id(pp.plan_id, id));
 	assert_int_equal(pp.env.tuner, env_get(v, n, "LAGOM_PLAN") != NULL);
 	assert_int_equal(pp.env.tuner,
 			 env_get(v, n, "NCCL_TUNER_PLUGIN") != NULL);
@@ -575,17 +580,25 @@ static void assert_env_matches_record(const struct lagom_plan *p,
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)pp.env.max_ctas);
 	assert_true(pp.env.max_ctas ? x && !strcmp(x, num) : !x);
 	x = env_get(v, n, "NCCL_BUFFSIZE");
-	snprintf(num, sizeof(num), "%llu", (unsigned long long)pp.env.buffsize);
-	assert_true(pp.env.buffsize ? x && !strcmp(x, num) : !x);
+	snprintf(num, sizeof(num), "%llu",
+		 (unsigned long long)pp.env.buffsize_bytes);
+	assert_true(pp.env.buffsize_bytes ? x && !strcmp(x, num) : !x);
 	x = env_get(v, n, "NCCL_NTHREADS");
 	snprintf(num, sizeof(num), "%llu", (unsigned long long)pp.env.nthreads);
 	assert_true(pp.env.nthreads ? x && !strcmp(x, num) : !x);
 	x = env_get(v, n, "NCCL_ALGO");
-	assert_true(strcmp(pp.env.algo, "any") ? x && !strcmp(x, pp.env.algo)
-					       : !x);
+	assert_true(
+		pp.env.algo != LAGOM_PLAN_ANY
+			? x && !strcmp(x, lagom_nccl_algo_names[pp.env.algo])
+			: !x);
 	x = env_get(v, n, "NCCL_PROTO");
-	assert_true(strcmp(pp.env.proto, "any") ? x && !strcmp(x, pp.env.proto)
-						: !x);
+	assert_true(
+		pp.env.proto != LAGOM_PLAN_ANY
+			? x && !strcmp(x, lagom_nccl_proto_names[pp.env.proto])
+			: !x);
+	x = env_get(v, n, "NCCL_CTA_POLICY");
+	snprintf(num, sizeof(num), "%u", pp.env.cta_policy);
+	assert_true(pp.env.cta_policy ? x && !strcmp(x, num) : !x);
 }
 
 /* LAGOM_PLAN_ID covers the process-wide values, not only the coll records:
