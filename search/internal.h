@@ -32,7 +32,9 @@ struct sproblem {
 	const struct lagom_workload *w;
 	struct lagom_error *err;
 	unsigned refine_budget;
-	double min_gain; /* see lagom_search_opts */
+	double min_gain;	 /* see lagom_search_opts */
+	unsigned nccl_version;	 /* see lagom_search_opts */
+	bool registered_buffers; /* see lagom_search_opts */
 	unsigned nchannels_grid[SEARCH_NCHANNELS_GRID_MAX];
 	unsigned n_nchannels;
 
@@ -114,8 +116,25 @@ int sproblem_region(struct sproblem *p, unsigned r, const double *coll_time_s,
 /* Fill p->cfg from per-class configurations (nclass entries). */
 void sproblem_apply(struct sproblem *p, const struct lagom_coll_config *cls);
 
+/* The environment-only plan over NCCL's defaults def: the channel cap,
+ * buffer size and CTA policy of lowest predicted time (NCCL's defaults
+ * unless min_gain faster), written to plan->env and *t_out. */
 int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
-		    unsigned *cap_out, uint64_t *buff_out, double *t_out);
+		    struct lagom_plan_env_values *env, double *t_out);
+
+/* NCCL_CTA_POLICY=efficiency is a candidate: the NCCL has it (2.28+) and
+ * the application registers its buffers (search/ctapolicy.c). */
+bool search_cta_policy_candidate(const struct sproblem *p);
+/*
+ * The configuration NCCL gives class j under NCCL_CTA_POLICY=efficiency
+ * (no tuner plugin, NCCL_MAX_CTAS=cap, 0 = none), from its configuration
+ * base without the policy and NCCL_BUFFSIZE buffsize_bytes (0 = 4 MiB);
+ * false when the policy leaves the class alone.
+ */
+bool search_cta_efficiency(const struct sproblem *p, size_t j, unsigned cap,
+			   uint64_t buffsize_bytes,
+			   const struct lagom_coll_config *base,
+			   struct lagom_coll_config *out);
 /* Turn the plan into NCCL's defaults (never slower by its own prediction). */
 void search_keep_nccl(struct lagom_plan *plan);
 /* 0 when the plan encodes with and without the tuner plugin (its values

@@ -3,7 +3,7 @@
 noinst_LTLIBRARIES += libsearch.la
 libsearch_la_SOURCES = search/search.h search/internal.h search/engine.h \
 	search/engine.c search/problem.c search/search.c search/plan.c \
-	search/nowork.c search/encode.c
+	search/nowork.c search/encode.c search/ctapolicy.c
 # The plan text: plan/'s encoder travels with the search.
 libsearch_la_LIBADD = libplan.la
 

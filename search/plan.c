@@ -168,11 +168,6 @@ static int comm_only_time(struct sproblem *p,
 }
 
 /*
- * Environment only (no tuner plugin): one channel cap and one buffer size
- * for every collective, on top of NCCL's own choices.  Candidate (0, 4 MiB)
- * is NCCL's default, so this is never predicted slower than the default.
- */
-/*
  * The configurations of one buffer size b, per class: NCCL's default with
  * that buffer's chunk, and (when the inputs were checked) its time per call
  * under every cap of the grid (index 0: no cap), from one model call each.
@@ -203,25 +198,39 @@ static void env_configs(struct sproblem *p, const struct lagom_coll_config *def,
 	}
 }
 
-/* Iteration time with every class at cap index i of env_configs(). */
+/* Iteration time with every class at cap index i of env_configs(), under
+ * NCCL_CTA_POLICY policy and NCCL_BUFFSIZE candidate b. */
 static int env_time(struct sproblem *p, const struct lagom_coll_config *base,
-		    const double *x, unsigned i, struct lagom_coll_config *c,
-		    double *cx, double *t_s)
+		    const double *x, unsigned i, unsigned policy, unsigned b,
+		    struct lagom_coll_config *c, double *cx, double *t_s)
 {
 	unsigned cap = i == 0 ? 0 : p->nchannels_grid[i - 1];
+	int rc;
 
 	for (size_t j = 0; j < p->nclass; j++) {
 		c[j] = base[j];
 		if (cap && c[j].nchannels > cap)
 			c[j].nchannels = cap;
 		cx[j] = x[j * (p->n_nchannels + 1) + i];
+		if (policy == LAGOM_CTA_POLICY_EFFICIENCY &&
+		    search_cta_efficiency(p, j, cap, b ? buffsize_grid[b] : 0,
+					  &c[j], &c[j]) &&
+		    (rc = class_time(p, j, &c[j], &cx[j])) < 0)
+			return rc;
 	}
 	sproblem_apply(p, c);
 	return sproblem_iteration_x(p, p->valid ? cx : NULL, t_s);
 }
 
+/*
+ * Environment only (no tuner plugin): one channel cap, one buffer size and
+ * (NCCL 2.28+, registered buffers) one CTA policy for every collective, on
+ * top of NCCL's own choices.  The first candidate (no cap, 4 MiB, default
+ * policy) is NCCL's default, and ties keep the earlier candidate, so the
+ * policy is chosen only where it is predicted faster.
+ */
 int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
-		    unsigned *cap_out, uint64_t *buff_out, double *t_out)
+		    struct lagom_plan_env_values *env, double *t_out)
 {
 	size_t n = p->nclass + 1;
 	struct lagom_coll_config *c = calloc(2 * n, sizeof(*c));
@@ -229,6 +238,7 @@ int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
 	double best = 0, def_s = 0;
 	int rc = 0, have = 0;
 	unsigned def_max = 0;
+	unsigned npolicies = search_cta_policy_candidate(p) ? 2 : 1;
 
 	if (!c || !x) {
 		rc = lagom_errprintf(p->err, ENOMEM, "out of memory");
@@ -237,30 +247,37 @@ int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
 	for (size_t j = 0; j < p->nclass; j++)
 		if (def[j].nchannels > def_max)
 			def_max = def[j].nchannels;
-	for (unsigned b = 0; b < N_BUFF && rc == 0; b++) {
-		/* c, x: scratch per class; c + n, x + n: env_configs() */
-		env_configs(p, def, b, c + n, x + n);
-		for (unsigned i = 0; i <= p->n_nchannels && rc == 0; i++) {
-			unsigned cap = i == 0 ? 0 : p->nchannels_grid[i - 1];
-			double t;
+	for (unsigned pol = 0; pol < npolicies && rc == 0; pol++)
+		for (unsigned b = 0; b < N_BUFF && rc == 0; b++) {
+			/* c, x: scratch per class; c + n, x + n: env_configs() */
+			env_configs(p, def, b, c + n, x + n);
+			for (unsigned i = 0; i <= p->n_nchannels && rc == 0;
+			     i++) {
+				unsigned cap =
+					i == 0 ? 0 : p->nchannels_grid[i - 1];
+				double t;
 
-			if (cap >= def_max) /* the same as no cap */
-				break;
-			if ((rc = env_time(p, c + n, x + n, i, c, x, &t)) < 0)
-				break;
-			if (!have)
-				def_s = t;
-			if (!have || better(t, best)) {
-				best = t;
-				*cap_out = cap;
-				*buff_out = b ? buffsize_grid[b] : 0;
-				have = 1;
+				if (cap >= def_max) /* the same as no cap */
+					break;
+				if ((rc = env_time(p, c + n, x + n, i, pol, b,
+						   c, x, &t)) < 0)
+					break;
+				if (!have)
+					def_s = t;
+				if (!have || better(t, best)) {
+					best = t;
+					env->env_max_ctas = cap;
+					env->env_buffsize_bytes =
+						b ? buffsize_grid[b] : 0;
+					env->env_cta_policy = pol;
+					have = 1;
+				}
 			}
 		}
-	}
 	if (rc == 0 && !(best < def_s * (1 - p->min_gain))) {
-		*cap_out = 0; /* not worth leaving NCCL's defaults */
-		*buff_out = 0;
+		env->env_max_ctas = 0; /* not worth leaving NCCL's defaults */
+		env->env_buffsize_bytes = 0;
+		env->env_cta_policy = LAGOM_CTA_POLICY_DEFAULT;
 		best = def_s;
 	}
 	if (rc == 0)
@@ -552,8 +569,7 @@ static int plan_workload(struct sproblem *p, struct lagom_plan *plan)
 	if ((rc = sproblem_iteration(p, &plan->nccl_s)) < 0 ||
 	    (rc = comm_only_time(p, def, &plan->comm_only_s, co, &co_buff)) <
 		    0 ||
-	    (rc = search_env_only(p, def, &plan->env.env_max_ctas,
-				  &plan->env.env_buffsize_bytes,
+	    (rc = search_env_only(p, def, &plan->env,
 				  &plan->lagom_env_only_s)) < 0 ||
 	    (rc = choose_globals(p, plan)) < 0 ||
 	    (rc = fill_colls(p, plan, def)) < 0)

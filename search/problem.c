@@ -293,6 +293,8 @@ int sproblem_init(struct sproblem *p, const struct lagom_hw *hw,
 						       : SEARCH_DEFAULT_REFINE;
 	p->min_gain = opts && opts->min_gain > 0 ? opts->min_gain
 						 : SEARCH_DEFAULT_MIN_GAIN;
+	p->nccl_version = opts ? opts->nccl_version : 0;
+	p->registered_buffers = opts && opts->registered_buffers;
 	if (!hw || !w || (w->nregions && !w->regions))
 		return lagom_errprintf(err, EINVAL, "no hardware or workload");
 	if ((rc = alloc_problem(p)) < 0)
