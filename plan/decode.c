@@ -123,18 +123,11 @@ static int parse_format(const char *s, size_t n, unsigned *minor)
 	return 0;
 }
 
-/* The lagom version: 1..31 characters of [0-9A-Za-z.+~_-]. */
+/* The lagom version (plan_version_valid()) into out, NUL-terminated. */
 static int parse_version(const char *s, size_t n, char *out)
 {
-	if (n == 0 || n >= LAGOM_PLAN_VERSION_MAX)
+	if (!plan_version_valid(s, n))
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-		      (c >= 'A' && c <= 'Z') || strchr(".+~_-", c)))
-			return -1;
-	}
 	memcpy(out, s, n);
 	out[n] = '\0';
 	return 0;

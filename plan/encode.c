@@ -176,21 +176,6 @@ int lagom_plan_wire_id(const struct lagom_plan_wire *w, uint64_t *id,
 	return 0;
 }
 
-/* The lagom version: 1..31 characters of [0-9A-Za-z.+~_-]. */
-static bool version_valid(const char *s)
-{
-	size_t n = strnlen(s, LAGOM_PLAN_VERSION_MAX);
-
-	if (n == 0 || n >= LAGOM_PLAN_VERSION_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') ||
-		      (s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= 'A' && s[i] <= 'Z') || strchr(".+~_-", s[i])))
-			return false;
-	return true;
-}
-
 int lagom_plan_wire_encode(const struct lagom_plan_wire *w, char *buf,
 			   size_t len, uint64_t *id, struct lagom_error *err)
 {
@@ -207,7 +192,9 @@ int lagom_plan_wire_encode(const struct lagom_plan_wire *w, char *buf,
 	buf[0] = '\0';
 	if ((rc = lagom_plan_wire_id(w, &h, err)) < 0)
 		return rc;
-	if (!version_valid(w->lagom_version))
+	if (!plan_version_valid(
+		    w->lagom_version,
+		    strnlen(w->lagom_version, LAGOM_PLAN_VERSION_MAX)))
 		return lagom_errprintf(err, EINVAL,
 				       "record 1: bad lagom version");
 	plan_put_s(&o, "lagom-plan 1");

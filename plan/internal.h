@@ -50,6 +50,9 @@ bool plan_tok_eq(const char *s, size_t n, const char *lit);
 int plan_name_index(const char *s, size_t n, const char *const *names,
 		    size_t count);
 
+/* The lagom version of the header: 1..31 bytes of [0-9A-Za-z.+~_-]. */
+bool plan_version_valid(const char *s, size_t n);
+
 /* The checks one coll record must pass within w (record: its number). */
 int plan_check_coll(const struct lagom_plan_wire *w,
 		    const struct lagom_plan_wire_coll *c, size_t record,

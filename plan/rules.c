@@ -58,6 +58,19 @@ const char *lagom_plan_op_name(int op)
 	return NULL;
 }
 
+bool plan_version_valid(const char *s, size_t n)
+{
+	if (n == 0 || n >= LAGOM_PLAN_VERSION_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		      (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] && strchr(".+~_-", s[i]))))
+			return false;
+	return true;
+}
+
 int lagom_plan_parse_u64(const char *s, size_t n, uint64_t *out)
 {
 	uint64_t v = 0;
