@@ -623,6 +623,30 @@ static int check_args(const struct lagom_hw *hw, unsigned nodes, unsigned *gpn,
 	return 0;
 }
 
+/* Every communicator of w within the step: a plan record of a wider one
+ * would be refused by every reader (doc/plan-format.md). */
+static int check_fits(const struct lagom_workload *w, unsigned nodes,
+		      unsigned ranks, struct lagom_error *err)
+{
+	for (size_t r = 0; r < w->nregions; r++)
+		for (size_t c = 0; c < w->regions[r].ncolls; c++) {
+			const struct lagom_comm *m =
+				&w->regions[r].colls[c].comm;
+
+			if (m->ranks > ranks || m->nodes > nodes)
+				return lagom_errprintf(
+					err, EINVAL,
+					"region '%s': %s over %u ranks on %u "
+					"nodes does not fit the step's %u ranks "
+					"on %u nodes",
+					w->regions[r].name,
+					lagom_coll_name(
+						w->regions[r].colls[c].coll),
+					m->ranks, m->nodes, ranks, nodes);
+		}
+	return 0;
+}
+
 int lagom_search_plan(const struct lagom_hw *hw, const struct lagom_workload *w,
 		      unsigned nodes, unsigned gpus_per_node,
 		      const struct lagom_search_opts *opts,
@@ -635,7 +659,8 @@ int lagom_search_plan(const struct lagom_hw *hw, const struct lagom_workload *w,
 	if (!w)
 		return lagom_plan_no_workload(hw, nodes, gpus_per_node, opts,
 					      out, err);
-	if ((rc = check_args(hw, nodes, &gpus_per_node, out, err)) < 0)
+	if ((rc = check_args(hw, nodes, &gpus_per_node, out, err)) < 0 ||
+	    (rc = check_fits(w, nodes, nodes * gpus_per_node, err)) < 0)
 		return rc;
 	if (!(plan = calloc(1, sizeof(*plan))))
 		return lagom_errprintf(err, ENOMEM, "out of memory");

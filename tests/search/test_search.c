@@ -904,6 +904,12 @@ static void test_invalid(void **state)
 			 -EINVAL);
 	assert_int_equal(lagom_search_plan(&hw, w, 0, 8, NULL, &p, &err),
 			 -EINVAL);
+	/* a communicator wider than the step is refused with its reason */
+	assert_int_equal(lagom_search_plan(&hw, w, 1, 8, NULL, &p, &err),
+			 -EINVAL);
+	assert_string_equal(err.text,
+			    "region 'fwd': allgather over 16 ranks on 2 nodes "
+			    "does not fit the step's 8 ranks on 1 nodes");
 	assert_null(p);
 	assert_int_equal(
 		lagom_plan_encode(NULL, NULL, 0, buf, sizeof(buf), &err),
