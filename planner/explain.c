@@ -164,7 +164,7 @@ static void explain_search(FILE *f, const struct lagom_plan *p)
 					? lagom_coll_name(
 						  p->colls[s->coll].coll)
 					: "class",
-				s->from_nc, s->to_nc);
+				s->from_nchannels, s->to_nchannels);
 		if (s->kind == LAGOM_STEP_GREEDY)
 			fprintf(f, "H=%.3g ", s->h);
 		fprintf(f, "X=%.3fms Y=%.3fms Z=%.3fms\n", s->x_s * 1e3,

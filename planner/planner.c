@@ -159,6 +159,10 @@ static int make_plan(const struct lagom_planner_input *in,
 	struct lagom_plan **plan = &res->plan;
 	struct lagom_workload *w = NULL;
 	unsigned nodes = (unsigned)in->node_count;
+	const struct lagom_search_opts opts = {
+		.nccl_version = in->nccl_version,
+		.registered_buffers = in->registered_buffers,
+	};
 	int rc;
 
 	if (in->workload) {
@@ -179,9 +183,9 @@ static int make_plan(const struct lagom_planner_input *in,
 		return rc;
 	}
 	if (w)
-		rc = lagom_search_plan(hw, w, nodes, gpus, NULL, plan, err);
+		rc = lagom_search_plan(hw, w, nodes, gpus, &opts, plan, err);
 	else
-		rc = lagom_plan_no_workload(hw, nodes, gpus, NULL, plan, err);
+		rc = lagom_plan_no_workload(hw, nodes, gpus, &opts, plan, err);
 	lagom_workload_destroy(w);
 	return rc;
 }

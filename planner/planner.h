@@ -157,6 +157,14 @@ struct lagom_planner_input {
 	 * not matter.  Nothing happens without a workload.
 	 */
 	const struct lagom_planner_measured *measured;
+	/*
+	 * The step's NCCL as NCCL_VERSION_CODE (0 = unknown) and whether the
+	 * application registers its buffers: knobs of newer NCCL releases
+	 * (NCCL_CTA_POLICY) are candidates only when both say so
+	 * (lagom_search_opts, doc/search.md).  0/false: never.
+	 */
+	unsigned nccl_version;
+	bool registered_buffers;
 };
 
 /* One environment variable (both strings owned by the result). */
