@@ -10,6 +10,7 @@
 #ifndef LAGOM_CLI_CLI_H
 #define LAGOM_CLI_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +56,19 @@ int cli_parse_nic(const char *arg, unsigned *count, double *gbps);
  * prints the line and returns CLI_USAGE.
  */
 int cli_bad_option(const char *sub, int optopt_char, const char *arg);
+
+/*
+ * The getopt_long loop of subcommand sub: -h/--help prints usage and
+ * returns -1; an unknown option or a missing value is cli_bad_option's line;
+ * every other option goes to opt(ctx, value, optarg), whose nonzero status
+ * ends the loop and is returned.  0 with the operands from optind.
+ */
+int cli_getopt(int argc, char **argv, const char *sub, const char *shortopts,
+	       const struct option *longopts, const char *usage,
+	       int (*opt)(void *ctx, int value, const char *arg), void *ctx);
+
+/* No operand after the options: 0, else one line and CLI_USAGE. */
+int cli_no_operand(const char *sub, int argc, char **argv);
 
 /* A text table: columns with a header, right-aligned when numeric. */
 struct cli_table;
