@@ -1,6 +1,8 @@
 # tests/lib/golden.sh - data-driven reader tests: one file per case, the
 # exact expected message beside it, one TAP line each.  Source it after
 # tests/lib/tap.sh, then:
+#   golden_test TOOL DIR EXT  the whole test with TOOL (skipped when it is
+#                             not built): plan, golden_check, done_testing
 #   golden_count DIR EXT      how many cases DIR holds (for plan)
 #   golden_check DIR EXT CMD...
 #     every DIR/valid/*.EXT: CMD FILE prints "ok";
@@ -37,4 +39,11 @@ golden_check() {
 			not_ok "invalid/$f: got '$out' (exit $st), want '$want'"
 		fi
 	done
+}
+
+golden_test() {
+	[ -x "$1" ] || plan_skip_all "${1##*/} not built"
+	plan "$(golden_count "$2" "$3")"
+	golden_check "$2" "$3" "$1"
+	done_testing
 }

@@ -5,10 +5,5 @@
 . "${top_srcdir:-.}/tests/lib/tap.sh"
 . "${top_srcdir:-.}/tests/lib/golden.sh"
 
-tool="$top_builddir/tests/tuner/plan_tool"
-src="$top_srcdir/tests/tuner/plans"
-[ -x "$tool" ] || plan_skip_all "plan_tool not built"
-
-plan "$(golden_count "$src" plan)"
-golden_check "$src" plan "$tool"
-done_testing
+golden_test "$top_builddir/tests/tuner/plan_tool" \
+	"$top_srcdir/tests/tuner/plans" plan

@@ -5,10 +5,5 @@
 . "${top_srcdir:-.}/tests/lib/tap.sh"
 . "${top_srcdir:-.}/tests/lib/golden.sh"
 
-tool="$top_builddir/tests/workload/workload_tool"
-src="$top_srcdir/tests/workload/data"
-[ -x "$tool" ] || plan_skip_all "workload_tool not built"
-
-plan "$(golden_count "$src" json)"
-golden_check "$src" json "$tool"
-done_testing
+golden_test "$top_builddir/tests/workload/workload_tool" \
+	"$top_srcdir/tests/workload/data" json
