@@ -67,6 +67,10 @@ int cli_getopt(int argc, char **argv, const char *sub, const char *shortopts,
 	       const struct option *longopts, const char *usage,
 	       int (*opt)(void *ctx, int value, const char *arg), void *ctx);
 
+/* cli_getopt's opt for a command whose one option is --format: ctx is
+ * the enum cli_format to set. */
+int cli_format_opt(void *format, int value, const char *arg);
+
 /* No operand after the options: 0, else one line and CLI_USAGE. */
 int cli_no_operand(const char *sub, int argc, char **argv);
 

@@ -52,8 +52,10 @@ struct synth_opts {
 	const char *transport;
 };
 
-static int synth_opt(struct synth_opts *o, int c, const char *arg)
+static int synth_opt(void *ctx, int c, const char *arg)
 {
+	struct synth_opts *o = ctx;
+
 	switch (c) {
 	case 'g':
 		o->gpu = arg;
@@ -102,23 +104,11 @@ static int parse_synth(int argc, char **argv, struct synth_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc = 0;
+	int rc = cli_getopt(argc, argv, "profile synth", "+ho:", longopts,
+			    synth_usage, synth_opt, o);
 
-	while (rc == 0 &&
-	       (c = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return fputs(synth_usage, stdout), -1;
-		if (c == '?' || c == ':')
-			return cli_bad_option("profile synth", optopt,
-					      argv[optind - 1]);
-		rc = synth_opt(o, c, optarg);
-	}
-	if (rc)
+	if (rc || (rc = cli_no_operand("profile synth", argc, argv)))
 		return rc;
-	if (optind < argc)
-		return cli_fail(CLI_USAGE,
-				"profile synth: unexpected argument '%s'",
-				argv[optind]);
 	if (!o->list && (!o->gpu || !o->gpus))
 		return cli_fail(CLI_USAGE,
 				"profile synth: --gpu and --gpus-per-node are "

@@ -57,6 +57,19 @@ enum {
 	OPT_FORMAT
 };
 
+static int import_opt(void *ctx, int c, const char *arg)
+{
+	struct import_opts *o = ctx;
+
+	if (c == 'o')
+		o->output = arg;
+	else if (c == OPT_CONTENTION)
+		o->contention = true;
+	else
+		return cli_parse_format(arg, &o->format);
+	return 0;
+}
+
 static int parse_import(int argc, char **argv, struct import_opts *o)
 {
 	static const struct option longopts[] = {
@@ -66,22 +79,9 @@ static int parse_import(int argc, char **argv, struct import_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc = 0;
+	int rc = cli_getopt(argc, argv, "workload import", "ho:", longopts,
+			    import_usage, import_opt, o);
 
-	while (rc == 0 &&
-	       (c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return fputs(import_usage, stdout), -1;
-		if (c == 'o')
-			o->output = optarg;
-		else if (c == OPT_CONTENTION)
-			o->contention = true;
-		else if (c == OPT_FORMAT)
-			rc = cli_parse_format(optarg, &o->format);
-		else
-			return cli_bad_option("workload import", optopt,
-					      argv[optind - 1]);
-	}
 	if (rc)
 		return rc;
 	if (optind >= argc)

@@ -171,6 +171,12 @@ int cli_getopt(int argc, char **argv, const char *sub, const char *shortopts,
 	return rc;
 }
 
+int cli_format_opt(void *format, int value, const char *arg)
+{
+	(void)value;
+	return cli_parse_format(arg, format);
+}
+
 int cli_no_operand(const char *sub, int argc, char **argv)
 {
 	if (optind < argc)
