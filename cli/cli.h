@@ -74,6 +74,18 @@ int cli_format_opt(void *format, int value, const char *arg);
 /* No operand after the options: 0, else one line and CLI_USAGE. */
 int cli_no_operand(const char *sub, int argc, char **argv);
 
+/*
+ * Replace path with len bytes of data so that a reader sees the old file or
+ * the whole new one: a temporary ".NAME.XXXXXX" beside it, written, given
+ * mode (0: 0666 less the umask), fsync'd, accepted by check(tmp, ctx) when
+ * check is given (its status, after its own line, stops the write), renamed
+ * over path, the directory fsync'd.  CLI_OK, or CLI_FAIL after one line
+ * "WHAT PATH: error" ("PATH: error" when what is NULL).
+ */
+int cli_write_atomic(const char *what, const char *path, const void *data,
+		     size_t len, unsigned mode,
+		     int (*check)(const char *tmp, void *ctx), void *ctx);
+
 /* A text table: columns with a header, right-aligned when numeric. */
 struct cli_table;
 struct cli_table *cli_table_create(size_t ncols, const char *const *headers,

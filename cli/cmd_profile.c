@@ -239,33 +239,6 @@ static int default_node(char *buf, size_t len)
 	return lagom_profile_node_name_ok(buf) ? 0 : -1;
 }
 
-/* Write text to path through a temporary file and rename. */
-static int write_file(const char *path, const char *text)
-{
-	char *tmp = NULL;
-	FILE *f;
-	int ok;
-
-	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
-		return cli_fail(CLI_FAIL, "out of memory");
-	f = fopen(tmp, "w");
-	if (!f) {
-		cli_fail(CLI_FAIL, "%s: %s", tmp, strerror(errno));
-		free(tmp);
-		return CLI_FAIL;
-	}
-	ok = fputs(text, f) != EOF;
-	ok = (fclose(f) == 0) && ok;
-	if (!ok || rename(tmp, path) != 0) {
-		cli_fail(CLI_FAIL, "%s: %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return CLI_FAIL;
-	}
-	free(tmp);
-	return CLI_OK;
-}
-
 static int synth_output(const struct synth_opts *o,
 			const struct lagom_profile *p, const char *text)
 {
@@ -284,7 +257,8 @@ static int synth_output(const struct synth_opts *o,
 			return cli_fail(CLI_FAIL, "%s", err.text);
 		rc = asprintf(&path, "%s/%s.json", o->output, p->node);
 	} else {
-		if ((rc = write_file(o->output, text)))
+		if ((rc = cli_write_atomic(NULL, o->output, text, strlen(text),
+					   0, NULL, NULL)))
 			return rc;
 		rc = asprintf(&path, "%s", o->output);
 	}

@@ -211,73 +211,6 @@ static int format_policy(struct run *r)
 	return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Readers see the old policy or the new one: a temporary file beside it,
- * written, fsync'd, mode 0644, renamed over, the directory fsync'd. */
-static int write_atomic(const char *path, const char *text, size_t len)
-{
-	char *dcopy = strdup(path), *bcopy = strdup(path), *tmp = NULL;
-	const char *dir, *base;
-	int fd = -1, dfd = -1, rc = CLI_FAIL, saved = 0;
-
-	if (!dcopy || !bcopy)
-		goto out;
-	dir = dirname(dcopy);
-	base = basename(bcopy);
-	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, base) < 0) {
-		tmp = NULL;
-		goto out;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		saved = errno;
-		cli_fail(CLI_FAIL, "--output %s: %s", path, strerror(saved));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	if (write_all(fd, text, len) || fchmod(fd, 0644) || fsync(fd) ||
-	    close(fd) || (fd = -1, rename(tmp, path))) {
-		saved = errno;
-		cli_fail(CLI_FAIL, "--output %s: %s", path, strerror(saved));
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	rc = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
-	if (rc && !saved)
-		cli_fail(CLI_FAIL, "out of memory");
-	free(dcopy);
-	free(bcopy);
-	return rc;
-}
-
 static int summary_json(const struct run *r)
 {
 	const struct lagom_policy_params *p = &r->o->c.params;
@@ -437,7 +370,9 @@ int cli_policy_run(struct policy_opts *o)
 		rc = fwrite(r.text, 1, r.len, stdout) == r.len ? CLI_OK
 							       : CLI_FAIL;
 	else if (rc == 0)
-		rc = write_atomic(o->output, r.text, r.len);
+		/* Readers see the old policy or the new one, mode 0644. */
+		rc = cli_write_atomic("--output", o->output, r.text, r.len,
+				      0644, NULL, NULL);
 	if (rc == 0 && o->output)
 		rc = o->c.format == CLI_JSON ? summary_json(&r)
 					     : summary_text(&r);
