@@ -57,6 +57,19 @@ enum {
 	OPT_FORMAT
 };
 
+static int import_opt(void *ctx, int c, const char *arg)
+{
+	struct import_opts *o = ctx;
+
+	if (c == 'o')
+		o->output = arg;
+	else if (c == OPT_CONTENTION)
+		o->contention = true;
+	else
+		return cli_parse_format(arg, &o->format);
+	return 0;
+}
+
 static int parse_import(int argc, char **argv, struct import_opts *o)
 {
 	static const struct option longopts[] = {
@@ -66,22 +79,9 @@ static int parse_import(int argc, char **argv, struct import_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc = 0;
+	int rc = cli_getopt(argc, argv, "workload import", "ho:", longopts,
+			    import_usage, import_opt, o);
 
-	while (rc == 0 &&
-	       (c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return fputs(import_usage, stdout), -1;
-		if (c == 'o')
-			o->output = optarg;
-		else if (c == OPT_CONTENTION)
-			o->contention = true;
-		else if (c == OPT_FORMAT)
-			rc = cli_parse_format(optarg, &o->format);
-		else
-			return cli_bad_option("workload import", optopt,
-					      argv[optind - 1]);
-	}
 	if (rc)
 		return rc;
 	if (optind >= argc)
@@ -107,39 +107,39 @@ static size_t dump_flags(json_t *doc)
 		       : JSON_COMPACT | JSON_REAL_PRECISION(9);
 }
 
-/* Write doc to path through a temporary file in the same directory, check
- * that lagom's own reader accepts it, then rename: never half a file. */
-static int write_workload(const char *path, json_t *doc)
+/* lagom's own reader accepts the file written (cli_write_atomic's check). */
+static int check_workload(const char *tmp, void *ctx)
 {
 	struct lagom_workload *w = NULL;
 	struct lagom_error err = { 0 };
-	char *tmp = NULL;
-	int fd, rc = CLI_OK;
+	int rc = CLI_OK;
 
-	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0)
-		return cli_fail(CLI_FAIL, "out of memory");
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = cli_fail(CLI_FAIL, "%s: %s", path, strerror(errno));
-		free(tmp);
-		return rc;
-	}
-	if (json_dumpfd(doc, fd, dump_flags(doc)) || write(fd, "\n", 1) != 1 ||
-	    fsync(fd) != 0)
-		rc = cli_fail(CLI_FAIL, "%s: %s", path, strerror(errno));
-	if (close(fd) != 0 && rc == CLI_OK)
-		rc = cli_fail(CLI_FAIL, "%s: %s", path, strerror(errno));
-	if (rc == CLI_OK && lagom_workload_read_file(tmp, &w, &err) != 0)
+	(void)ctx;
+	if (lagom_workload_read_file(tmp, &w, &err) != 0)
 		rc = cli_fail(CLI_FAIL,
 			      "internal error: the workload written "
 			      "is not valid: %s",
 			      err.text);
 	lagom_workload_destroy(w);
-	if (rc == CLI_OK && rename(tmp, path) != 0)
-		rc = cli_fail(CLI_FAIL, "%s: %s", path, strerror(errno));
-	if (rc != CLI_OK)
-		unlink(tmp);
-	free(tmp);
+	return rc;
+}
+
+/* Write doc to path, never half a file, mode 0600; checked before the
+ * rename. */
+static int write_workload(const char *path, json_t *doc)
+{
+	size_t flags = dump_flags(doc), len = json_dumpb(doc, NULL, 0, flags);
+	char *text = len ? malloc(len + 1) : NULL;
+	int rc;
+
+	if (!text || json_dumpb(doc, text, len, flags) != len) {
+		free(text);
+		return cli_fail(CLI_FAIL, "out of memory");
+	}
+	text[len] = '\n';
+	rc = cli_write_atomic(NULL, path, text, len + 1, 0600, check_workload,
+			      NULL);
+	free(text);
 	return rc;
 }
 

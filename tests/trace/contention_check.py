@@ -7,7 +7,7 @@ import gzip, json, math, statistics, sys
 
 
 def fnv(s):
-    h = 1469598103934665603
+    h = 0xCBF29CE484222325  # FNV-1a 64-bit offset basis
     for b in s.encode():
         h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
     return "%016x" % h
