@@ -427,6 +427,35 @@ static double bus_factor(enum lagom_coll coll, double n)
 	return 1.0;
 }
 
+/*
+ * Bytes of device memory (HBM) one GPU reads and writes for one collective
+ * (doc/model.md 4): each byte it sends on the bus is read once and each byte
+ * it receives written once (2 x the bus bytes), the protocol's FIFO words
+ * carry flags (LL: 8 bytes per 4 of data, LL128: 128 per 120), a reduction
+ * reads the local operand of every received chunk it reduces, and an
+ * alltoall copies the rank's own block (read and write).
+ */
+double lagom_coll_mem_bytes(const struct lagom_comm *comm, enum lagom_coll coll,
+			    uint64_t bytes, enum lagom_proto proto)
+{
+	double n = comm->ranks ? comm->ranks : 1, S = (double)bytes;
+	double wire = S * bus_factor(coll, n);
+	double flags = proto == LAGOM_PROTO_LL	    ? 2.0
+		       : proto == LAGOM_PROTO_LL128 ? 128.0 / 120.0
+						    : 1.0;
+	double mem = 2 * wire * flags;
+
+	if (n < 2)
+		return coll == LAGOM_COLL_ALLTOALL ? 2 * S : 0;
+	if (coll == LAGOM_COLL_ALLREDUCE || coll == LAGOM_COLL_REDUCESCATTER)
+		mem += S * (n - 1) / n;
+	else if (coll == LAGOM_COLL_REDUCE)
+		mem += S;
+	else if (coll == LAGOM_COLL_ALLTOALL)
+		mem += 2 * S / n;
+	return mem;
+}
+
 /* What x_j(theta_j) needs besides the channel count. */
 struct coll_prep {
 	struct traffic t;

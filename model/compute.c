@@ -55,36 +55,49 @@ static double contention_factor(const struct lagom_hw *hw,
 				double chunk)
 {
 	double l2 = hw->gpu.l2_bytes ? (double)hw->gpu.l2_bytes : 8.0 * MIB;
+	double over = fmax(0.0, nc * chunk / l2 - hw->contention_l2_knee);
 	double gamma = hw->contention_sm * nc / hw->gpu.sm_count +
-		       hw->contention_l2 *
-			       fmin(nc * chunk / l2, hw->contention_l2_cap);
+		       hw->contention_l2 * fmin(over, hw->contention_l2_cap);
 
 	return 1.0 + k->mem_bound * gamma;
 }
 
+/*
+ * HBM-traffic contention (doc/model.md 4): the collective beside moves
+ * mem_Bps through device memory; x = mem_Bps / hbm_Bps, capped.
+ */
+static double rate_factor(const struct lagom_hw *hw, double mem_Bps)
+{
+	double x = mem_Bps / hw->gpu.hbm_Bps;
+
+	return 1.0 + hw->contention_rate * fmin(x, hw->contention_rate_cap);
+}
+
 static double kernel_time(const struct lagom_hw *hw,
 			  const struct lagom_kernel *k, unsigned nc,
-			  uint64_t chunk_bytes)
+			  uint64_t chunk_bytes, double mem_Bps)
 {
 	double chunk = chunk_bytes ? (double)chunk_bytes : 2.0 * MIB;
 
 	if (nc == 0)
 		return k->time_s;
 	return k->time_s * wave_factor(hw, k, nc) *
-	       contention_factor(hw, k, nc, chunk);
+	       contention_factor(hw, k, nc, chunk) * rate_factor(hw, mem_Bps);
 }
 
 double lagom_kernel_time_s_nocheck(const struct lagom_hw *hw,
 				   const struct lagom_kernel *kernel,
-				   unsigned nchannels, uint64_t chunk_bytes)
+				   unsigned nchannels, uint64_t chunk_bytes,
+				   double mem_Bps)
 {
-	return kernel_time(hw, kernel, nchannels, chunk_bytes);
+	return kernel_time(hw, kernel, nchannels, chunk_bytes, mem_Bps);
 }
 
-int lagom_compute_time(const struct lagom_hw *hw,
-		       const struct lagom_kernel *kernel, unsigned nchannels,
-		       uint64_t chunk_bytes, double *time_s,
-		       struct lagom_error *err)
+int lagom_compute_time_rate(const struct lagom_hw *hw,
+			    const struct lagom_kernel *kernel,
+			    unsigned nchannels, uint64_t chunk_bytes,
+			    double mem_Bps, double *time_s,
+			    struct lagom_error *err)
 {
 	int rc = lagom_hw_check(hw, err);
 
@@ -96,10 +109,23 @@ int lagom_compute_time(const struct lagom_hw *hw,
 		return lagom_errprintf(err, EINVAL,
 				       "channels must be 0..%d, got %u",
 				       LAGOM_NCHANNELS_MAX, nchannels);
+	if (!(mem_Bps >= 0) || !isfinite(mem_Bps))
+		return lagom_errprintf(
+			err, EINVAL, "memory traffic must be >= 0 B/s, got %g",
+			mem_Bps);
 	if (!time_s)
 		return lagom_errprintf(err, EINVAL, "no output");
-	*time_s = kernel_time(hw, kernel, nchannels, chunk_bytes);
+	*time_s = kernel_time(hw, kernel, nchannels, chunk_bytes, mem_Bps);
 	return 0;
+}
+
+int lagom_compute_time(const struct lagom_hw *hw,
+		       const struct lagom_kernel *kernel, unsigned nchannels,
+		       uint64_t chunk_bytes, double *time_s,
+		       struct lagom_error *err)
+{
+	return lagom_compute_time_rate(hw, kernel, nchannels, chunk_bytes, 0,
+				       time_s, err);
 }
 
 /* ---- timeline ---------------------------------------------------- */
@@ -109,7 +135,8 @@ struct timeline {
 	const struct lagom_region *r;
 	const struct lagom_coll_config *cfg;
 	struct lagom_coll_config used[LAGOM_REGION_MAX_COLLS];
-	double x[LAGOM_REGION_MAX_COLLS]; /* collective durations */
+	double x[LAGOM_REGION_MAX_COLLS];	/* collective durations */
+	double mem_Bps[LAGOM_REGION_MAX_COLLS]; /* their HBM traffic */
 	double start[LAGOM_REGION_MAX_COLLS];
 	double end[LAGOM_REGION_MAX_COLLS];
 	double kend[LAGOM_REGION_MAX_KERNELS];
@@ -168,6 +195,16 @@ int lagom_region_check(const struct lagom_region *r, struct lagom_error *err)
 	return 0;
 }
 
+/* The HBM traffic rate of a region's collective taking time_s. */
+static double coll_mem_Bps(const struct lagom_region_coll *c,
+			   const struct lagom_coll_config *cfg, double time_s)
+{
+	return time_s > 0 ? lagom_coll_mem_bytes(&c->comm, c->coll, c->bytes,
+						 cfg->proto) /
+				    time_s
+			  : 0;
+}
+
 static int coll_durations(struct timeline *tl, struct lagom_error *err)
 {
 	for (size_t j = 0; j < tl->r->ncolls; j++) {
@@ -203,6 +240,7 @@ static int coll_durations(struct timeline *tl, struct lagom_error *err)
 		tl->x[j] = lagom_coll_time_s_nocheck(tl->hw, &c->comm, c->coll,
 						     c->bytes, &cfg);
 		tl->used[j] = cfg;
+		tl->mem_Bps[j] = coll_mem_Bps(c, &cfg, tl->x[j]);
 	}
 	return 0;
 }
@@ -255,7 +293,8 @@ static bool timeline_step(struct timeline *tl)
 		const struct lagom_kernel *k = &tl->r->kernels[tl->ki];
 		act = tl->running ? &tl->used[tl->ci] : NULL;
 		kdur = kernel_time(tl->hw, k, act ? act->nchannels : 0,
-				   act ? act->chunk_bytes : 0);
+				   act ? act->chunk_bytes : 0,
+				   act ? tl->mem_Bps[tl->ci] : 0);
 		kend = tl->now + tl->kleft * kdur;
 		next = fmin(next, kend);
 	}
@@ -321,6 +360,8 @@ int lagom_region_timeline_nocheck(const struct lagom_hw *hw,
 	for (size_t j = 0; j < region->ncolls; j++) {
 		tl.x[j] = coll_time_s[j];
 		tl.used[j] = configs[j];
+		tl.mem_Bps[j] = coll_mem_Bps(&region->colls[j], &configs[j],
+					     coll_time_s[j]);
 	}
 	return run_timeline(&tl, out, err);
 }

@@ -255,6 +255,7 @@ static int observe(const struct lagom_fit_point *pts,
 
 	flat.contention_sm = 0;
 	flat.contention_l2 = 0;
+	flat.contention_l2_knee = 0;
 	for (size_t i = 0; i < f->n; i++) {
 		const struct lagom_fit_point *pt = &pts[i];
 		struct obs *o = &f->o[i];
@@ -400,6 +401,8 @@ int lagom_contention_fit(const struct lagom_fit_point *pts, size_t n,
 		hw->contention_sm = r.contention_sm;
 		hw->contention_l2 = r.contention_l2;
 		hw->contention_l2_cap = r.contention_l2_cap;
+		/* the measured curve is gamma itself: no built-in knee */
+		hw->contention_l2_knee = 0;
 		if (rep)
 			*rep = r;
 	}

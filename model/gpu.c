@@ -237,6 +237,9 @@ static void hw_defaults(struct lagom_hw *hw)
 	hw->contention_sm = 0.05;
 	hw->contention_l2 = 0.7;
 	hw->contention_l2_cap = 4.0;
+	hw->contention_l2_knee = 1.0;
+	hw->contention_rate = 1.97;
+	hw->contention_rate_cap = 0.075;
 	hw->channel_sm_share = 1.0;
 }
 
@@ -362,8 +365,9 @@ int lagom_hw_check(const struct lagom_hw *hw, struct lagom_error *err)
 		return lagom_errprintf(err, EINVAL,
 				       "an NVLink domain needs NVSwitch nodes");
 	if (!nonneg(hw->contention_sm) || !nonneg(hw->contention_l2) ||
-	    !nonneg(hw->contention_l2_cap) || !nonneg(hw->channel_sm_share) ||
-	    hw->channel_sm_share > 1)
+	    !nonneg(hw->contention_l2_cap) || !nonneg(hw->contention_l2_knee) ||
+	    !nonneg(hw->contention_rate) || !nonneg(hw->contention_rate_cap) ||
+	    !nonneg(hw->channel_sm_share) || hw->channel_sm_share > 1)
 		return lagom_errprintf(err, EINVAL,
 				       "contention coefficients out of range");
 	return 0;

@@ -214,11 +214,23 @@ struct lagom_hw {
 	 * contention").  A kernel with memory-boundness m beside NC channels
 	 * with chunk C is slowed by 1 + m * gamma,
 	 *   gamma = contention_sm * NC / SMs
-	 *         + contention_l2 * min(NC * C / L2, contention_l2_cap).
+	 *         + contention_l2 * min(max(0, NC * C / L2 - knee),
+	 *                               contention_l2_cap).
 	 */
 	double contention_sm;
 	double contention_l2;
 	double contention_l2_cap;
+	/* L2-fulls of chunks in flight the L2 absorbs before they contend:
+	 * the L2 term uses max(0, NC * C / L2 - contention_l2_knee). */
+	double contention_l2_knee;
+	/*
+	 * HBM-traffic contention (doc/model.md 4): a kernel beside a
+	 * collective whose device-memory traffic runs at mem_Bps is slowed by
+	 * 1 + contention_rate * min(x, contention_rate_cap), x = mem_Bps /
+	 * gpu.hbm_Bps (lagom_coll_mem_bytes() / the collective's time).
+	 */
+	double contention_rate;
+	double contention_rate_cap;
 	/* Fraction of an SM one NCCL channel takes from a kernel of
 	 * unknown geometry (smooth SM-share model), 0..1. */
 	double channel_sm_share;
@@ -420,6 +432,19 @@ int lagom_compute_time(const struct lagom_hw *hw,
 		       const struct lagom_kernel *kernel, unsigned nchannels,
 		       uint64_t chunk_bytes, double *time_s,
 		       struct lagom_error *err);
+
+/*
+ * The same beside a collective whose device-memory traffic runs at mem_Bps
+ * (bytes/s, >= 0: lagom_coll_mem_bytes() / its time; the timeline passes
+ * it): y = W(NC) * tau * (1 + m * gamma(NC, C)) * (1 + contention_rate *
+ * min(mem_Bps / hbm_Bps, contention_rate_cap)) for nchannels > 0.
+ * lagom_compute_time() is mem_Bps 0.
+ */
+int lagom_compute_time_rate(const struct lagom_hw *hw,
+			    const struct lagom_kernel *kernel,
+			    unsigned nchannels, uint64_t chunk_bytes,
+			    double mem_Bps, double *time_s,
+			    struct lagom_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Overlap regions and the timeline.                                   */
@@ -657,12 +682,23 @@ void lagom_coll_times_s_nocheck(const struct lagom_hw *hw,
 				const unsigned *nchannels, size_t n,
 				double *time_s);
 
+/*
+ * Bytes of device memory one GPU reads and writes for one collective of
+ * the protocol (doc/model.md 4): 2 x the bus bytes (read to send, write
+ * received), x 2 for LL's flag words (128/120 for LL128), plus the local
+ * operand a reduction reads and an alltoall's own block.  comm->ranks 0 is
+ * taken as 1.
+ */
+double lagom_coll_mem_bytes(const struct lagom_comm *comm, enum lagom_coll coll,
+			    uint64_t bytes, enum lagom_proto proto);
+
 /* Precondition: lagom_hw_check(hw) == 0, kernel valid for
- * lagom_compute_time() and nchannels <= LAGOM_NCHANNELS_MAX.
- * lagom_compute_time()'s time_s. */
+ * lagom_compute_time(), nchannels <= LAGOM_NCHANNELS_MAX and mem_Bps >= 0.
+ * lagom_compute_time_rate()'s time_s. */
 double lagom_kernel_time_s_nocheck(const struct lagom_hw *hw,
 				   const struct lagom_kernel *kernel,
-				   unsigned nchannels, uint64_t chunk_bytes);
+				   unsigned nchannels, uint64_t chunk_bytes,
+				   double mem_Bps);
 
 /*
  * Precondition: lagom_hw_check(hw) and lagom_region_check(region) pass, and

@@ -69,6 +69,11 @@ static void weakest_hw(struct lagom_hw *a, const struct lagom_hw *b)
 	a->contention_sm = MAX(a->contention_sm, b->contention_sm);
 	a->contention_l2 = MAX(a->contention_l2, b->contention_l2);
 	a->contention_l2_cap = MAX(a->contention_l2_cap, b->contention_l2_cap);
+	a->contention_l2_knee = MIN(a->contention_l2_knee,
+				    b->contention_l2_knee);
+	a->contention_rate = MAX(a->contention_rate, b->contention_rate);
+	a->contention_rate_cap = MAX(a->contention_rate_cap,
+				     b->contention_rate_cap);
 	a->channel_sm_share = MAX(a->channel_sm_share, b->channel_sm_share);
 }
 

@@ -104,10 +104,15 @@ static int class_tables(struct sproblem *p, size_t j)
  * the computation advances at 1 / (1 + s), s from the model's contention.
  */
 static int occ_cost(struct sproblem *p, const struct lagom_region *r,
+		    const struct lagom_region_coll *c,
 		    const struct lagom_coll_config *cfg, double x_s,
 		    double *cost_s)
 {
 	double alone = 0, slowed = 0, s, overlap;
+	double mem_Bps = x_s > 0 ? lagom_coll_mem_bytes(&c->comm, c->coll,
+							c->bytes, cfg->proto) /
+					   x_s
+				 : 0;
 	size_t k;
 	int rc;
 
@@ -115,12 +120,12 @@ static int occ_cost(struct sproblem *p, const struct lagom_region *r,
 		double t;
 
 		if (p->valid)
-			t = lagom_kernel_time_s_nocheck(p->hw, &r->kernels[k],
-							cfg->nchannels,
-							cfg->chunk_bytes);
-		else if ((rc = lagom_compute_time(
+			t = lagom_kernel_time_s_nocheck(
+				p->hw, &r->kernels[k], cfg->nchannels,
+				cfg->chunk_bytes, mem_Bps);
+		else if ((rc = lagom_compute_time_rate(
 				  p->hw, &r->kernels[k], cfg->nchannels,
-				  cfg->chunk_bytes, &t, p->err)) < 0)
+				  cfg->chunk_bytes, mem_Bps, &t, p->err)) < 0)
 			return rc;
 		alone += r->kernels[k].time_s;
 		slowed += t;
@@ -152,9 +157,9 @@ static int fill_tables(struct sproblem *p)
 				size_t t = j * p->n_nchannels + i;
 				double c;
 
-				rc = occ_cost(p, r, &p->table_cfg[t],
-					      p->table_x[t] / p->cls[j].calls,
-					      &c);
+				rc = occ_cost(
+					p, r, &r->colls[k], &p->table_cfg[t],
+					p->table_x[t] / p->cls[j].calls, &c);
 				if (rc < 0)
 					return rc;
 				p->table_cost[t] += c;

@@ -456,6 +456,150 @@ static void test_h100_gemm_two_waves(void **state)
 		lagom_compute_time(&hw, &gemm, 24, 2 * MIB, &beside, NULL), 0);
 	print_message("# H100 GEMM beside 24 CTAs: %.3fx\n", beside / alone);
 	assert_true(beside / alone >= 1.8 && beside / alone <= 2.4);
+	/* with the HBM traffic of the modelled 24-channel all-gather */
+	for (uint64_t bytes = 16 * MIB; bytes <= 1024 * MIB; bytes *= 4) {
+		struct lagom_comm comm = comm_of(1, 8);
+		struct lagom_coll_config cfg = { .algo = LAGOM_ALGO_RING,
+						 .proto = LAGOM_PROTO_SIMPLE,
+						 .nchannels = 24 };
+		struct lagom_coll_time ct;
+		double mem;
+		assert_int_equal(lagom_coll_predict(&hw, &comm,
+						    LAGOM_COLL_ALLGATHER, bytes,
+						    &cfg, &ct, NULL),
+				 0);
+		mem = lagom_coll_mem_bytes(&comm, LAGOM_COLL_ALLGATHER, bytes,
+					   cfg.proto) /
+		      ct.time_s;
+		assert_int_equal(lagom_compute_time_rate(&hw, &gemm, 24,
+							 2 * MIB, mem, &beside,
+							 NULL),
+				 0);
+		print_message("# H100 GEMM beside a 24-channel %llu MiB "
+			      "all-gather (x %.3f): %.3fx\n",
+			      (unsigned long long)(bytes / MIB),
+			      mem / hw.gpu.hbm_Bps, beside / alone);
+		assert_true(beside / alone >= 1.8 && beside / alone <= 2.4);
+	}
+}
+
+/* HBM traffic of a collective (doc/model.md 4). */
+static void test_coll_mem_bytes(void **state)
+{
+	struct lagom_comm c2 = comm_of(1, 2), c8 = comm_of(1, 8);
+	struct lagom_comm c1 = comm_of(1, 1);
+	const double S = 64 * MIB;
+
+	/* 2 ranks: all-reduce sends and receives S, reduces S / 2 (LL: the
+	 * bus part twice); alltoall of 2: half on the bus, half copied */
+	const struct {
+		const struct lagom_comm *comm;
+		enum lagom_coll coll;
+		enum lagom_proto proto;
+		double times_S;
+	} cases[] = {
+		{ &c2, LAGOM_COLL_ALLREDUCE, LAGOM_PROTO_SIMPLE, 2.5 },
+		{ &c2, LAGOM_COLL_ALLREDUCE, LAGOM_PROTO_LL, 4.5 },
+		{ &c2, LAGOM_COLL_ALLTOALL, LAGOM_PROTO_SIMPLE, 2 },
+		{ &c8, LAGOM_COLL_ALLGATHER, LAGOM_PROTO_SIMPLE, 1.75 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_double_near(lagom_coll_mem_bytes(cases[i].comm,
+							cases[i].coll, S,
+							cases[i].proto),
+				   cases[i].times_S * S, 1);
+	(void)state;
+	assert_true(lagom_coll_mem_bytes(&c8, LAGOM_COLL_REDUCESCATTER, S,
+					 LAGOM_PROTO_SIMPLE) >
+		    lagom_coll_mem_bytes(&c8, LAGOM_COLL_ALLGATHER, S,
+					 LAGOM_PROTO_SIMPLE));
+	assert_true(lagom_coll_mem_bytes(&c8, LAGOM_COLL_ALLGATHER, S,
+					 LAGOM_PROTO_LL128) >
+		    lagom_coll_mem_bytes(&c8, LAGOM_COLL_ALLGATHER, S,
+					 LAGOM_PROTO_SIMPLE));
+	assert_double_near(lagom_coll_mem_bytes(&c1, LAGOM_COLL_ALLREDUCE, S,
+						LAGOM_PROTO_SIMPLE),
+			   0, 0);
+}
+
+/* The rate term: 1 + contention_rate * min(x, cap), never below alone. */
+static void test_rate_term(void **state)
+{
+	struct lagom_hw hw = spec("A100-SXM", 8, LAGOM_INTRA_DEFAULT, 0, 0);
+	struct lagom_kernel k = { .time_s = 1e-3, .mem_bound = 0.9 };
+	struct lagom_error err = { 0 };
+	double t0, t, prev = 0, hbm = hw.gpu.hbm_Bps;
+	(void)state;
+
+	assert_true(hw.contention_rate > 0 && hw.contention_rate_cap > 0);
+	assert_int_equal(lagom_compute_time(&hw, &k, 8, 0, &t0, NULL), 0);
+	for (double x = 0; x <= 0.3; x += 0.01) {
+		assert_int_equal(lagom_compute_time_rate(&hw, &k, 8, 0, x * hbm,
+							 &t, NULL),
+				 0);
+		assert_true(t >= prev && t >= t0);
+		assert_double_rel(
+			t / t0,
+			1 + hw.contention_rate *
+					fmin(x, hw.contention_rate_cap),
+			1e-12);
+		prev = t;
+	}
+	/* nothing resident: alone, whatever the traffic */
+	assert_int_equal(lagom_compute_time_rate(&hw, &k, 0, 0, hbm, &t, NULL),
+			 0);
+	assert_double_near(t, k.time_s, 0);
+	assert_int_equal(lagom_compute_time_rate(&hw, &k, 8, 0, -1, &t, &err),
+			 -EINVAL);
+	assert_int_equal(lagom_compute_time_rate(&hw, &k, 8, 0, NAN, &t, &err),
+			 -EINVAL);
+	hw.contention_rate = -1;
+	assert_int_equal(lagom_compute_time_rate(&hw, &k, 8, 0, 0, &t, &err),
+			 -EINVAL);
+}
+
+/* The timeline slows a kernel by its collective's HBM traffic. */
+static void test_timeline_rate(void **state)
+{
+	struct lagom_hw hw = spec("H100", 8, LAGOM_INTRA_DEFAULT, 0, 0);
+	struct lagom_region r = { .name = "t", .nkernels = 1, .ncolls = 1 };
+	struct lagom_coll_config cfg = { .algo = LAGOM_ALGO_RING,
+					 .proto = LAGOM_PROTO_SIMPLE,
+					 .nchannels = 8 };
+	struct lagom_region_time with, without;
+	struct lagom_coll_time ct;
+	double x, y, a;
+	(void)state;
+
+	r.kernels[0] = (struct lagom_kernel){ .time_s = 10.0,
+					      .mem_bound = 0.5 };
+	r.colls[0] = (struct lagom_region_coll){ .coll = LAGOM_COLL_ALLGATHER,
+						 .bytes = 64 * MIB,
+						 .comm = comm_of(1, 8) };
+	assert_int_equal(lagom_region_time(&hw, &r, &cfg, &with, NULL), 0);
+	hw.contention_rate = 0;
+	assert_int_equal(lagom_region_time(&hw, &r, &cfg, &without, NULL), 0);
+	hw.contention_rate =
+		spec("H100", 8, LAGOM_INTRA_DEFAULT, 0, 0).contention_rate;
+	assert_int_equal(lagom_coll_predict(&hw, &r.colls[0].comm,
+					    LAGOM_COLL_ALLGATHER, 64 * MIB,
+					    &cfg, &ct, NULL),
+			 0);
+	x = lagom_coll_mem_bytes(&r.colls[0].comm, LAGOM_COLL_ALLGATHER,
+				 64 * MIB, cfg.proto) /
+	    ct.time_s / hw.gpu.hbm_Bps;
+	/* while the collective runs the kernel advances at 1 / slowdown:
+	 * a without the rate term, a * (1 + k min(x, cap)) with it */
+	assert_int_equal(lagom_compute_time(&hw, &r.kernels[0], 8, 0, &a, NULL),
+			 0);
+	a /= r.kernels[0].time_s;
+	y = without.y_s +
+	    ct.time_s *
+		    (1 / a -
+		     1 / (a * (1 + hw.contention_rate *
+					   fmin(x, hw.contention_rate_cap))));
+	assert_true(with.y_s > without.y_s);
+	assert_double_rel(with.y_s, y, 1e-9);
 }
 
 static double region_z(const struct lagom_hw *hw, const struct lagom_region *r,
@@ -596,6 +740,9 @@ int main(void)
 		cmocka_unit_test(test_compute_invalid),
 		cmocka_unit_test(test_h100_gemm_two_waves),
 		cmocka_unit_test(test_phi2_fsdp_a40),
+		cmocka_unit_test(test_coll_mem_bytes),
+		cmocka_unit_test(test_rate_term),
+		cmocka_unit_test(test_timeline_rate),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_iteration),
 	};

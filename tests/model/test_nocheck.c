@@ -202,17 +202,21 @@ static void test_kernels(void **state)
 			for (unsigned nc = 0; nc <= LAGOM_NCHANNELS_MAX;
 			     nc += 8)
 				for (size_t c = 0; c < 3; c++) {
-					double t = -1;
+					/* no traffic, and 30 % of HBM */
+					double t = -1,
+					       mem = c == 1 ? 0.3 * hw.gpu.hbm_Bps
+							    : 0;
 
-					assert_int_equal(lagom_compute_time(
-								 &hw, &ks[k],
-								 nc, chunks[c],
-								 &t, NULL),
-							 0);
+					assert_int_equal(
+						lagom_compute_time_rate(
+							&hw, &ks[k], nc,
+							chunks[c], mem, &t,
+							NULL),
+						0);
 					assert_true(same_bits(
 						t, lagom_kernel_time_s_nocheck(
 							   &hw, &ks[k], nc,
-							   chunks[c])));
+							   chunks[c], mem)));
 					n++;
 				}
 	}
