@@ -116,7 +116,13 @@ int lagom_plan_compute(const struct lagom_config *cfg,
 	if (rc < 0)
 		return rc;
 	if (lagom_workload_is_file(workload)) {
-		/* As the user: slurmstepd's euid is the user in user_init. */
+		if (workload[0] != '/' && !step->cwd[0])
+			return lagom_errprintf(err, ENOENT,
+					       "workload file %s: cannot tell "
+					       "the step's working directory "
+					       "(give an absolute path)",
+					       workload);
+		/* As the user (srun runs as the user). */
 		rc = lagom_workload_read_path(workload, step->cwd, &owned, err);
 		if (rc < 0)
 			return lagom_error_prefix(err, "workload file");
