@@ -388,12 +388,12 @@ static int read_cmdline(char **buf, char ***words, int *count,
 	ssize_t got;
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 
-	*buf = malloc(CMDLINE_MAX + 1);
+	*buf = fd < 0 ? NULL : malloc(CMDLINE_MAX + 1);
 	*words = NULL;
-	if (fd < 0 || !*buf) {
+	if (!*buf) {
 		if (fd >= 0)
 			close(fd);
-		return lagom_errprintf(err, errno ? errno : ENOMEM,
+		return lagom_errprintf(err, EIO,
 				       "cannot read srun's command line");
 	}
 	while (len < CMDLINE_MAX &&
@@ -523,7 +523,7 @@ int lagom_srun_step_read(spank_t sp, unsigned timeout_ms,
 	if (gethostname(step->node_name, sizeof(step->node_name) - 1) < 0)
 		strcpy(step->node_name, "srun");
 	if (step_cwd(sp, step, err) < 0) {
-		/* only a relative workload file needs it (local.c) */
+		/* only a relative workload file needs it (plan.c) */
 		step->cwd[0] = '\0';
 		lagom_error_clear(err);
 	}
