@@ -256,10 +256,10 @@ int slurm_get_job_steps(time_t update_time, uint32_t job_id, uint32_t step_id,
 
 	stub.step_calls++;
 	wait_gate(&stub.steps_gate);
-	__atomic_add_fetch(&stub.steps_returned, 1, __ATOMIC_SEQ_CST);
 	if (stub.steps_fail || job_id != stub.job_id ||
 	    step_id != stub.step_id) {
 		stub_errno = ESLURM_INVALID_JOB_ID;
+		__atomic_add_fetch(&stub.steps_returned, 1, __ATOMIC_SEQ_CST);
 		return -1;
 	}
 	msg = calloc(1, sizeof(*msg));
@@ -279,6 +279,8 @@ int slurm_get_job_steps(time_t update_time, uint32_t job_id, uint32_t step_id,
 		s->tres_per_step = dup_or_null(stub.tres_per_step);
 	}
 	*resp = msg;
+	/* the last access to stub */
+	__atomic_add_fetch(&stub.steps_returned, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
