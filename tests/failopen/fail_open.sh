@@ -17,10 +17,7 @@ fi
 LAGOM_PLUGIN=${LAGOM_TEST_PLUGIN:-$top_builddir/spank/.libs/lagom.so}
 [ -f "$LAGOM_PLUGIN" ] || plan_skip_all "lagom.so not built ($LAGOM_PLUGIN)"
 profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
-workload_fixture=$top_srcdir/tests/workload/data/valid/fsdp-layer.json
-for f in "$profile_fixture" "$workload_fixture"; do
-	[ -f "$f" ] || plan_skip_all "no fixture $f"
-done
+[ -f "$profile_fixture" ] || plan_skip_all "no fixture $profile_fixture"
 id nobody >/dev/null 2>&1 || plan_skip_all "no user 'nobody' to run jobs as"
 
 for v in $(compgen -e | grep -E '^(LAGOM_|NCCL_|TORCH_NCCL|CUDA_DEVICE_MAX)'); do
@@ -247,15 +244,21 @@ check "profile_dir under a sticky world-writable directory (like /tmp): the plan
 cluster_plugstack $P
 
 # --- --chdir: a relative workload file is the job's working directory's -----
+# (a workload of the step's shape: 12 ranks on 3 nodes; none in srun's
+# directory)
 install -d -m 0755 "$work/sub"
-install -m 0644 "$workload_fixture" "$work/sub/chdir-workload.json"
+printf '{ "lagom_workload": 1, "name": "chdir",
+  "regions": [ { "name": "r", "repeat": 4, "kernels": [ { "time_s": 0.004 } ],
+    "collectives": [ { "op": "allreduce", "bytes": 67108864, "ranks": 12, "nodes": 3 } ] } ] }\n' \
+	>"$work/sub/chdir-workload.json"
+chmod 0644 "$work/sub/chdir-workload.json"
 rm -f "$work/chdir-workload.json"
-run runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" srun -N3 --gres=gpu:4 \
+run runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" srun -v -N3 --gres=gpu:4 \
 	--chdir="$work/sub" --lagom=auto --lagom-workload=chdir-workload.json \
 	bash -c "$show_env"
 check_that "srun --chdir=DIR --lagom-workload=FILE: FILE is read in DIR, every node applies the plan" \
 	'[ "$rc" -eq 0 ] && [ "$(count LAGOM_PLAN_ID= "$out")" -eq 3 ]'
-[ "$(count LAGOM_PLAN_ID= "$out")" -eq 3 ] || dump
+[ "$(count LAGOM_PLAN_ID= "$out")" -eq 3 ] || grep "lagom: " "$err" | head -3 | sed 's/^/#   /'
 
 plan "$tap_n"
 done_testing
