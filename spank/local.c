@@ -3,7 +3,9 @@
  *
  * srun plans once per step (doc/consistency.md).  In local_user_init the
  * step exists: srun reads its placement (srun_step.c: one slurmctld round
- * trip), the profiles of its nodes and the workload (as the user), runs
+ * trip, waited for at most LAGOM_SRUN_STEP_WAIT_MS), the profiles of its
+ * nodes and the workload (as the user; a relative file name in the step's
+ * working directory, srun --chdir), runs
  * the planner once and puts the outcome into its own environment as
  * LAGOM_CARRIER_VAR, which Slurm copies into the launch message of every
  * node.  The nodes only check and apply it (remote.c).  When srun cannot
@@ -153,7 +155,8 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	double step_ms;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (lagom_srun_step_read(sp, &step, &id, &err) < 0)
+	if (lagom_srun_step_read(sp, LAGOM_SRUN_STEP_WAIT_MS, &step, &id,
+				 &err) < 0)
 		goto fail;
 	step_ms = ms_since(&t0);
 	if (step.gpus_per_node == 0) {

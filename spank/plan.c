@@ -107,6 +107,12 @@ static int plan_with(const struct lagom_config *cfg,
 		return lagom_planner_run(&in, out, err);
 	}
 	if (lagom_workload_is_file(workload)) {
+		if (workload[0] != '/' && !step->cwd[0])
+			return lagom_errprintf(err, ENOENT,
+					       "workload file %s: cannot tell "
+					       "the step's working directory "
+					       "(give an absolute path)",
+					       workload);
 		/* As the user: srun runs as the job's owner. */
 		rc = lagom_workload_read_path(workload, step->cwd, &owned, err);
 		if (rc < 0)

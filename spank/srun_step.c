@@ -2,8 +2,10 @@
  * spank/srun_step.c - the step as srun sees it in slurm_spank_local_user_init
  * (doc/consistency.md): job and step ids, node and task counts from
  * spank_get_item; the step's node list and its GPU request from slurmctld
- * (one slurm_get_job_steps() call); tasks per node from srun's own
- * SLURM_TASKS_PER_NODE, checked against the counts.
+ * (one slurm_get_job_steps() call, which srun waits for at most
+ * LAGOM_SRUN_STEP_WAIT_MS); tasks per node from srun's own
+ * SLURM_TASKS_PER_NODE, checked against the counts; the step's working
+ * directory from srun's -D/--chdir.
  *
  * GPUs per node are planned only when Slurm's request fixes them on every
  * node: --gpus-per-node/--gres=gpu:G (every node G), --gpus-per-task=K with
@@ -12,10 +14,17 @@
  * --gpus-per-task with uneven tasks, --gpus-per-socket) is left to NCCL on
  * every node.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
@@ -118,7 +127,10 @@ malformed:
 			       "request");
 }
 
-/* The step's record from slurmctld: node list and GPU request. */
+/* The step's record from slurmctld: node list and GPU request.  SHOW_LOCAL
+ * skips the federation lookup slurm_get_job_steps() makes first otherwise
+ * (a second round trip): the step is on srun's cluster, or on the one -M
+ * named, which libslurm asks then. */
 static int fetch_step(uint32_t job_id, uint32_t step_id, char **nodes,
 		      struct lagom_gpu_request *req, struct lagom_error *err)
 {
@@ -126,7 +138,8 @@ static int fetch_step(uint32_t job_id, uint32_t step_id, char **nodes,
 	job_step_info_t *s;
 	int rc = 0;
 
-	if (slurm_get_job_steps(0, job_id, step_id, &resp, SHOW_ALL) != 0 ||
+	if (slurm_get_job_steps(0, job_id, step_id, &resp,
+				SHOW_ALL | SHOW_LOCAL) != 0 ||
 	    !resp)
 		return lagom_errprintf(err, EIO,
 				       "cannot read step %u.%u from slurmctld",
@@ -166,6 +179,264 @@ void lagom_gpu_request_release(struct lagom_gpu_request *req)
 	free(req->per_step);
 	free(req->per_socket);
 	memset(req, 0, sizeof(*req));
+}
+
+/*
+ * fetch_step() in a thread that srun waits for at most timeout_ms: a
+ * stalled slurmctld must not hold the launch.  When the time is up the
+ * thread is left to finish on its own and frees what it got; the plugin is
+ * pinned first (slurm_spank_exit must not unmap the code it runs).
+ */
+struct step_rpc {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool done, abandoned;
+	uint32_t job_id, step_id;
+	int rc;
+	char *nodes;
+	struct lagom_gpu_request req;
+	struct lagom_error err;
+};
+
+static void step_rpc_free(struct step_rpc *r)
+{
+	free(r->nodes);
+	lagom_gpu_request_release(&r->req);
+	pthread_cond_destroy(&r->cv);
+	pthread_mutex_destroy(&r->mu);
+	free(r);
+}
+
+static void *step_rpc_thread(void *arg)
+{
+	struct step_rpc *r = arg;
+	bool abandoned;
+
+	r->rc = fetch_step(r->job_id, r->step_id, &r->nodes, &r->req, &r->err);
+	pthread_mutex_lock(&r->mu);
+	r->done = true;
+	abandoned = r->abandoned;
+	pthread_cond_signal(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	if (abandoned)
+		step_rpc_free(r);
+	return NULL;
+}
+
+/* Keep this module mapped for the thread: true when it is part of the
+ * program itself, or dlopen() pinned it. */
+static bool pin_module(void)
+{
+	struct link_map *self = NULL, *prog_map = NULL;
+	void *prog = dlopen(NULL, RTLD_LAZY);
+	Dl_info info;
+
+	if (!dladdr1((void *)&step_rpc_thread, &info, (void **)&self,
+		     RTLD_DL_LINKMAP) ||
+	    !self)
+		return false;
+	if (prog && dlinfo(prog, RTLD_DI_LINKMAP, &prog_map) == 0 &&
+	    prog_map == self)
+		return true;
+	return info.dli_fname &&
+	       dlopen(info.dli_fname,
+		      RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
+}
+
+static void deadline_after(struct timespec *t, unsigned ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+	t->tv_sec += ms / 1000;
+	t->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+static int fetch_step_bounded(uint32_t job_id, uint32_t step_id,
+			      unsigned timeout_ms, char **nodes,
+			      struct lagom_gpu_request *req,
+			      struct lagom_error *err)
+{
+	struct step_rpc *r = calloc(1, sizeof(*r));
+	pthread_condattr_t ca;
+	struct timespec deadline;
+	sigset_t all, old;
+	pthread_t thread;
+	int rc;
+
+	if (!r)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	r->job_id = job_id;
+	r->step_id = step_id;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	/* the thread takes no signal meant for srun */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&thread, NULL, step_rpc_thread, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		step_rpc_free(r);
+		return lagom_errprintf(err, rc, "cannot start a thread");
+	}
+	pthread_detach(thread);
+	deadline_after(&deadline, timeout_ms);
+	pthread_mutex_lock(&r->mu);
+	while (!r->done &&
+	       pthread_cond_timedwait(&r->cv, &r->mu, &deadline) != ETIMEDOUT)
+		;
+	if (!r->done && pin_module()) {
+		r->abandoned = true;
+		pthread_mutex_unlock(&r->mu);
+		return lagom_errprintf(err, ETIMEDOUT,
+				       "slurmctld did not answer within %.1f s "
+				       "(the step's nodes and GPUs)",
+				       timeout_ms / 1000.0);
+	}
+	while (!r->done) /* cannot leave it running: wait */
+		pthread_cond_wait(&r->cv, &r->mu);
+	pthread_mutex_unlock(&r->mu);
+	rc = r->rc;
+	if (rc < 0)
+		*err = r->err;
+	*nodes = r->nodes;
+	*req = r->req;
+	r->nodes = NULL;
+	memset(&r->req, 0, sizeof(r->req));
+	step_rpc_free(r);
+	return rc;
+}
+
+/* srun 22.05's short options that take an argument (slurm_opt.c): the
+ * rest of the word, or the next word where one is required. */
+#define SRUN_SHORT_REQUIRED "ABCDFGJLMNSTWabcdeimnopqrtwx"
+#define SRUN_SHORT_OPTIONAL "IKk"
+
+int lagom_srun_chdir(int argc, char *const argv[], int command_argc,
+		     const char *remote_cwd, const char *cwd, char *out,
+		     size_t size, struct lagom_error *err)
+{
+	const char *dir = remote_cwd;
+	int end = argc - command_argc;
+	int n;
+
+	if (command_argc < 0 || end < 1)
+		return lagom_errprintf(err, EINVAL,
+				       "cannot find srun's options in its "
+				       "command line");
+	for (int i = 1; i < end; i++) {
+		const char *w = argv[i];
+
+		if (strcmp(w, "--") == 0)
+			break;
+		if (strncmp(w, "--ch", 4) == 0) {
+			/* --chdir, or a prefix of it that getopt takes */
+			size_t len = strcspn(w + 2, "=");
+
+			if (strncmp(w + 2, "chdir", len) != 0 || len > 5)
+				continue;
+			if (w[2 + len] == '=')
+				dir = w + 3 + len;
+			else if (i + 1 < end)
+				dir = argv[++i];
+			continue;
+		}
+		if (w[0] != '-' || w[1] == '-')
+			continue; /* a value, or another long option */
+		for (const char *p = w + 1; *p; p++) {
+			if (*p == 'D') {
+				if (p[1])
+					dir = p + 1;
+				else if (i + 1 < end)
+					dir = argv[++i];
+				break;
+			}
+			if (strchr(SRUN_SHORT_REQUIRED, *p)) {
+				i += !p[1];
+				break;
+			}
+			if (strchr(SRUN_SHORT_OPTIONAL, *p))
+				break;
+		}
+	}
+	if (!dir)
+		n = snprintf(out, size, "%s", cwd);
+	else if (dir[0] == '/')
+		n = snprintf(out, size, "%s", dir);
+	else
+		n = snprintf(out, size, "%s/%s", cwd, dir);
+	if (n < 0 || (size_t)n >= size)
+		return lagom_errprintf(err, ENAMETOOLONG,
+				       "the step's working directory is too "
+				       "long");
+	return 0;
+}
+
+/* At most this much of srun's command line is read. */
+#define CMDLINE_MAX (256 * 1024)
+
+/* srun's own argv (/proc/self/cmdline): *buf holds the words. */
+static int read_cmdline(char **buf, char ***words, int *count,
+			struct lagom_error *err)
+{
+	size_t len = 0, n = 0;
+	ssize_t got;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	*buf = fd < 0 ? NULL : malloc(CMDLINE_MAX + 1);
+	*words = NULL;
+	if (!*buf) {
+		if (fd >= 0)
+			close(fd);
+		return lagom_errprintf(err, EIO,
+				       "cannot read srun's command line");
+	}
+	while (len < CMDLINE_MAX &&
+	       (got = read(fd, *buf + len, CMDLINE_MAX - len)) > 0)
+		len += (size_t)got;
+	close(fd);
+	if (len == 0 || len >= CMDLINE_MAX || (*buf)[len - 1] != '\0')
+		return lagom_errprintf(err, E2BIG,
+				       "cannot read srun's command line");
+	for (size_t i = 0; i < len; i++)
+		n += (*buf)[i] == '\0';
+	*words = calloc(n + 1, sizeof(char *));
+	if (!*words)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	for (size_t i = 0, w = 0; i < len; i += strlen(*buf + i) + 1)
+		(*words)[w++] = *buf + i;
+	*count = (int)n;
+	return 0;
+}
+
+/* The step's working directory: srun's -D/--chdir, else srun's. */
+static int step_cwd(spank_t sp, struct lagom_step *step,
+		    struct lagom_error *err)
+{
+	char here[sizeof(step->cwd)], *buf = NULL, **words = NULL;
+	char **command = NULL;
+	int command_argc = 0, count = 0, rc;
+
+	if (spank_get_item(sp, S_JOB_ARGV, &command_argc, &command) !=
+	    ESPANK_SUCCESS)
+		return lagom_errprintf(err, EIO, "cannot read the step's argv");
+	if (!getcwd(here, sizeof(here)))
+		return lagom_errprintf(err, errno,
+				       "cannot read srun's "
+				       "directory");
+	rc = read_cmdline(&buf, &words, &count, err);
+	if (rc == 0)
+		rc = lagom_srun_chdir(count, words, command_argc,
+				      getenv("SLURM_REMOTE_CWD"), here,
+				      step->cwd, sizeof(step->cwd), err);
+	free(words);
+	free(buf);
+	return rc;
 }
 
 static int expand(const char *list, struct lagom_step *step,
@@ -236,8 +507,9 @@ static int tasks_per_node(struct lagom_step *step,
 	return 0;
 }
 
-int lagom_srun_step_read(spank_t sp, struct lagom_step *step,
-			 struct lagom_carrier_step *id, struct lagom_error *err)
+int lagom_srun_step_read(spank_t sp, unsigned timeout_ms,
+			 struct lagom_step *step, struct lagom_carrier_step *id,
+			 struct lagom_error *err)
 {
 	struct lagom_tasks_per_node tpn = { 0 };
 	struct lagom_gpu_request req = { 0 };
@@ -250,11 +522,15 @@ int lagom_srun_step_read(spank_t sp, struct lagom_step *step,
 		return rc;
 	if (gethostname(step->node_name, sizeof(step->node_name) - 1) < 0)
 		strcpy(step->node_name, "srun");
-	if (!getcwd(step->cwd, sizeof(step->cwd)))
+	if (step_cwd(sp, step, err) < 0) {
+		/* only a relative workload file needs it (plan.c) */
 		step->cwd[0] = '\0';
+		lagom_error_clear(err);
+	}
 	if ((rc = tasks_per_node(step, id, &tpn, err)) < 0)
 		goto out;
-	if ((rc = fetch_step(id->job_id, id->step_id, &nodes, &req, err)) < 0 ||
+	if ((rc = fetch_step_bounded(id->job_id, id->step_id, timeout_ms,
+				     &nodes, &req, err)) < 0 ||
 	    (rc = expand(nodes, step, err)) < 0 ||
 	    (rc = lagom_step_gpus(&req, &tpn, &step->gpus_per_node, err)) < 0)
 		goto out;

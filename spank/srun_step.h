@@ -38,14 +38,31 @@ int lagom_step_gpus(const struct lagom_gpu_request *req,
 		    const struct lagom_tasks_per_node *tpn, unsigned *gpus,
 		    struct lagom_error *err);
 
+/* How long srun waits for slurmctld's record of the step before it
+ * launches the step without a plan (lagom-spank(8)). */
+#define LAGOM_SRUN_STEP_WAIT_MS 5000
+
 /*
  * Fill *step (node names owned: lagom_step_clear()) and the step's
  * identity *id in srun's slurm_spank_local_user_init: one slurmctld round
- * trip.  node_id is 0, node_name srun's host, cwd srun's directory.
- * Returns 0 or a negative errno with err filled.
+ * trip, waited for at most timeout_ms (then -ETIMEDOUT).  node_id is 0,
+ * node_name srun's host, cwd the step's working directory ("" when it
+ * cannot be told).  Returns 0 or a negative errno with err filled.
  */
-int lagom_srun_step_read(spank_t sp, struct lagom_step *step,
-			 struct lagom_carrier_step *id,
+int lagom_srun_step_read(spank_t sp, unsigned timeout_ms,
+			 struct lagom_step *step, struct lagom_carrier_step *id,
 			 struct lagom_error *err);
+
+/*
+ * The working directory of the step srun launches, into out: the last
+ * -D/--chdir (or a prefix of --chdir getopt accepts) among srun's options,
+ * else remote_cwd (SLURM_REMOTE_CWD, NULL when unset), else cwd (srun's
+ * directory); a relative value is taken against cwd, as srun does.
+ * argv is srun's command line, whose last command_argc words are the
+ * step's command (S_JOB_ARGV).  Returns 0 or a negative errno.
+ */
+int lagom_srun_chdir(int argc, char *const argv[], int command_argc,
+		     const char *remote_cwd, const char *cwd, char *out,
+		     size_t size, struct lagom_error *err);
 
 #endif /* LAGOM_SPANK_SRUN_STEP_H */

@@ -17,10 +17,7 @@ fi
 LAGOM_PLUGIN=${LAGOM_TEST_PLUGIN:-$top_builddir/spank/.libs/lagom.so}
 [ -f "$LAGOM_PLUGIN" ] || plan_skip_all "lagom.so not built ($LAGOM_PLUGIN)"
 profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
-workload_fixture=$top_srcdir/tests/workload/data/valid/fsdp-layer.json
-for f in "$profile_fixture" "$workload_fixture"; do
-	[ -f "$f" ] || plan_skip_all "no fixture $f"
-done
+[ -f "$profile_fixture" ] || plan_skip_all "no fixture $profile_fixture"
 id nobody >/dev/null 2>&1 || plan_skip_all "no user 'nobody' to run jobs as"
 
 for v in $(compgen -e | grep -E '^(LAGOM_|NCCL_|TORCH_NCCL|CUDA_DEVICE_MAX)'); do
@@ -129,56 +126,56 @@ check_that "... and no munge or Slurm error reached the user" \
 	'! grep -qi "munge\|credential\|error" "$CLUSTER_DIR/user.err"'
 grep -i "munge\|credential\|error" "$CLUSTER_DIR/user.err" | head -3 | sed 's/^/#   /'
 
-# --- slurmctld stalled at launch: node 0's tasks do not wait ----------------
-# srun's --prolog runs after the step exists and before the launch: it stops
-# slurmctld (SIGSTOP) and resumes it 6 s later.
-cat >"$work/stop-ctld.sh" <<EOF
+# --- slurmctld stalled at launch: srun waits for it at most 5 s -------------
+# srun's --prolog runs after the step exists and before lagom plans: it stops
+# slurmctld (SIGSTOP) and resumes it SECONDS later.  srun asks slurmctld for
+# the step's nodes and GPUs before it plans; it waits at most 5 s for the
+# answer (lagom-spank(8)), then launches the step with no plan for any node.
+# Each task prints its node, when it started, its plan id and how many
+# NCCL_ variables it has.
+stall() { # SECONDS
+	cat >"$work/stop-ctld.sh" <<EOF
 #!/bin/sh
 kill -STOP $ctld_pid
 date +%s.%N >"$CLUSTER_DIR/stopped_at"
-( sleep 6; kill -CONT $ctld_pid ) </dev/null >/dev/null 2>&1 &
+( sleep $1; kill -CONT $ctld_pid ) </dev/null >/dev/null 2>&1 &
 EOF
-chmod 0755 "$work/stop-ctld.sh"
-rm -f "$CLUSTER_DIR/stopped_at"
-run srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp \
-	--prolog="$work/stop-ctld.sh" \
-	bash -c 'echo $SLURM_NODEID $(date +%s.%N) SLURM_JOB_ID=$SLURM_JOB_ID'
-kill -CONT "$ctld_pid" 2>/dev/null
-job=$(grep -o 'SLURM_JOB_ID=[0-9]*' "$out" | head -1 | cut -d= -f2)
+	chmod 0755 "$work/stop-ctld.sh"
+	rm -f "$CLUSTER_DIR/stopped_at"
+	run srun -v -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp \
+		--prolog="$work/stop-ctld.sh" \
+		bash -c 'echo $SLURM_NODEID $(date +%s.%N) SLURM_JOB_ID=$SLURM_JOB_ID plan=$LAGOM_PLAN_ID $(env | grep -c "^NCCL_")'
+	kill -CONT "$ctld_pid" 2>/dev/null
+	job=$(grep -o 'SLURM_JOB_ID=[0-9]*' "$out" | head -1 | cut -d= -f2)
+	# the last task's start, in seconds after slurmctld stopped
+	started=none
+	[ -s "$CLUSTER_DIR/stopped_at" ] &&
+		started=$(awk -v s="$(cat "$CLUSTER_DIR/stopped_at")" '$2 > max { max = $2 }
+			END { if (max == "") print "none"; else printf "%.2f", max - s }' "$out")
+	plans=$(grep -o 'plan=[0-9a-f]*' "$out" | sort | uniq -c | awk '{ printf "%sx%s ", $1, $2 }')
+	diag "slurmctld stopped for $1 s: the last task started ${started} s after, ${plans:-no output}"
+}
+stall 3
 lag=$(awk '$1 == 0 { t0 = $2 } $1 != 0 && (min == "" || $2 < min) { min = $2 }
 	END { if (t0 == "" || min == "") print "none"; else printf "%.2f", t0 - min }' "$out")
-diag "node 0 started its task ${lag} s after the first other node"
-check_that "slurmctld stopped at launch: the step ran on 3 nodes (rc $rc)" \
+check_that "slurmctld stopped for 3 s at launch: the step ran on 3 nodes (rc $rc)" \
 	'[ -s "$CLUSTER_DIR/stopped_at" ] && [ "$rc" -eq 0 ] && [ "$(wc -l <"$out")" -eq 3 ]'
+check_that "... srun waited for it: every node applied the same plan (${plans})" \
+	'[ "$(grep -c "plan=[0-9a-f]\{16\} " "$out")" -eq 3 ] && [ "$(grep -o "plan=[0-9a-f]*" "$out" | sort -u | wc -l)" -eq 1 ]'
 check_that "... node 0's task did not wait for slurmctld (${lag} s behind the others, under 1.5 s)" \
 	'[ "$lag" != none ] && awk -v l="$lag" "BEGIN { exit !(l < 1.5) }"'
-check_that "... the comment still landed once slurmctld resumed" \
+check_that "... the comment landed" \
 	'[ -n "$job" ] && grep -q "{lagom: " <<<"$(sacct_field "$job" Comment)"'
-# stopped for 16 s: node 0's first task exit gives up on the comment after
-# 10 s (lagom-spank(8): "at most 10 s") and says so in the slurmd log
-sed -i 's/sleep 6;/sleep 16;/' "$work/stop-ctld.sh"
-rm -f "$CLUSTER_DIR/stopped_at"
-run srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp \
-	--prolog="$work/stop-ctld.sh" \
-	bash -c 'echo $SLURM_NODEID $(date +%s.%N) SLURM_JOB_ID=$SLURM_JOB_ID'
-kill -CONT "$ctld_pid" 2>/dev/null
-job=$(grep -o 'SLURM_JOB_ID=[0-9]*' "$out" | head -1 | cut -d= -f2)
-t0=$(awk '$1 == 0 { print $2 }' "$out")
-gave_up=$(grep "lagom: job $job.0: comment not written" \
-	"$logs/slurmd.n1.log" | head -1 | sed 's/^\[\([^]]*\)\].*/\1/')
-waited=none
-[ -n "$gave_up" ] && [ -n "$t0" ] &&
-	waited=$(awk -v a="$(date -d "$gave_up" +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')
-# Known open (TODO, counted as XFAIL, not hidden): since one plan per step
-# (issue 16) srun asks slurmctld for the step before it plans, so a 16 s
-# stall can end in srun falling open instead of node 0 giving up on the
-# comment; this case has not been re-verified on that design yet.
-if [ "$rc" -eq 0 ] && [ "$waited" != none ] && awk -v w="$waited" "BEGIN { exit !(w >= 9 && w < 12) }"; then
-	ok "slurmctld stopped for 16 s: the step ran, node 0's exit gave up on the comment after 10 s (${waited} s after its task started)"
-else
-	tap_n=$((tap_n + 1))
-	echo "not ok $tap_n - slurmctld stopped for 16 s: node 0's exit gave up on the comment after 10 s (${waited} s after its task started, rc $rc) # TODO re-verify under srun-side planning (issue 16)"
-fi
+stall 16
+check_that "slurmctld stopped for 16 s at launch: the step ran on 3 nodes (rc $rc)" \
+	'[ -s "$CLUSTER_DIR/stopped_at" ] && [ "$rc" -eq 0 ] && [ "$(wc -l <"$out")" -eq 3 ]'
+check_that "... every task started within srun's 5 s wait (${started} s after the stop, under 8 s)" \
+	'[ "$started" != none ] && awk -v t="$started" "BEGIN { exit !(t < 8) }"'
+check_that "... no node applied a plan or set NCCL_ (all or none)" \
+	'[ "$(grep -c " plan= 0$" "$out")" -eq 3 ]'
+check_that "... srun -v said why, in one lagom: line" \
+	'[ "$(count "lagom: job $job.0: slurmctld did not answer within 5.0 s" "$err")" -eq 1 ] && [ "$(count "lagom: " "$err")" -eq 1 ]'
+[ "$(count "lagom: " "$err")" -eq 1 ] || grep "lagom: " "$err" | head -5 | sed 's/^/#   /'
 
 # --- the user's own comment text is never lagom's to remove -----------------
 cat >"$work/note.sh" <<'EOF'
@@ -247,22 +244,21 @@ check "profile_dir under a sticky world-writable directory (like /tmp): the plan
 cluster_plugstack $P
 
 # --- --chdir: a relative workload file is the job's working directory's -----
+# (a workload of the step's shape: 12 ranks on 3 nodes; none in srun's
+# directory)
 install -d -m 0755 "$work/sub"
-install -m 0644 "$workload_fixture" "$work/sub/chdir-workload.json"
+printf '{ "lagom_workload": 1, "name": "chdir",
+  "regions": [ { "name": "r", "repeat": 4, "kernels": [ { "time_s": 0.004 } ],
+    "collectives": [ { "op": "allreduce", "bytes": 67108864, "ranks": 12, "nodes": 3 } ] } ] }\n' \
+	>"$work/sub/chdir-workload.json"
+chmod 0644 "$work/sub/chdir-workload.json"
 rm -f "$work/chdir-workload.json"
-run runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" srun -N3 --gres=gpu:4 \
+run runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" srun -v -N3 --gres=gpu:4 \
 	--chdir="$work/sub" --lagom=auto --lagom-workload=chdir-workload.json \
 	bash -c "$show_env"
-# Known open (TODO, counted as XFAIL, not hidden): since one plan per step
-# (issue 16) srun reads the workload, and it resolves a relative path
-# against its own directory, not --chdir's.
-if [ "$(count LAGOM_PLAN_ID= "$out")" -eq 3 ]; then
-	ok "srun --chdir=DIR --lagom-workload=FILE: FILE is read in DIR"
-else
-	tap_n=$((tap_n + 1))
-	echo "not ok $tap_n - srun --chdir=DIR --lagom-workload=FILE: FILE is read in DIR # TODO srun-side planning resolves against srun's directory (issue 16)"
-	dump
-fi
+check_that "srun --chdir=DIR --lagom-workload=FILE: FILE is read in DIR, every node applies the plan" \
+	'[ "$rc" -eq 0 ] && [ "$(count LAGOM_PLAN_ID= "$out")" -eq 3 ]'
+[ "$(count LAGOM_PLAN_ID= "$out")" -eq 3 ] || grep "lagom: " "$err" | head -3 | sed 's/^/#   /'
 
 plan "$tap_n"
 done_testing

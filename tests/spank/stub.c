@@ -29,6 +29,7 @@ void stub_open_gate(void)
 	pthread_mutex_lock(&gate_mu);
 	stub.load_gate = false;
 	stub.update_gate = false;
+	stub.steps_gate = false;
 	pthread_cond_broadcast(&gate_cv);
 	pthread_mutex_unlock(&gate_mu);
 }
@@ -191,6 +192,10 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 	case S_JOB_UID:
 		*va_arg(ap, uid_t *) = stub.uid;
 		break;
+	case S_JOB_ARGV:
+		*va_arg(ap, int *) = 0; /* srun's argv is the program's */
+		*va_arg(ap, char ***) = NULL;
+		break;
 	default:
 		rc = ESPANK_BAD_ARG;
 	}
@@ -250,9 +255,11 @@ int slurm_get_job_steps(time_t update_time, uint32_t job_id, uint32_t step_id,
 	unsigned n = stub.step_records ? stub.step_records : 1;
 
 	stub.step_calls++;
+	wait_gate(&stub.steps_gate);
 	if (stub.steps_fail || job_id != stub.job_id ||
 	    step_id != stub.step_id) {
 		stub_errno = ESLURM_INVALID_JOB_ID;
+		__atomic_add_fetch(&stub.steps_returned, 1, __ATOMIC_SEQ_CST);
 		return -1;
 	}
 	msg = calloc(1, sizeof(*msg));
@@ -272,6 +279,8 @@ int slurm_get_job_steps(time_t update_time, uint32_t job_id, uint32_t step_id,
 		s->tres_per_step = dup_or_null(stub.tres_per_step);
 	}
 	*resp = msg;
+	/* the last access to stub */
+	__atomic_add_fetch(&stub.steps_returned, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
@@ -427,6 +436,7 @@ int lagom_plan_compute(const struct lagom_config *cfg,
 	stub.plan_calls++;
 	snprintf(stub.plan_workload, sizeof(stub.plan_workload), "%s",
 		 workload ? workload : "");
+	snprintf(stub.plan_cwd, sizeof(stub.plan_cwd), "%s", step->cwd);
 	stub.plan_ranks = step->ranks_per_node;
 	stub.plan_gpus = step->gpus_per_node;
 	stub.plan_nodes = step->node_count;

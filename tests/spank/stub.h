@@ -39,6 +39,7 @@ struct stub {
 	int plan_rc; /* < 0: lagom_plan_compute fails with this */
 	int plan_calls;
 	char plan_workload[1100]; /* the workload it was given ("" = NULL) */
+	char plan_cwd[1100];	  /* and the step's working directory */
 	unsigned plan_ranks, plan_gpus;
 	size_t plan_nodes;
 	/* slurm_load_job / slurm_update_job: the job's comment */
@@ -52,8 +53,11 @@ struct stub {
 	bool load_gate, update_gate;
 	bool gate_timed_out;
 	int loads; /* slurm_load_job calls that returned */
-	/* slurm_get_job_steps: the step's record (strings borrowed) */
+	/* slurm_get_job_steps: the step's record (strings borrowed); waits
+	 * while steps_gate is set, like the gates above */
 	int step_calls;
+	int steps_returned; /* calls that returned (atomic) */
+	bool steps_gate;
 	bool steps_fail;
 	unsigned step_records;	/* 0 means 1 */
 	uint32_t step_het_comp; /* 0 means NO_VAL (not heterogeneous) */

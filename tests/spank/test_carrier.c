@@ -1,16 +1,20 @@
 /*
  * tests/spank/test_carrier.c - the step's plan on its way from srun to the
  * nodes (spank/carrier.h) and the GPU request srun plans for
- * (spank/srun_step.h): round trips, hostile texts, request strings.
+ * (spank/srun_step.h): round trips, hostile texts, request strings, the
+ * step's working directory, srun's bounded wait for slurmctld.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "tests/lib/lagom_test.h"
 
 #include "spank/carrier.h"
 #include "spank/srun_step.h"
+#include "tests/spank/stub.h"
 
 static void fill(struct lagom_carrier *c)
 {
@@ -231,6 +235,126 @@ static void gpus_per_node_from_request(void **state)
 	lagom_tasks_per_node_release(&uneven);
 }
 
+#define WORDS(...) ((char *[]){ "srun", __VA_ARGS__, NULL })
+#define NWORDS(...) ((int)(sizeof(WORDS(__VA_ARGS__)) / sizeof(char *)) - 1)
+
+/* srun's command line (ending with a 2-word command) as srun reads it. */
+static void step_working_directory(void **state)
+{
+	const struct {
+		char **argv;
+		int argc;
+		const char *remote_cwd, *want;
+	} cases[] = {
+		{ WORDS("-N3", "cmd", "x"), NWORDS("-N3", "cmd", "x"), NULL,
+		  "/home/u" },
+		{ WORDS("--chdir=/d", "cmd", "x"),
+		  NWORDS("--chdir=/d", "cmd", "x"), NULL, "/d" },
+		{ WORDS("--chdir", "sub", "cmd", "x"),
+		  NWORDS("--chdir", "sub", "cmd", "x"), NULL, "/home/u/sub" },
+		{ WORDS("-D", "/d", "cmd", "x"), NWORDS("-D", "/d", "cmd", "x"),
+		  NULL, "/d" },
+		{ WORDS("-D/d", "cmd", "x"), NWORDS("-D/d", "cmd", "x"), NULL,
+		  "/d" },
+		/* a cluster of flags ending in D; -N's value is skipped */
+		{ WORDS("-N", "3", "-lvD", "s", "cmd", "x"),
+		  NWORDS("-N", "3", "-lvD", "s", "cmd", "x"), NULL,
+		  "/home/u/s" },
+		/* a prefix of --chdir that getopt takes; the last one wins */
+		{ WORDS("-D/a", "--chd=/b", "cmd", "x"),
+		  NWORDS("-D/a", "--chd=/b", "cmd", "x"), NULL, "/b" },
+		/* D inside another option's value is no option */
+		{ WORDS("-JD", "-o", "-D", "cmd", "x"),
+		  NWORDS("-JD", "-o", "-D", "cmd", "x"), NULL, "/home/u" },
+		{ WORDS("--job-name=-D/x", "--chdirx=/y", "cmd", "x"),
+		  NWORDS("--job-name=-D/x", "--chdirx=/y", "cmd", "x"), NULL,
+		  "/home/u" },
+		/* the command's own words are not srun's */
+		{ WORDS("-N1", "cmd", "-D/x"), NWORDS("-N1", "cmd", "-D/x"),
+		  NULL, "/home/u" },
+		{ WORDS("--", "cmd", "x"), NWORDS("--", "cmd", "x"), NULL,
+		  "/home/u" },
+		/* SLURM_REMOTE_CWD, unless the command line says otherwise */
+		{ WORDS("-N1", "cmd", "x"), NWORDS("-N1", "cmd", "x"), "/e",
+		  "/e" },
+		{ WORDS("-N1", "cmd", "x"), NWORDS("-N1", "cmd", "x"), "e",
+		  "/home/u/e" },
+		{ WORDS("-D/d", "cmd", "x"), NWORDS("-D/d", "cmd", "x"), "/e",
+		  "/d" },
+	};
+	char out[64], lng[80];
+	struct lagom_error err = { 0 };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(lagom_srun_chdir(cases[i].argc, cases[i].argv,
+						  2, cases[i].remote_cwd,
+						  "/home/u", out, sizeof(out),
+						  NULL),
+				 0);
+		assert_string_equal(out, cases[i].want);
+	}
+	/* more command words than srun has: not srun's command line */
+	assert_int_equal(lagom_srun_chdir(2, WORDS("cmd", "x"), 2, NULL,
+					  "/home/u", out, sizeof(out), &err),
+			 -EINVAL);
+	memset(lng, 'd', sizeof(lng) - 1);
+	lng[0] = '/';
+	lng[sizeof(lng) - 1] = '\0';
+	assert_int_equal(lagom_srun_chdir(4, WORDS("-D", lng, "cmd"), 1, NULL,
+					  "/home/u", out, sizeof(out), &err),
+			 -ENAMETOOLONG);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* A stalled slurmctld holds srun for the bound, not for as long as it
+ * stalls; the step is then planned nowhere.  The step's working directory
+ * comes with the step. */
+static void step_read_bounded(void **state)
+{
+	struct lagom_error err = { 0 };
+	struct lagom_carrier_step id;
+	struct lagom_step step;
+	struct timespec t0;
+
+	stub_reset(S_CTX_LOCAL);
+	setenv("SLURM_TASKS_PER_NODE", "2(x3)", 1);
+	setenv("SLURM_REMOTE_CWD", "/job/dir", 1);
+	stub.steps_gate = true; /* slurmctld does not answer (up to 5 s) */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(lagom_srun_step_read(NULL, 200, &step, &id, &err),
+			 -ETIMEDOUT);
+	assert_true(seconds_since(&t0) < 2.0);
+	assert_non_null(strstr(err.text, "slurmctld did not answer within "
+					 "0.2 s"));
+	assert_int_equal(step.node_count, 0);
+	lagom_step_clear(&step);
+	/* the abandoned round trip ends on its own */
+	stub_open_gate();
+	for (int i = 0; i < 500 && __atomic_load_n(&stub.steps_returned,
+						   __ATOMIC_SEQ_CST) == 0;
+	     i++)
+		usleep(10 * 1000);
+	assert_int_equal(stub.steps_returned, 1);
+	assert_false(stub.gate_timed_out);
+	/* an answer within the bound */
+	assert_int_equal(lagom_srun_step_read(NULL, 2000, &step, &id, &err), 0);
+	assert_int_equal(step.node_count, 3);
+	assert_int_equal(step.gpus_per_node, 4);
+	assert_string_equal(step.cwd, "/job/dir");
+	lagom_step_clear(&step);
+	unsetenv("SLURM_REMOTE_CWD");
+	unsetenv("SLURM_TASKS_PER_NODE");
+	stub_reset(S_CTX_LOCAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +364,8 @@ int main(void)
 		cmocka_unit_test(matches_names_the_field),
 		cmocka_unit_test(tres_strings),
 		cmocka_unit_test(gpus_per_node_from_request),
+		cmocka_unit_test(step_working_directory),
+		cmocka_unit_test(step_read_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
