@@ -50,10 +50,12 @@ static bool range_number(const char *s, size_t *i, unsigned long *v)
  * "[N-M,K]" starting at s[*i] == '[': numeric ranges, low <= high, each
  * within Slurm's range limit.  Advances *i past the ']'.
  */
-static int check_brackets(const char *s, size_t *i, struct lagom_error *err)
+static int check_brackets(const char *s, size_t *i, unsigned long *hosts,
+			  struct lagom_error *err)
 {
 	unsigned long lo, hi;
 
+	*hosts = 0;
 	do {
 		++*i;
 		if (!range_number(s, i, &lo))
@@ -66,6 +68,7 @@ static int check_brackets(const char *s, size_t *i, struct lagom_error *err)
 		if (hi - lo >= SLURM_MAX_RANGE)
 			return hostlist_error(
 				err, "range of more than 65536 hosts", *i);
+		*hosts += hi - lo + 1; /* at most 9-digit ranges: no overflow */
 	} while (s[*i] == ',');
 	if (s[*i] != ']')
 		return hostlist_error(err, "expected ']'", *i);
@@ -81,6 +84,10 @@ static int check_brackets(const char *s, size_t *i, struct lagom_error *err)
 int lagom_hostlist_check(const char *expr, struct lagom_error *err)
 {
 	size_t len = strnlen(expr, LAGOM_PLACEMENT_MAX_INPUT + 1), i = 0;
+	/* Hosts the expression names, counted before Slurm expands it: a
+	 * name with several brackets is their product ("n[1-512][1-512]"),
+	 * which slurm_hostlist_create() would build in full. */
+	unsigned long total = 0, term = 0, hosts;
 	int rc;
 
 	if (len > LAGOM_PLACEMENT_MAX_INPUT)
@@ -89,10 +96,17 @@ int lagom_hostlist_check(const char *expr, struct lagom_error *err)
 				       LAGOM_PLACEMENT_MAX_INPUT);
 	while (i < len) {
 		if (expr[i] == '[') {
-			rc = check_brackets(expr, &i, err);
+			rc = check_brackets(expr, &i, &hosts, err);
 			if (rc)
 				return rc;
+			term = (term ? term : 1) * hosts;
 		} else if (hostlist_char_ok(expr[i])) {
+			if (strchr(", \t\n", expr[i])) {
+				total += term;
+				term = 0;
+			} else if (!term) {
+				term = 1;
+			}
 			i++;
 		} else {
 			return lagom_errprintf(
@@ -101,6 +115,14 @@ int lagom_hostlist_check(const char *expr, struct lagom_error *err)
 				"0x%02x at offset %zu",
 				(unsigned char)expr[i], i);
 		}
+		/* term <= 65536 * 65536 after one product; stop before the
+		 * next one could overflow. */
+		if (term > LAGOM_PLACEMENT_MAX_NODES ||
+		    total + term > LAGOM_PLACEMENT_MAX_NODES)
+			return lagom_errprintf(err, E2BIG,
+					       "node list names more than %d "
+					       "hosts",
+					       LAGOM_PLACEMENT_MAX_NODES);
 	}
 	return 0;
 }

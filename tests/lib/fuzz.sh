@@ -1,7 +1,11 @@
 # tests/lib/fuzz.sh - bounded libFuzzer runs for lagom's shell tests.
 # Source it after tests/lib/tap.sh, then:
-#   fuzz_setup PREFIX        find clang (else plan_skip_all with the reason)
-#                            and make $fuzz_tmp, removed on exit
+#   fuzz_setup PREFIX        find clang and check that it links a trivial
+#                            libFuzzer target (else plan_skip_all with the
+#                            reason); make $fuzz_tmp, removed on exit
+#   fuzz_broken NAME         NAME did not build although libFuzzer works:
+#                            lagom's sources are at fault, so one failing
+#                            TAP line with the build log, and exit
 #   fuzz_build NAME SRC...   build $fuzz_tmp/NAME with libFuzzer, ASan and
 #                            UBSan; 0 when it builds (log in $fuzz_tmp)
 #   fuzz_build_error NAME    the first 200 characters of NAME's build log
@@ -20,6 +24,20 @@ fuzz_setup() {
 		plan_skip_all "clang not installed: libFuzzer unavailable"
 	fuzz_tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || exit 1
 	trap 'rm -rf "$fuzz_tmp"' EXIT
+	# Only a toolchain without libFuzzer is a reason to skip; a target of
+	# ours that does not build is a failure (fuzz_broken).
+	printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
+		'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)' \
+		'{ (void)d; (void)n; return 0; }' >"$fuzz_tmp/probe.c"
+	fuzz_build probe "$fuzz_tmp/probe.c" ||
+		plan_skip_all "libFuzzer unavailable: $(fuzz_build_error probe)"
+}
+
+fuzz_broken() {
+	echo "1..1"
+	sed 's/^/# /' "$fuzz_tmp/$1.build" | head -n 40
+	echo "not ok 1 - $1 does not build (libFuzzer itself works; log above)"
+	exit 1
 }
 
 fuzz_build() {

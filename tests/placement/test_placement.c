@@ -69,6 +69,10 @@ static void test_nodelist_bad(void **state)
 		"n;rm -rf",
 		"n[1-2],n1",
 		"x[1-60000],y[1-60000]",
+		/* a product Slurm would expand in full (the fuzzer's
+		 * 130 M-host switch tree line): refused before it */
+		"l[2-512][2-512][1-512]",
+		"a[1-400][1-400]",
 		"x[0-99999999999999999999]",
 		"x[1-100000000]",
 		"x[1-2-3]",
