@@ -172,7 +172,7 @@ static void dgx2_hardware_section(void **state)
 
 	assert_non_null(t);
 	load_fixture("hwloc/nvidiaDGX2.xml", t);
-	prolog_hw_from_topo(t, &hw);
+	assert_int_equal(prolog_hw_from_topo(t, &hw, NULL), 0);
 	assert_int_equal(hw.gpu_count, 16);
 	assert_string_equal(hw.gpu_model, "Tesla V100-SXM3-32GB-H");
 	spec = lagom_gpu_lookup(hw.gpu_model);
@@ -196,7 +196,7 @@ static void power8_nvlink_pairs(void **state)
 
 	assert_non_null(t);
 	load_fixture("hwloc/power8gpudistances.xml", t);
-	prolog_hw_from_topo(t, &hw);
+	assert_int_equal(prolog_hw_from_topo(t, &hw, NULL), 0);
 	assert_int_equal(hw.gpu_count, 4);
 	assert_int_equal(hw.intra, LAGOM_PROFILE_INTRA_NVLINK);
 	assert_int_equal(hw.nvlink_peers, 1);

@@ -234,7 +234,7 @@ static void check_p4(const char *rel, const char *model)
 		assert_int_equal(t->nics[n].kind, LAGOM_NIC_EFA);
 		assert_int_equal(lagom_topo_gpus_per_nic(t, n), 2);
 		assert_true(t->gpus[2 * n].nic_mask == 1u << n);
-		assert_int_equal(t->nics[n].speed_Mbps, 0);
+		assert_true(t->nics[n].speed_Gbit == 0);
 	}
 	assert_string_equal(t->nics[0].busid, "0000:10:1b.0");
 	free(t);
@@ -269,7 +269,7 @@ static void test_p5(void **state)
 	}
 	for (int n = 0; n < 32; n++) {
 		assert_int_equal(t->nics[n].kind, LAGOM_NIC_EFA);
-		assert_int_equal(t->nics[n].speed_Mbps, 100000);
+		assert_true(t->nics[n].speed_Gbit == 100);
 		assert_int_equal(lagom_topo_gpus_per_nic(t, n), 1);
 	}
 	assert_string_equal(t->nics[0].name, "rdmap79s0");
@@ -392,7 +392,7 @@ static void test_hw_p4d(void **state)
 	assert_non_null(strstr(err.text, "speed"));
 	assert_int_equal(hw.gpus_per_node, 99);
 	for (int n = 0; n < t->nnics; n++)
-		t->nics[n].speed_Mbps = 100000;
+		t->nics[n].speed_Gbit = 100;
 	if (lagom_topo_to_hw(t, &hw, &err) != 0)
 		fail_msg("%s", err.text);
 	/* device="0x20b0" in the file: the 40 GB A100 of p4d.24xlarge */
