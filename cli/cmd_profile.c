@@ -47,7 +47,7 @@ struct synth_opts {
 	enum cli_format format;
 	const char *gpu, *intra, *node, *output;
 	unsigned gpus, nic_count, nvl_domain;
-	double nic_gbps;
+	double nic_Gbit;
 	bool list;
 	const char *transport;
 };
@@ -65,7 +65,7 @@ static int synth_opt(struct synth_opts *o, int c, const char *arg)
 		o->intra = arg;
 		return 0;
 	case 'n':
-		return cli_parse_nic(arg, &o->nic_count, &o->nic_gbps);
+		return cli_parse_nic(arg, &o->nic_count, &o->nic_Gbit);
 	case 'N':
 		o->node = arg;
 		return 0;
@@ -231,7 +231,7 @@ static int synth_hw(const struct synth_opts *o, struct lagom_hw *hw)
 				"got '%s'",
 				o->intra);
 	if (lagom_hw_from_spec(o->gpu, o->gpus, fabric, o->nic_count,
-			       o->nic_gbps, hw, &err))
+			       o->nic_Gbit, hw, &err))
 		return cli_fail(CLI_USAGE, "profile synth: %s", err.text);
 	return synth_rack(o, hw);
 }
@@ -322,7 +322,7 @@ int cli_cmd_profile_synth(int argc, char **argv)
 {
 	struct synth_opts o = { .format = CLI_TEXT,
 				.nic_count = 1,
-				.nic_gbps = 400 };
+				.nic_Gbit = 400 };
 	struct lagom_error err = { 0 };
 	struct lagom_profile *p;
 	struct lagom_hw hw;

@@ -367,7 +367,7 @@ static void run(struct opts *o)
 			    "--print: profile is fresh, not re-measured");
 		goto out;
 	}
-	po.ngpus_hint = p->hw.gpu_count;
+	po.gpus_per_node_hint = p->hw.gpu_count;
 	po.budget_s = o->budget_s >= 0	    ? o->budget_s
 		      : p->hw.gpu_count > 0 ? DEFAULT_BUDGET_GPU_S
 					    : DEFAULT_BUDGET_NOGPU_S;

@@ -57,8 +57,8 @@ struct probe_result {
 };
 
 struct probe_opts {
-	double budget_s; /* wall-clock limit for all probes together */
-	int ngpus_hint;	 /* GPUs topology/ saw (decides the NCCL grid) */
+	double budget_s;	/* wall-clock limit for all probes together */
+	int gpus_per_node_hint; /* GPUs topology/ saw (decides the NCCL grid) */
 	bool verbose;
 };
 
@@ -71,7 +71,7 @@ void probe_run(const struct probe_opts *opts, struct probe_result *res);
  * res->note.  deadline is CLOCK_MONOTONIC seconds. */
 int probe_cuda(struct probe_result *res, double deadline, bool verbose);
 int probe_contention(struct probe_result *res, double deadline, bool verbose);
-int probe_nccl(struct probe_result *res, int ngpus, double deadline,
+int probe_nccl(struct probe_result *res, int gpus_per_node, double deadline,
 	       bool verbose);
 
 /* A symbol to resolve: *addr = dlsym(handle, name). */

@@ -162,13 +162,13 @@ static int make_gpu(struct parser *P, struct frame *pci)
 	struct lagom_topo_gpu *g;
 	const char *model;
 
-	if (t->ngpus == LAGOM_TOPO_MAX_GPUS)
+	if (t->gpus_per_node == LAGOM_TOPO_MAX_GPUS)
 		return lagom_errprintf(
 			P->err, E2BIG,
 			"NCCL topology line %u: more than %d GPUs", P->x.line,
 			LAGOM_TOPO_MAX_GPUS);
-	pci->gpu = t->ngpus;
-	g = &t->gpus[t->ngpus++];
+	pci->gpu = t->gpus_per_node;
+	g = &t->gpus[t->gpus_per_node++];
 	lagom_topo_copy(g->busid, sizeof(g->busid), pci->busid);
 	g->pci_vendor = pci->vendor;
 	g->pci_device = pci->device;
@@ -492,7 +492,7 @@ static int parse_document(struct parser *P)
 
 static int gpu_by_busid(const struct lagom_node_topo *t, const char *busid)
 {
-	for (int g = 0; g < t->ngpus; g++)
+	for (int g = 0; g < t->gpus_per_node; g++)
 		if (strcasecmp(t->gpus[g].busid, busid) == 0)
 			return g;
 	return -1;

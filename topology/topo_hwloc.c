@@ -210,17 +210,17 @@ static int add_gpu(struct hwloc_load *L, hwloc_obj_t pci)
 	struct lagom_node_topo *t = L->t;
 	struct lagom_topo_gpu *g;
 
-	if (t->ngpus == LAGOM_TOPO_MAX_GPUS)
+	if (t->gpus_per_node == LAGOM_TOPO_MAX_GPUS)
 		return lagom_errprintf(L->err, E2BIG, "more than %d GPUs",
 				       LAGOM_TOPO_MAX_GPUS);
-	g = &t->gpus[t->ngpus];
+	g = &t->gpus[t->gpus_per_node];
 	busid_of(&pci->attr->pcidev, g->busid, sizeof(g->busid));
 	g->pci_vendor = pci->attr->pcidev.vendor_id;
 	g->pci_device = pci->attr->pcidev.device_id;
 	g->numa_node = numa_of(L->topo, pci);
 	gpu_names(pci, g);
 	pcie_link_of(pci, &g->pcie);
-	L->gpu_obj[t->ngpus++] = pci;
+	L->gpu_obj[t->gpus_per_node++] = pci;
 	return pcie_path_of(L, pci, &g->pcie);
 }
 
@@ -314,7 +314,7 @@ static int gpu_index_of(const struct hwloc_load *L, hwloc_obj_t obj)
 {
 	if (obj->type == HWLOC_OBJ_OS_DEVICE)
 		obj = obj->parent;
-	for (int g = 0; g < L->t->ngpus; g++)
+	for (int g = 0; g < L->t->gpus_per_node; g++)
 		if (L->gpu_obj[g] == obj)
 			return g;
 	return -1;
@@ -370,7 +370,7 @@ static int read_nvlink(struct hwloc_load *L)
 	unsigned nr = 1;
 	int rc;
 
-	for (int g = 0; g < L->t->ngpus; g++)
+	for (int g = 0; g < L->t->gpus_per_node; g++)
 		if (L->t->gpus[g].nvml_name[0])
 			L->t->nvlink_known = true;
 	if (hwloc_distances_get_by_name(L->topo, "NVLinkBandwidth", &nr, &d,

@@ -35,13 +35,13 @@ static const char *gpu_name(const struct lagom_topo_gpu *g)
 static int gpu_model(const struct lagom_node_topo *t,
 		     struct lagom_topo_summary *s, struct lagom_error *err)
 {
-	for (int g = 1; g < t->ngpus; g++)
+	for (int g = 1; g < t->gpus_per_node; g++)
 		if (strcmp(t->gpus[g].model, t->gpus[0].model) != 0 ||
 		    t->gpus[g].sm != t->gpus[0].sm)
 			return lagom_errprintf(
 				err, EINVAL, "GPUs differ: '%s' and '%s'",
 				t->gpus[0].model, t->gpus[g].model);
-	if (t->ngpus > 0)
+	if (t->gpus_per_node > 0)
 		snprintf(s->gpu_model, sizeof(s->gpu_model), "%s",
 			 gpu_name(&t->gpus[0]));
 	return 0;
@@ -51,7 +51,7 @@ static bool any_nvswitch(const struct lagom_node_topo *t)
 {
 	if (t->nnvswitches > 0)
 		return true;
-	for (int g = 0; g < t->ngpus; g++)
+	for (int g = 0; g < t->gpus_per_node; g++)
 		if (t->gpus[g].nvswitch_bw_Bps > 0 ||
 		    t->gpus[g].nvswitch_links > 0)
 			return true;
@@ -62,7 +62,7 @@ static bool any_nvswitch(const struct lagom_node_topo *t)
 static enum lagom_intra intra_of(const struct lagom_node_topo *t,
 				 const struct lagom_gpu_spec *spec)
 {
-	if (t->ngpus < 2)
+	if (t->gpus_per_node < 2)
 		return LAGOM_INTRA_PCIE;
 	if (!t->nvlink_known)
 		return spec ? spec->intra_default : LAGOM_INTRA_PCIE;
@@ -81,12 +81,12 @@ static void nvlink_fabric(const struct lagom_node_topo *t,
 {
 	int links = 0, peers = 0;
 
-	for (int g = 0; t->nvlink_known && g < t->ngpus; g++) {
+	for (int g = 0; t->nvlink_known && g < t->gpus_per_node; g++) {
 		const struct lagom_topo_gpu *gpu = &t->gpus[g];
 		double bw = gpu->nvswitch_bw_Bps;
 		int l = gpu->nvswitch_links, p = 0;
 
-		for (int h = 0; h < t->ngpus; h++) {
+		for (int h = 0; h < t->gpus_per_node; h++) {
 			bw += t->nvlink_bw_Bps[g][h];
 			l += t->nvlink_links[g][h];
 			p += t->nvlink_bw_Bps[g][h] > 0 ||
@@ -101,7 +101,7 @@ static void nvlink_fabric(const struct lagom_node_topo *t,
 		links = (int)spec->nvlink_links;
 	s->nvlinks_per_gpu = links;
 	if (s->intra == LAGOM_INTRA_NVSWITCH)
-		s->nvlink_peers = t->ngpus - 1;
+		s->nvlink_peers = t->gpus_per_node - 1;
 	else if (t->nvlink_known)
 		s->nvlink_peers = peers;
 }
@@ -124,7 +124,7 @@ static int pcie_gen_of(double GTps)
 static void pcie_fabric(const struct lagom_node_topo *t,
 			struct lagom_topo_summary *s)
 {
-	for (int g = 0; g < t->ngpus; g++) {
+	for (int g = 0; g < t->gpus_per_node; g++) {
 		const struct lagom_topo_pcie *p = &t->gpus[g].pcie;
 		int gen = pcie_gen_of(p->pcie_GTps), n = 0;
 
@@ -133,7 +133,7 @@ static void pcie_fabric(const struct lagom_node_topo *t,
 		if (p->pcie_width > 0 &&
 		    (s->pcie_lanes == 0 || p->pcie_width < s->pcie_lanes))
 			s->pcie_lanes = p->pcie_width;
-		for (int h = 0; h < t->ngpus && p->pcie_depth > 0; h++)
+		for (int h = 0; h < t->gpus_per_node && p->pcie_depth > 0; h++)
 			n += t->gpus[h].pcie.pcie_depth > 0 &&
 			     t->gpus[h].pcie.pcie_path[0] == p->pcie_path[0];
 		s->gpus_per_pcie_switch = n > s->gpus_per_pcie_switch
@@ -163,7 +163,7 @@ static void nic_fabric(const struct lagom_node_topo *t,
 		if (nic->speed_Gbit > 0 &&
 		    (s->nic_Gbit == 0 || nic->speed_Gbit < s->nic_Gbit))
 			s->nic_Gbit = nic->speed_Gbit;
-		if (t->ngpus > 0 && per > s->gpus_per_nic)
+		if (t->gpus_per_node > 0 && per > s->gpus_per_nic)
 			s->gpus_per_nic = per;
 	}
 }
@@ -178,7 +178,7 @@ int lagom_topo_summarize(const struct lagom_node_topo *t,
 	s->intra = LAGOM_INTRA_PCIE;
 	if (!t)
 		return lagom_errprintf(err, EINVAL, "no topology");
-	s->gpus_per_node = t->ngpus;
+	s->gpus_per_node = t->gpus_per_node;
 	rc = gpu_model(t, s, err);
 	spec = rc == 0 ? lagom_gpu_lookup(s->gpu_model) : NULL;
 	s->intra = intra_of(t, spec);

@@ -118,7 +118,7 @@ static void zero_budget_stops_the_probes(void **state)
 
 static void without_a_gpu_nothing_is_measured(void **state)
 {
-	struct probe_opts o = { .budget_s = 20, .ngpus_hint = 0 };
+	struct probe_opts o = { .budget_s = 20, .gpus_per_node_hint = 0 };
 	struct probe_result r;
 
 	/* cmocka 1.1.5's skip() prints "not ok # SKIP", a FAIL for automake */

@@ -41,7 +41,7 @@ static void test_dgx2(void **state)
 {
 	struct lagom_node_topo *t = load("hwloc/nvidiaDGX2.xml", false);
 
-	assert_int_equal(t->ngpus, 16);
+	assert_int_equal(t->gpus_per_node, 16);
 	assert_int_equal(t->nnvswitches, 12);
 	assert_true(t->has_nvlink);
 	assert_int_equal(t->nnuma, 2);
@@ -74,7 +74,7 @@ static void test_power8(void **state)
 {
 	struct lagom_node_topo *t = load("hwloc/power8gpudistances.xml", false);
 
-	assert_int_equal(t->ngpus, 4);
+	assert_int_equal(t->gpus_per_node, 4);
 	assert_true(t->has_nvlink);
 	assert_int_equal(t->nnvswitches, 0);
 	assert_double_rel(t->nvlink_bw_Bps[0][1], 40000e6, 1e-9);
@@ -102,7 +102,7 @@ static void test_gb10(void **state)
 {
 	struct lagom_node_topo *t = load("hwloc/nvidia-dgx-gb10.xml", false);
 
-	assert_int_equal(t->ngpus, 0);
+	assert_int_equal(t->gpus_per_node, 0);
 	assert_int_equal(t->nnics, 0);
 	assert_int_equal(t->nnuma, 1);
 	assert_false(t->has_nvlink);
@@ -126,7 +126,7 @@ static void test_24em64t(void **state)
 	assert_string_equal(t->nics[2].netdev, "ib0");
 	assert_int_equal(t->nics[2].kind, LAGOM_NIC_IB);
 	assert_int_equal(t->nics[2].numa_node, 0);
-	assert_int_equal(t->ngpus, 3);
+	assert_int_equal(t->gpus_per_node, 3);
 	assert_false(t->has_nvlink);
 	/* 06:00.0 is on NUMA node 0 with all three NICs (same node). */
 	assert_string_equal(t->gpus[0].busid, "0000:06:00.0");
@@ -150,7 +150,7 @@ static void test_32em64t(void **state)
 	struct lagom_node_topo *t = load(
 		"hwloc/32em64t-2n8c2t-pci-normalio.xml", false);
 
-	assert_int_equal(t->ngpus, 3);
+	assert_int_equal(t->gpus_per_node, 3);
 	assert_int_equal(t->nnics, 3);
 	assert_false(t->has_nvlink);
 	assert_string_equal(t->gpus[2].busid, "0000:84:00.0");
@@ -178,7 +178,7 @@ static void test_many_vfs(void **state)
 
 	assert_int_equal(t->nnics, 6);
 	assert_int_equal(t->nvfs_skipped, 12);
-	assert_int_equal(t->ngpus, 0);
+	assert_int_equal(t->gpus_per_node, 0);
 	assert_int_equal(t->nnuma, 2);
 	assert_string_equal(t->nics[2].name, "usnic_0");
 	assert_string_equal(t->nics[2].netdev, "eth4");
@@ -197,7 +197,7 @@ static void test_96em64t(void **state)
 	struct lagom_node_topo *t = load("hwloc/96em64t-4n4d3ca2co-pci.xml",
 					 false);
 
-	assert_int_equal(t->ngpus, 0);
+	assert_int_equal(t->gpus_per_node, 0);
 	assert_int_equal(t->nnics, 8);
 	assert_int_equal(t->nnuma, 4);
 	for (int n = 0; n < 8; n++) {
@@ -217,7 +217,7 @@ static void check_p4(const char *rel, const char *model)
 {
 	struct lagom_node_topo *t = load(rel, true);
 
-	assert_int_equal(t->ngpus, 8);
+	assert_int_equal(t->gpus_per_node, 8);
 	assert_int_equal(t->nnics, 4);
 	assert_int_equal(t->nnuma, 2);
 	assert_false(t->has_nvlink); /* the file has no <nvlink> */
@@ -256,7 +256,7 @@ static void test_p5(void **state)
 	struct lagom_node_topo *t = load("nccl-topo/aws-p5.48xl-topo.xml",
 					 true);
 
-	assert_int_equal(t->ngpus, 8);
+	assert_int_equal(t->gpus_per_node, 8);
 	assert_int_equal(t->nnics, 32);
 	assert_int_equal(t->nnuma, 1);
 	for (int g = 0; g < 8; g++) {
@@ -288,7 +288,7 @@ static void test_g5(void **state)
 					 true);
 
 	assert_int_equal(t->nunknown_pci, 9);
-	assert_int_equal(t->ngpus, 0);
+	assert_int_equal(t->gpus_per_node, 0);
 	assert_int_equal(t->nnics, 0);
 	assert_int_equal(t->nnuma, 2);
 	assert_false(t->has_nvlink);
@@ -300,13 +300,13 @@ static void test_missing_file(void **state)
 	struct lagom_node_topo *t = malloc(sizeof(*t));
 	struct lagom_error err = { 0 };
 
-	t->ngpus = 77;
+	t->gpus_per_node = 77;
 	assert_int_equal(lagom_topo_load_hwloc("/nonexistent.xml", t, &err),
 			 -ENOENT);
 	assert_int_equal(lagom_topo_load_nccl_file("/nonexistent.xml", t, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.text, "/nonexistent.xml"));
-	assert_int_equal(t->ngpus, 77); /* untouched */
+	assert_int_equal(t->gpus_per_node, 77); /* untouched */
 	free(t);
 }
 
@@ -325,7 +325,7 @@ static void test_live(void **state)
 	for (int n = 0; n < t->nnics; n++)
 		assert_true(t->nics[n].name[0] != '\0');
 	print_message("# live: %d GPUs, %d NICs, %d VFs skipped, %d NUMA\n",
-		      t->ngpus, t->nnics, t->nvfs_skipped, t->nnuma);
+		      t->gpus_per_node, t->nnics, t->nvfs_skipped, t->nnuma);
 	free(t);
 }
 
