@@ -17,6 +17,7 @@
 #include "prolog/prolog.h"
 #include "topology/topology.h"
 #include "tests/lib/lagom_test.h"
+#include "tests/topology/topo_fixture.h"
 
 static const struct {
 	const char *rel;
@@ -36,19 +37,11 @@ static const struct {
 	{ "nccl-topo/aws-p5.48xl-topo.xml", true, true },
 };
 
+/* A fixture with every NIC of unknown speed at 200 Gb/s. */
 static struct lagom_node_topo *load(const char *rel, bool nccl)
 {
-	struct lagom_node_topo *t = calloc(1, sizeof(*t));
-	struct lagom_error err = { 0 };
-	char path[512];
-	int rc;
+	struct lagom_node_topo *t = topo_fixture_load(rel, nccl);
 
-	assert_non_null(t);
-	lagom_fixture(path, sizeof(path), rel);
-	rc = nccl ? lagom_topo_load_nccl_file(path, t, &err)
-		  : lagom_topo_load_hwloc(path, t, &err);
-	if (rc != 0)
-		fail_msg("%s: %s", rel, err.text);
 	for (int n = 0; n < t->nnics; n++)
 		if (t->nics[n].speed_Gbit == 0)
 			t->nics[n].speed_Gbit = 200;

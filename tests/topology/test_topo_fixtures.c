@@ -11,23 +11,8 @@
 
 #include "model/model.h"
 #include "tests/lib/lagom_test.h"
+#include "tests/topology/topo_fixture.h"
 #include "topology/topology.h"
-
-static struct lagom_node_topo *load(const char *rel, bool nccl)
-{
-	char path[4096];
-	struct lagom_error err = { 0 };
-	struct lagom_node_topo *t = malloc(sizeof(*t));
-	int rc;
-
-	assert_non_null(t);
-	lagom_fixture(path, sizeof(path), rel);
-	rc = nccl ? lagom_topo_load_nccl_file(path, t, &err)
-		  : lagom_topo_load_hwloc(path, t, &err);
-	if (rc != 0)
-		fail_msg("%s: %s", rel, err.text);
-	return t;
-}
 
 /*
  * nvidiaDGX2.xml: 16 PCIDev "0302 [10de:1db8]" each with an nvmlN OS device
@@ -39,7 +24,8 @@ static struct lagom_node_topo *load(const char *rel, bool nccl)
  */
 static void test_dgx2(void **state)
 {
-	struct lagom_node_topo *t = load("hwloc/nvidiaDGX2.xml", false);
+	struct lagom_node_topo *t = topo_fixture_load("hwloc/nvidiaDGX2.xml",
+						      false);
 
 	assert_int_equal(t->gpus_per_node, 16);
 	assert_int_equal(t->nnvswitches, 12);
@@ -72,7 +58,8 @@ static void test_dgx2(void **state)
  */
 static void test_power8(void **state)
 {
-	struct lagom_node_topo *t = load("hwloc/power8gpudistances.xml", false);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"hwloc/power8gpudistances.xml", false);
 
 	assert_int_equal(t->gpus_per_node, 4);
 	assert_true(t->has_nvlink);
@@ -100,7 +87,8 @@ static void test_power8(void **state)
 /* nvidia-dgx-gb10.xml: one Package, one NUMANode, no PCI object at all. */
 static void test_gb10(void **state)
 {
-	struct lagom_node_topo *t = load("hwloc/nvidia-dgx-gb10.xml", false);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"hwloc/nvidia-dgx-gb10.xml", false);
 
 	assert_int_equal(t->gpus_per_node, 0);
 	assert_int_equal(t->nnics, 0);
@@ -116,7 +104,8 @@ static void test_gb10(void **state)
  */
 static void test_24em64t(void **state)
 {
-	struct lagom_node_topo *t = load("hwloc/24em64t-2n6c2t-pci.xml", false);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"hwloc/24em64t-2n6c2t-pci.xml", false);
 
 	assert_int_equal(t->nnics, 3);
 	assert_int_equal(t->nvfs_skipped, 0);
@@ -147,7 +136,7 @@ static void test_24em64t(void **state)
  */
 static void test_32em64t(void **state)
 {
-	struct lagom_node_topo *t = load(
+	struct lagom_node_topo *t = topo_fixture_load(
 		"hwloc/32em64t-2n8c2t-pci-normalio.xml", false);
 
 	assert_int_equal(t->gpus_per_node, 3);
@@ -174,7 +163,8 @@ static void test_32em64t(void **state)
  */
 static void test_many_vfs(void **state)
 {
-	struct lagom_node_topo *t = load("hwloc/16intel64-manyVFs.xml", false);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"hwloc/16intel64-manyVFs.xml", false);
 
 	assert_int_equal(t->nnics, 6);
 	assert_int_equal(t->nvfs_skipped, 12);
@@ -194,8 +184,8 @@ static void test_many_vfs(void **state)
  * NUMA node (4 NUMANode objects); the only display device is an ATI ES1000. */
 static void test_96em64t(void **state)
 {
-	struct lagom_node_topo *t = load("hwloc/96em64t-4n4d3ca2co-pci.xml",
-					 false);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"hwloc/96em64t-4n4d3ca2co-pci.xml", false);
 
 	assert_int_equal(t->gpus_per_node, 0);
 	assert_int_equal(t->nnics, 8);
@@ -215,7 +205,7 @@ static void test_96em64t(void **state)
  */
 static void check_p4(const char *rel, const char *model)
 {
-	struct lagom_node_topo *t = load(rel, true);
+	struct lagom_node_topo *t = topo_fixture_load(rel, true);
 
 	assert_int_equal(t->gpus_per_node, 8);
 	assert_int_equal(t->nnics, 4);
@@ -253,8 +243,8 @@ static void test_p4d(void **state)
  */
 static void test_p5(void **state)
 {
-	struct lagom_node_topo *t = load("nccl-topo/aws-p5.48xl-topo.xml",
-					 true);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"nccl-topo/aws-p5.48xl-topo.xml", true);
 
 	assert_int_equal(t->gpus_per_node, 8);
 	assert_int_equal(t->nnics, 32);
@@ -284,8 +274,8 @@ static void test_p5(void **state)
  */
 static void test_g5(void **state)
 {
-	struct lagom_node_topo *t = load("nccl-topo/aws-g5.48xl-topo.xml",
-					 true);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"nccl-topo/aws-g5.48xl-topo.xml", true);
 
 	assert_int_equal(t->nunknown_pci, 9);
 	assert_int_equal(t->gpus_per_node, 0);
@@ -337,7 +327,8 @@ static void test_live(void **state)
  */
 static void test_hw_dgx2(void **state)
 {
-	struct lagom_node_topo *t = load("hwloc/nvidiaDGX2.xml", false);
+	struct lagom_node_topo *t = topo_fixture_load("hwloc/nvidiaDGX2.xml",
+						      false);
 	struct lagom_error err = { 0 };
 	struct lagom_hw hw;
 
@@ -361,8 +352,8 @@ static void test_hw_dgx2(void **state)
  */
 static void test_hw_p5(void **state)
 {
-	struct lagom_node_topo *t = load("nccl-topo/aws-p5.48xl-topo.xml",
-					 true);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"nccl-topo/aws-p5.48xl-topo.xml", true);
 	struct lagom_error err = { 0 };
 	struct lagom_hw hw;
 
@@ -383,8 +374,8 @@ static void test_hw_p5(void **state)
 /* p4d: the file gives no NIC speed; with one set, 4 NICs x 2 GPUs. */
 static void test_hw_p4d(void **state)
 {
-	struct lagom_node_topo *t = load("nccl-topo/aws-p4d-24xl-topo.xml",
-					 true);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"nccl-topo/aws-p4d-24xl-topo.xml", true);
 	struct lagom_error err = { 0 };
 	struct lagom_hw hw = { .gpus_per_node = 99 };
 
@@ -419,7 +410,8 @@ static void test_hw_refused(void **state)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct lagom_node_topo *t = load(cases[i].rel, cases[i].nccl);
+		struct lagom_node_topo *t = topo_fixture_load(cases[i].rel,
+							      cases[i].nccl);
 		struct lagom_error err = { 0 };
 		struct lagom_hw hw;
 
