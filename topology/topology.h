@@ -104,7 +104,7 @@ struct lagom_topo_pcisw {
 };
 
 struct lagom_node_topo {
-	int gpus_per_node; /* entries of gpus[] */
+	int gpus_per_node;				 /* entries of gpus[] */
 	struct lagom_topo_gpu gpus[LAGOM_TOPO_MAX_GPUS]; /* by PCI bus id */
 	int nnics;
 	struct lagom_topo_nic nics[LAGOM_TOPO_MAX_NICS];
