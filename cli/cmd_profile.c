@@ -135,16 +135,10 @@ static void fill_hw(struct lagom_profile *p, const struct lagom_hw *hw)
 	h->gpu_count = (int)hw->gpus_per_node;
 	h->gpu_sm_count = (int)hw->gpu.sm_count;
 	h->gpu_memory_bytes = hw->gpu.mem_bytes;
-	h->intra = hw->gpus_per_node < 2 ? LAGOM_PROFILE_INTRA_NONE
-		   : hw->intra == LAGOM_INTRA_NVSWITCH
-			   ? LAGOM_PROFILE_INTRA_NVSWITCH
-		   : hw->intra == LAGOM_INTRA_NVLINK
-			   ? LAGOM_PROFILE_INTRA_NVLINK
-			   : LAGOM_PROFILE_INTRA_PCIE;
-	if (h->intra == LAGOM_PROFILE_INTRA_NVLINK ||
-	    h->intra == LAGOM_PROFILE_INTRA_NVSWITCH)
+	h->intra = hw->gpus_per_node < 2 ? LAGOM_INTRA_NONE : hw->intra;
+	if (h->intra == LAGOM_INTRA_NVLINK || h->intra == LAGOM_INTRA_NVSWITCH)
 		h->nvlinks_per_gpu = (int)hw->intra_links;
-	if (h->intra == LAGOM_PROFILE_INTRA_NVLINK)
+	if (h->intra == LAGOM_INTRA_NVLINK)
 		h->nvlink_peers = (int)hw->nvlink_peers;
 	h->pcie_gen = (int)hw->pcie_gen;
 	h->pcie_lanes = (int)hw->pcie_lanes;
@@ -225,7 +219,7 @@ static int synth_hw(const struct synth_opts *o, struct lagom_hw *hw)
 				"profile synth --list')",
 				o->gpu);
 	if (o->intra && (lagom_intra_parse(o->intra, &fabric) != 0 ||
-			 fabric == LAGOM_INTRA_DEFAULT))
+			 fabric >= LAGOM_INTRA_DEFAULT))
 		return cli_fail(CLI_USAGE,
 				"--intra: expected nvswitch, nvlink or pcie, "
 				"got '%s'",

@@ -54,7 +54,7 @@ int cli_hw_opt(struct cli_hw_opts *o, int c, const char *arg)
 					  &o->gpus_per_node);
 	case CLI_OPT_INTRA:
 		if (lagom_intra_parse(arg, &o->intra) != 0 ||
-		    o->intra == LAGOM_INTRA_DEFAULT)
+		    o->intra >= LAGOM_INTRA_DEFAULT)
 			return cli_fail(CLI_USAGE,
 					"--intra: expected nvswitch, nvlink or "
 					"pcie, got '%s'",

@@ -104,16 +104,18 @@ unsigned lagom_precision_bytes(enum lagom_precision prec);
 
 #define LAGOM_GPU_NAME_MAX 32
 
-/* Intra-node fabric between the GPUs of one node. */
+/* Intra-node fabric between the GPUs of one node: the one fabric enum of
+ * the tree (model, topology/, profiles). */
 enum lagom_intra {
 	LAGOM_INTRA_PCIE,     /* PCIe only (through switches / host bridge) */
 	LAGOM_INTRA_NVLINK,   /* direct NVLink: bridges (pairs) or a mesh */
 	LAGOM_INTRA_NVSWITCH, /* all GPUs on NVSwitches (full bandwidth) */
 	LAGOM_INTRA_DEFAULT,  /* lagom_hw_from_spec() only: from the GPU kind */
+	LAGOM_INTRA_NONE,     /* profiles only: fewer than two GPUs */
 	LAGOM_INTRA_COUNT
 };
 
-/* "pcie" "nvlink" "nvswitch" "default"; parse is case-insensitive. */
+/* "pcie" "nvlink" "nvswitch" "default" "none"; parse is case-insensitive. */
 const char *lagom_intra_name(enum lagom_intra intra);
 int lagom_intra_parse(const char *name, enum lagom_intra *out);
 

@@ -66,21 +66,6 @@ static void cpu_info(struct lagom_profile_hw *hw)
 				   : (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-static enum lagom_profile_intra profile_intra(
-	const struct lagom_topo_summary *s)
-{
-	if (s->gpus_per_node < 2)
-		return LAGOM_PROFILE_INTRA_NONE;
-	switch (s->intra) {
-	case LAGOM_INTRA_NVSWITCH:
-		return LAGOM_PROFILE_INTRA_NVSWITCH;
-	case LAGOM_INTRA_NVLINK:
-		return LAGOM_PROFILE_INTRA_NVLINK;
-	default:
-		return LAGOM_PROFILE_INTRA_PCIE;
-	}
-}
-
 /* The topology's summary (topology/) in the profile's terms. */
 static void hw_from_summary(const struct lagom_topo_summary *s,
 			    struct lagom_profile_hw *hw)
@@ -93,9 +78,9 @@ static void hw_from_summary(const struct lagom_topo_summary *s,
 		hw->gpu_sm_count = (int)spec->sm_count;
 		hw->gpu_memory_bytes = spec->mem_bytes;
 	}
-	hw->intra = profile_intra(s);
-	if (hw->intra == LAGOM_PROFILE_INTRA_NVLINK ||
-	    hw->intra == LAGOM_PROFILE_INTRA_NVSWITCH) {
+	hw->intra = s->gpus_per_node < 2 ? LAGOM_INTRA_NONE : s->intra;
+	if (hw->intra == LAGOM_INTRA_NVLINK ||
+	    hw->intra == LAGOM_INTRA_NVSWITCH) {
 		hw->nvlinks_per_gpu = s->nvlinks_per_gpu;
 		hw->nvlink_peers = s->nvlink_peers;
 	}

@@ -283,7 +283,8 @@ static void fill_from_table(struct lagom_profile *p)
 		m->hbm_bw_Bps = (struct lagom_quantity){ spec->hbm_Bps,
 							 LAGOM_SOURCE_TABLE };
 	if (m->intra_bw_Bps.source == LAGOM_SOURCE_ABSENT &&
-	    p->hw.intra >= LAGOM_PROFILE_INTRA_NVLINK &&
+	    (p->hw.intra == LAGOM_INTRA_NVLINK ||
+	     p->hw.intra == LAGOM_INTRA_NVSWITCH) &&
 	    spec->nvlink_link_Bps * spec->nvlink_links > 0)
 		m->intra_bw_Bps = (struct lagom_quantity){
 			spec->nvlink_link_Bps * spec->nvlink_links,

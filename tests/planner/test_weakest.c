@@ -43,7 +43,7 @@ static void write_node(const char *node, const struct node_hw *h)
 	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "%s", h->gpu);
 	p->hw.gpu_count = 8;
 	p->hw.gpu_sm_count = h->sm_count;
-	p->hw.intra = LAGOM_PROFILE_INTRA_NVSWITCH;
+	p->hw.intra = LAGOM_INTRA_NVSWITCH;
 	p->hw.nvlinks_per_gpu = h->nvlinks_per_gpu;
 	p->hw.nic_count = 4;
 	p->hw.nic_link_bw_Bps = h->nic_Bps;

@@ -23,7 +23,7 @@ static struct lagom_profile *sample(const char *node)
 	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "H100-SXM5-80GB");
 	p->hw.gpu_count = 8;
 	p->hw.gpu_sm_count = 132;
-	p->hw.intra = LAGOM_PROFILE_INTRA_NVSWITCH;
+	p->hw.intra = LAGOM_INTRA_NVSWITCH;
 	p->hw.nic_link_bw_Bps = 5e10;
 	p->meas.gemm_flops[LAGOM_PREC_BF16] = (struct lagom_quantity){
 		7.1e14, LAGOM_SOURCE_MEASURED
@@ -59,7 +59,7 @@ static void round_trip_keeps_every_field(void **state)
 	assert_string_equal(q->node, "gpu001");
 	assert_int_equal(q->version_major, LAGOM_PROFILE_VERSION_MAJOR);
 	assert_int_equal(q->hw.gpu_sm_count, 132);
-	assert_int_equal(q->hw.intra, LAGOM_PROFILE_INTRA_NVSWITCH);
+	assert_int_equal(q->hw.intra, LAGOM_INTRA_NVSWITCH);
 	assert_int_equal(q->meas.gemm_flops[LAGOM_PREC_BF16].source,
 			 LAGOM_SOURCE_MEASURED);
 	assert_int_equal(q->meas.gemm_flops[LAGOM_PREC_FP8].source,

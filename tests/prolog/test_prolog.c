@@ -178,7 +178,7 @@ static void dgx2_hardware_section(void **state)
 	spec = lagom_gpu_lookup(hw.gpu_model);
 	assert_non_null(spec);
 	assert_int_equal(hw.gpu_sm_count, spec->sm_count);
-	assert_int_equal(hw.intra, LAGOM_PROFILE_INTRA_NVSWITCH);
+	assert_int_equal(hw.intra, LAGOM_INTRA_NVSWITCH);
 	assert_int_equal(hw.nvlinks_per_gpu, 6);
 	assert_int_equal(hw.nvlink_peers, 15);
 	assert_int_equal(hw.pcie_gen, 3);
@@ -198,7 +198,7 @@ static void power8_nvlink_pairs(void **state)
 	load_fixture("hwloc/power8gpudistances.xml", t);
 	assert_int_equal(prolog_hw_from_topo(t, &hw, NULL), 0);
 	assert_int_equal(hw.gpu_count, 4);
-	assert_int_equal(hw.intra, LAGOM_PROFILE_INTRA_NVLINK);
+	assert_int_equal(hw.intra, LAGOM_INTRA_NVLINK);
 	assert_int_equal(hw.nvlink_peers, 1);
 	free(t);
 }
