@@ -62,6 +62,7 @@ struct lagom_profile *lagom_profile_create(const char *node)
 	p->version_major = LAGOM_PROFILE_VERSION_MAJOR;
 	p->version_minor = LAGOM_PROFILE_VERSION_MINOR;
 	snprintf(p->node, sizeof(p->node), "%s", node);
+	p->hw.intra = LAGOM_INTRA_NONE; /* no GPU yet */
 	snprintf(p->prov.lagom_version, sizeof(p->prov.lagom_version), "%s",
 		 PACKAGE_VERSION);
 	return p;

@@ -99,6 +99,7 @@ int prolog_hwinfo(struct lagom_profile_hw *hw, struct lagom_error *err)
 	int rc;
 
 	memset(hw, 0, sizeof(*hw));
+	hw->intra = LAGOM_INTRA_NONE; /* until topology/ shows GPUs */
 	cpu_info(hw);
 	if (t == NULL)
 		return lagom_errprintf(err, ENOMEM, "out of memory");

@@ -110,6 +110,22 @@ static void node_names_cannot_leave_the_directory(void **state)
 	assert_null(lagom_profile_create("../x"));
 }
 
+/* A new profile has no GPU: its fabric is "none" (zero is PCIe in the one
+ * fabric enum, so lagom_profile_create sets it). */
+static void new_profile_has_no_fabric(void **state)
+{
+	struct lagom_profile *p = lagom_profile_create("gpu001");
+	struct lagom_error err = { 0 };
+	char *text = NULL;
+
+	assert_non_null(p);
+	assert_int_equal(p->hw.intra, LAGOM_INTRA_NONE);
+	assert_int_equal(lagom_profile_to_string(p, &text, &err), 0);
+	assert_non_null(strstr(text, "\"intra\": \"none\""));
+	free(text);
+	lagom_profile_destroy(p);
+}
+
 static void fingerprint_follows_the_hardware(void **state)
 {
 	struct lagom_profile *p = sample("gpu001");
@@ -441,6 +457,7 @@ int main(void)
 		cmocka_unit_test(round_trip_keeps_every_field),
 		cmocka_unit_test(writer_refuses_non_finite_numbers),
 		cmocka_unit_test(node_names_cannot_leave_the_directory),
+		cmocka_unit_test(new_profile_has_no_fabric),
 		cmocka_unit_test(fingerprint_follows_the_hardware),
 		cmocka_unit_test(write_then_load),
 		cmocka_unit_test(write_into_missing_dir_fails_cleanly),
