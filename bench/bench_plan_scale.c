@@ -1,13 +1,18 @@
 /*
  * bench/bench_plan_scale.c - what srun pays to plan one big step
  * (doc/consistency.md): lagom_planner_run() for N nodes x 8 GPUs, the
- * profiles of all N nodes read from a trusted directory (N copies of
- * tests/profile/valid/a100-full.json, one per node name).  Prints the file
- * opens, bytes read and wall time of the whole plan and of the profile
- * reading alone, for several N; asserts nothing about speed.
+ * profiles of all N nodes in a trusted directory (N copies of
+ * tests/profile/valid/a100-full.json, one per node name), first without
+ * then with the cluster digest (profile/digest.h) that lagom-prolog keeps.
+ * Prints the file opens, fstatat calls, bytes read and time of the whole
+ * plan and of the hardware gathering alone, for several N, and whether the
+ * plan is the same with and without the digest; asserts nothing about
+ * speed.  "distinct" runs give every node a different measured HBM rate
+ * (as real nodes have), so no two digest entries share their hardware
+ * text.
  *
- * open, openat and read are wrapped (-Wl,--wrap) to count what the planner
- * does; the benchmark's own writes are not counted.
+ * open, openat, fstatat and read are wrapped (-Wl,--wrap) to count what
+ * the planner does; the benchmark's own writes are not counted.
  *
  *   bench/bench_plan_scale [PROFILE.json [N...]]   default: 512 4096
  */
@@ -23,14 +28,17 @@
 #include <unistd.h>
 
 #include "planner/planner.h"
+#include "profile/digest.h"
 
-static unsigned long n_open;
+static unsigned long n_open, n_stat;
 static unsigned long long n_read_bytes;
 static int counting;
 
 int __real_open(const char *path, int flags, ...);
 int __real_openat(int dfd, const char *path, int flags, ...);
 ssize_t __real_read(int fd, void *buf, size_t len);
+int __real_fstatat(int dfd, const char *path, struct stat *st, int flags);
+int __wrap_fstatat(int dfd, const char *path, struct stat *st, int flags);
 int __wrap_open(const char *path, int flags, ...);
 int __wrap_openat(int dfd, const char *path, int flags, ...);
 ssize_t __wrap_read(int fd, void *buf, size_t len);
@@ -59,6 +67,12 @@ int __wrap_openat(int dfd, const char *path, int flags, ...)
 	va_end(ap);
 	n_open += counting;
 	return __real_openat(dfd, path, flags, mode);
+}
+
+int __wrap_fstatat(int dfd, const char *path, struct stat *st, int flags)
+{
+	n_stat += counting;
+	return __real_fstatat(dfd, path, st, flags);
 }
 
 ssize_t __wrap_read(int fd, void *buf, size_t len)
@@ -111,13 +125,15 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* One profile per node: the fixture with its node name replaced. */
+/* One profile per node: the fixture with its node name replaced, and with
+ * distinct, its measured HBM rate made different on every node. */
 static int write_profiles(const char *dir, const char *fixture, unsigned n,
-			  char **names)
+			  char **names, int distinct)
 {
 	const char *at = strstr(fixture, "\"gpu001\"");
+	const char *hbm = strstr(fixture, "1700000000000.0");
 
-	if (!at)
+	if (!at || !hbm || hbm < at)
 		return -1;
 	for (unsigned i = 0; i < n; i++) {
 		char path[4096];
@@ -127,15 +143,19 @@ static int write_profiles(const char *dir, const char *fixture, unsigned n,
 		snprintf(path, sizeof(path), "%s/%s.json", dir, names[i]);
 		if (!(f = fopen(path, "w")))
 			return -1;
-		fprintf(f, "%.*s\"%s\"%s", (int)(at - fixture), fixture,
-			names[i], at + strlen("\"gpu001\""));
+		fprintf(f, "%.*s\"%s\"%.*s%.1f%s", (int)(at - fixture), fixture,
+			names[i], (int)(hbm - at - strlen("\"gpu001\"")),
+			at + strlen("\"gpu001\""),
+			1700000000000.0 + (distinct ? i * 1e6 : 0),
+			hbm + strlen("1700000000000.0"));
 		fclose(f);
 		chmod(path, 0644);
 	}
 	return 0;
 }
 
-static void run(const char *dir, char **names, unsigned n, int profiles_only)
+static void run(const char *dir, char **names, unsigned n, int profiles_only,
+		char *plan_id)
 {
 	struct lagom_planner_input in = {
 		.profile_dir = dir,
@@ -151,6 +171,7 @@ static void run(const char *dir, char **names, unsigned n, int profiles_only)
 	struct lagom_planner_result *res = NULL;
 	struct lagom_error err = { 0 };
 	double t0, c0, best = 1e30, best_cpu = 1e30;
+	size_t from_digest = 0;
 	int rc = 0;
 
 	int reps = getenv("LAGOM_BENCH_REPS") ? atoi(getenv("LAGOM_BENCH_REPS"))
@@ -158,6 +179,7 @@ static void run(const char *dir, char **names, unsigned n, int profiles_only)
 
 	for (int rep = 0; rep < reps; rep++) {
 		n_open = 0;
+		n_stat = 0;
 		n_read_bytes = 0;
 		counting = 1;
 		t0 = now_ms();
@@ -166,8 +188,10 @@ static void run(const char *dir, char **names, unsigned n, int profiles_only)
 			struct lagom_planner_inputs g;
 
 			rc = lagom_planner_gather(&in, &g, &err);
-			if (rc == 0)
+			if (rc == 0) {
+				from_digest = g.digest_nodes;
 				lagom_planner_inputs_release(&g);
+			}
 		} else
 			rc = lagom_planner_run(&in, &res, &err);
 		if (now_ms() - t0 < best)
@@ -175,6 +199,8 @@ static void run(const char *dir, char **names, unsigned n, int profiles_only)
 		if (cpu_ms() - c0 < best_cpu)
 			best_cpu = cpu_ms() - c0;
 		counting = 0;
+		if (res && plan_id)
+			snprintf(plan_id, 17, "%s", res->plan_id);
 		lagom_planner_result_destroy(res);
 		res = NULL;
 		if (rc < 0) {
@@ -182,10 +208,47 @@ static void run(const char *dir, char **names, unsigned n, int profiles_only)
 			return;
 		}
 	}
-	printf("  %5u nodes x 8 GPUs, %-14s %6lu opens (%.2f per node), "
-	       "%8.1f KiB read, %7.1f ms wall, %7.1f ms CPU (best of 3)\n",
-	       n, profiles_only ? "profiles only:" : "whole plan:", n_open,
-	       (double)n_open / n, n_read_bytes / 1024.0, best, best_cpu);
+	printf("    %-11s %6lu opens (%.2f per node), %5lu fstatat, "
+	       "%8.1f KiB read, %7.1f ms wall, %7.1f ms CPU (best of %d)",
+	       profiles_only ? "hardware:" : "whole plan:", n_open,
+	       (double)n_open / n, n_stat, n_read_bytes / 1024.0, best,
+	       best_cpu, reps);
+	if (profiles_only)
+		printf(", %zu nodes from the digest", from_digest);
+	printf("\n");
+}
+
+/* Without then with the digest; the plans must be the same. */
+static int one_size(const char *dir, const char *fixture, char **names,
+		    unsigned n, int distinct)
+{
+	struct lagom_trust trust = { .owner_uid = getuid() };
+	struct lagom_digest_sync_report rep;
+	struct lagom_error err = { 0 };
+	char without[17] = "", with[17] = "", path[4096];
+	double t0;
+
+	if (write_profiles(dir, fixture, n, names, distinct) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s", dir, LAGOM_DIGEST_FILE);
+	unlink(path);
+	printf("  %u nodes x 8 GPUs, %s hardware, no digest:\n", n,
+	       distinct ? "distinct" : "identical");
+	run(dir, names, n, 1, NULL);
+	run(dir, names, n, 0, without);
+	t0 = now_ms();
+	if (lagom_digest_sync(dir, &trust, 10, &rep, &err) < 0) {
+		printf("  digest: %s\n", err.text);
+		return -1;
+	}
+	printf("  lagom-prolog's digest update: %zu entries, %.1f ms; "
+	       "with the digest:\n",
+	       rep.nodes, now_ms() - t0);
+	run(dir, names, n, 1, NULL);
+	run(dir, names, n, 0, with);
+	printf("  plan %s without the digest, %s with: %s\n", without, with,
+	       strcmp(without, with) == 0 ? "the same" : "DIFFERENT");
+	return strcmp(without, with) == 0 ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -196,6 +259,7 @@ int main(int argc, char **argv)
 	int nsizes = 2;
 	char default_path[4096];
 	char *fixture, *dir, **names;
+	int rc = 0;
 
 	if (!fixture_path) {
 		const char *fx = getenv("LAGOM_FIXTURES");
@@ -227,13 +291,13 @@ int main(int argc, char **argv)
 	       dir);
 	for (int s = 0; s < nsizes; s++) {
 		if (sizes[s] == 0 || sizes[s] > 65536 ||
-		    write_profiles(dir, fixture, sizes[s], names) < 0) {
-			fprintf(stderr,
-				"bench_plan_scale: bad size or fixture\n");
-			return 1;
+		    one_size(dir, fixture, names, sizes[s], 0) < 0 ||
+		    one_size(dir, fixture, names, sizes[s], 1) < 0) {
+			fprintf(stderr, "bench_plan_scale: bad size or "
+					"fixture, or plans differ\n");
+			rc = 1;
+			break;
 		}
-		run(dir, names, sizes[s], 1);
-		run(dir, names, sizes[s], 0);
 	}
 	for (unsigned i = 0; i < 65536; i++) {
 		char path[4096];
@@ -242,8 +306,17 @@ int main(int argc, char **argv)
 		unlink(path);
 		free(names[i]);
 	}
+	{
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, LAGOM_DIGEST_FILE);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/%s", dir,
+			 LAGOM_DIGEST_LOCK_FILE);
+		unlink(path);
+	}
 	rmdir(dir);
 	free(names);
 	free(fixture);
-	return 0;
+	return rc;
 }

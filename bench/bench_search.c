@@ -65,8 +65,14 @@ static double median_plan(const struct lagom_hw *hw,
 static struct lagom_workload *big_workload(void)
 {
 	struct lagom_workload *w = lagom_workload_create("synthetic-64", 16);
-	const struct lagom_comm world = { 8192, 1024, 8, LAGOM_HOPS_SPINE };
-	const struct lagom_comm node = { 8, 1, 8, LAGOM_HOPS_SAME_NODE };
+	const struct lagom_comm world = { .ranks = 8192,
+					  .nodes = 1024,
+					  .ranks_per_node = 8,
+					  .hops = LAGOM_HOPS_SPINE };
+	const struct lagom_comm node = { .ranks = 8,
+					 .nodes = 1,
+					 .ranks_per_node = 8,
+					 .hops = LAGOM_HOPS_SAME_NODE };
 
 	if (!w)
 		return NULL;

@@ -10,6 +10,7 @@
 #ifndef LAGOM_CLI_CLI_H
 #define LAGOM_CLI_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,6 +56,35 @@ int cli_parse_nic(const char *arg, unsigned *count, double *Gbit);
  * prints the line and returns CLI_USAGE.
  */
 int cli_bad_option(const char *sub, int optopt_char, const char *arg);
+
+/*
+ * The getopt_long loop of subcommand sub: -h/--help prints usage and
+ * returns -1; an unknown option or a missing value is cli_bad_option's line;
+ * every other option goes to opt(ctx, value, optarg), whose nonzero status
+ * ends the loop and is returned.  0 with the operands from optind.
+ */
+int cli_getopt(int argc, char **argv, const char *sub, const char *shortopts,
+	       const struct option *longopts, const char *usage,
+	       int (*opt)(void *ctx, int value, const char *arg), void *ctx);
+
+/* cli_getopt's opt for a command whose one option is --format: ctx is
+ * the enum cli_format to set. */
+int cli_format_opt(void *format, int value, const char *arg);
+
+/* No operand after the options: 0, else one line and CLI_USAGE. */
+int cli_no_operand(const char *sub, int argc, char **argv);
+
+/*
+ * Replace path with len bytes of data so that a reader sees the old file or
+ * the whole new one: a temporary ".NAME.XXXXXX" beside it, written, given
+ * mode (0: 0666 less the umask), fsync'd, accepted by check(tmp, ctx) when
+ * check is given (its status, after its own line, stops the write), renamed
+ * over path, the directory fsync'd.  CLI_OK, or CLI_FAIL after one line
+ * "WHAT PATH: error" ("PATH: error" when what is NULL).
+ */
+int cli_write_atomic(const char *what, const char *path, const void *data,
+		     size_t len, unsigned mode,
+		     int (*check)(const char *tmp, void *ctx), void *ctx);
 
 /* A text table: columns with a header, right-aligned when numeric. */
 struct cli_table;

@@ -6,6 +6,7 @@
 #ifndef LAGOM_CLI_CLI_POLICY_H
 #define LAGOM_CLI_CLI_POLICY_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -60,20 +61,61 @@ int cli_workload_load(const char *spec, const struct lagom_hw *hw,
 /* Nodes the communicator of a file workload spans (its largest comm). */
 unsigned cli_workload_nodes(const struct lagom_workload *w);
 
-#define POLICY_MAX_SPECS 1000
-#define POLICY_MAX_COUNTS 256
-
-struct policy_opts {
-	const char *profile, *topology_conf, *workloads_file, *output;
-	const char *specs[POLICY_MAX_SPECS];
-	size_t nspecs;
-	unsigned counts[POLICY_MAX_COUNTS];
-	size_t ncounts;
+/*
+ * The options `lagom policy` and `lagom place` share: --profile,
+ * --gpus-per-node, --run-length, --max-wait, --min-loss, --spine-taper,
+ * --no-trust, --trusted-uid, --format (and --help).
+ */
+struct cli_policy_common {
+	const char *profile;
 	unsigned gpus_per_node;
 	unsigned long long trusted_uid;
 	bool trust;
 	struct lagom_policy_params params;
 	enum cli_format format;
+};
+
+/* getopt_long values: the shared options, then each command's own from
+ * CLI_POLICY_OPT_OWN on. */
+enum {
+	CLI_POLICY_OPT_PROFILE = 0x300,
+	CLI_POLICY_OPT_GPUS,
+	CLI_POLICY_OPT_RUN,
+	CLI_POLICY_OPT_WAIT,
+	CLI_POLICY_OPT_LOSS,
+	CLI_POLICY_OPT_TAPER,
+	CLI_POLICY_OPT_NOTRUST,
+	CLI_POLICY_OPT_UID,
+	CLI_POLICY_OPT_FORMAT,
+	CLI_POLICY_OPT_OWN,
+};
+
+/* The shared options' defaults (doc/scheduler.md). */
+void cli_policy_common_init(struct cli_policy_common *c);
+
+/*
+ * Parse argv of subcommand cmd: the shared options into *c, the command's
+ * own (own_opts: at most CLI_POLICY_OWN_MAX, values from CLI_POLICY_OPT_OWN
+ * on, ended by a zero entry) through own(ctx, value, optarg).  No operands.
+ * 0, -1 after printing usage for --help, or CLI_USAGE / own's status after
+ * one line.
+ */
+#define CLI_POLICY_OWN_MAX 8
+int cli_policy_parse(int argc, char **argv, const char *cmd, const char *usage,
+		     const struct option *own_opts, struct cli_policy_common *c,
+		     int (*own)(void *ctx, int value, const char *arg),
+		     void *ctx);
+
+#define POLICY_MAX_SPECS 1000
+#define POLICY_MAX_COUNTS 256
+
+struct policy_opts {
+	struct cli_policy_common c;
+	const char *topology_conf, *workloads_file, *output;
+	const char *specs[POLICY_MAX_SPECS];
+	size_t nspecs;
+	unsigned counts[POLICY_MAX_COUNTS];
+	size_t ncounts;
 	char *list_text; /* owned: --workloads FILE's contents */
 };
 

@@ -6,7 +6,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,121 +39,48 @@ static const char place_usage[] =
 	"  -h, --help            this help\n";
 
 enum {
-	OPT_NODES = 0x300,
+	OPT_NODES = CLI_POLICY_OPT_OWN,
 	OPT_WORKLOAD,
-	OPT_PROFILE,
 	OPT_PARTITION,
-	OPT_GPUS,
-	OPT_RUN,
-	OPT_WAIT,
-	OPT_LOSS,
-	OPT_TAPER,
-	OPT_NOTRUST,
-	OPT_UID,
-	OPT_FORMAT,
 };
 
 struct place_opts {
-	unsigned nodes, gpus_per_node;
-	const char *workload, *profile, *partition;
-	unsigned long long trusted_uid;
-	bool trust;
-	struct lagom_policy_params params;
-	enum cli_format format;
+	struct cli_policy_common c;
+	unsigned nodes;
+	const char *workload, *partition;
 };
 
-static int parse_num(const char *opt, const char *arg, double min, double max,
-		     double *out)
+static int place_opt(void *ctx, int value, const char *arg)
 {
-	char *end;
-	double v;
+	struct place_opts *o = ctx;
 
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v >= min && v <= max))
-		return cli_fail(CLI_USAGE,
-				"%s: expected a number in %g..%g, got '%.64s'",
-				opt, min, max, arg);
-	*out = v;
-	return 0;
-}
-
-static int place_opt(struct place_opts *o, int c, const char *arg)
-{
-	switch (c) {
+	switch (value) {
 	case OPT_NODES:
 		return cli_parse_unsigned("--nodes", arg, 1,
 					  LAGOM_POLICY_MAX_NODES, &o->nodes);
 	case OPT_WORKLOAD:
 		o->workload = arg;
 		return 0;
-	case OPT_PROFILE:
-		o->profile = arg;
-		return 0;
-	case OPT_PARTITION:
+	default:
 		o->partition = arg;
 		return 0;
-	case OPT_GPUS:
-		return cli_parse_unsigned("--gpus-per-node", arg, 1, 64,
-					  &o->gpus_per_node);
-	case OPT_RUN:
-		return parse_num("--run-length", arg, 1, 1e9, &o->params.run_s);
-	case OPT_WAIT:
-		return parse_num("--max-wait", arg, 0, 1e9,
-				 &o->params.max_wait_s);
-	case OPT_LOSS:
-		return parse_num("--min-loss", arg, 0, 9.99,
-				 &o->params.min_loss);
-	case OPT_TAPER:
-		return parse_num("--spine-taper", arg, 1, 64,
-				 &o->params.spine_taper);
-	case OPT_NOTRUST:
-		o->trust = false;
-		return 0;
-	case OPT_UID:
-		return cli_parse_uint("--trusted-uid", arg, 0, UINT32_MAX - 1,
-				      &o->trusted_uid);
-	default:
-		return cli_parse_format(arg, &o->format);
 	}
 }
 
 static int parse_place(int argc, char **argv, struct place_opts *o)
 {
-	static const struct option longopts[] = {
+	static const struct option own_opts[] = {
 		{ "nodes", required_argument, NULL, OPT_NODES },
 		{ "workload", required_argument, NULL, OPT_WORKLOAD },
-		{ "profile", required_argument, NULL, OPT_PROFILE },
 		{ "partition", required_argument, NULL, OPT_PARTITION },
-		{ "gpus-per-node", required_argument, NULL, OPT_GPUS },
-		{ "run-length", required_argument, NULL, OPT_RUN },
-		{ "max-wait", required_argument, NULL, OPT_WAIT },
-		{ "min-loss", required_argument, NULL, OPT_LOSS },
-		{ "spine-taper", required_argument, NULL, OPT_TAPER },
-		{ "no-trust", no_argument, NULL, OPT_NOTRUST },
-		{ "trusted-uid", required_argument, NULL, OPT_UID },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc = 0;
+	int rc = cli_policy_parse(argc, argv, "place", place_usage, own_opts,
+				  &o->c, place_opt, o);
 
-	while (rc == 0 &&
-	       (c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		if (c >= OPT_NODES && c <= OPT_FORMAT)
-			rc = place_opt(o, c, optarg);
-		else if (c == 'h')
-			return fputs(place_usage, stdout), -1;
-		else
-			return cli_bad_option("place", optopt,
-					      argv[optind - 1]);
-	}
 	if (rc)
 		return rc;
-	if (optind < argc)
-		return cli_fail(CLI_USAGE, "place: unexpected argument '%s'",
-				argv[optind]);
-	if (!o->nodes || !o->workload || !o->profile)
+	if (!o->nodes || !o->workload || !o->c.profile)
 		return cli_fail(CLI_USAGE,
 				"place: --nodes, --workload and --profile are "
 				"required (try 'lagom place --help')");
@@ -234,9 +160,9 @@ static int place_hw(struct place_result *r, struct lagom_nodelist *part)
 			      "partition %s has no node in the switch tree",
 			      r->v->partition);
 	else
-		rc = cli_cluster_hw(r->o->profile, r->o->trust,
-				    (unsigned)r->o->trusted_uid, names, n,
-				    r->o->gpus_per_node, &r->hw, &r->gpus);
+		rc = cli_cluster_hw(r->o->c.profile, r->o->c.trust,
+				    (unsigned)r->o->c.trusted_uid, names, n,
+				    r->o->c.gpus_per_node, &r->hw, &r->gpus);
 	free(names);
 	return rc;
 }
@@ -264,14 +190,14 @@ static int place_cost(struct place_result *r)
 				o->workload, cli_workload_nodes(w), o->nodes);
 	}
 	rc = lagom_placement_cost(&r->hw, w, o->nodes, r->gpus,
-				  o->params.spine_taper, &r->cost, &err);
+				  o->c.params.spine_taper, &r->cost, &err);
 	lagom_workload_destroy(w);
 	if (rc)
 		return cli_fail(CLI_FAIL, "place: %s", err.text);
-	lagom_policy_decide(&o->params, o->nodes, (unsigned)r->leaves.largest,
+	lagom_policy_decide(&o->c.params, o->nodes, (unsigned)r->leaves.largest,
 			    &r->cost, 0, &r->d);
 	if (lagom_place_options(o->nodes, r->pl, r->leaves.count, &r->cost,
-				&r->d, (unsigned)o->params.max_wait_s, r->opt,
+				&r->d, (unsigned)o->c.params.max_wait_s, r->opt,
 				&r->best, &err))
 		return cli_fail(CLI_FAIL, "place: %s", err.text);
 	return 0;
@@ -388,7 +314,7 @@ static int cli_place_print(const struct place_result *r)
 {
 	char opts[256];
 
-	if (r->o->format == CLI_JSON)
+	if (r->o->c.format == CLI_JSON)
 		return print_json(r);
 	printf("%u nodes of %s, workload %s, partition %s (%s x%u)\n",
 	       r->o->nodes,
@@ -416,16 +342,11 @@ static int cli_place_print(const struct place_result *r)
 
 int cli_cmd_place(int argc, char **argv)
 {
-	struct place_opts o = {
-		.trust = true,
-		.format = CLI_TEXT,
-		.params = { .run_s = CLI_POLICY_RUN_S,
-			    .max_wait_s = LAGOM_POLICY_SLURM_MAX_SWITCH_WAIT_S,
-			    .min_loss = CLI_POLICY_MIN_LOSS,
-			    .spine_taper = CLI_POLICY_SPINE_TAPER },
-	};
-	int rc = parse_place(argc, argv, &o);
+	struct place_opts o = { .nodes = 0 };
+	int rc;
 
+	cli_policy_common_init(&o.c);
+	rc = parse_place(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	return place_run(&o);

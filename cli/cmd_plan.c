@@ -76,8 +76,10 @@ static int plan_number(struct plan_opts *o, int c, const char *arg)
 	}
 }
 
-static int plan_opt(struct plan_opts *o, int c, const char *arg)
+static int plan_opt(void *ctx, int c, const char *arg)
 {
+	struct plan_opts *o = ctx;
+
 	switch (c) {
 	case OPT_PROFILE:
 		o->profile = arg;
@@ -125,21 +127,11 @@ static int parse_plan(int argc, char **argv, struct plan_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc = 0;
+	int rc = cli_getopt(argc, argv, "plan", "+h", longopts, plan_usage,
+			    plan_opt, o);
 
-	while (rc == 0 &&
-	       (c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return fputs(plan_usage, stdout), -1;
-		if (c < OPT_PROFILE)
-			return cli_bad_option("plan", optopt, argv[optind - 1]);
-		rc = plan_opt(o, c, optarg);
-	}
-	if (rc)
+	if (rc || (rc = cli_no_operand("plan", argc, argv)))
 		return rc;
-	if (optind < argc)
-		return cli_fail(CLI_USAGE, "plan: unexpected argument '%s'",
-				argv[optind]);
 	if (!o->profile || (!o->nodes && !o->nodelist))
 		return cli_fail(CLI_USAGE,
 				"plan: --profile and --nodes are required "

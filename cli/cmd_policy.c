@@ -46,37 +46,12 @@ static const char policy_usage[] =
 	"  -h, --help            this help\n";
 
 enum {
-	OPT_PROFILE = 0x300,
-	OPT_TOPO,
+	OPT_TOPO = CLI_POLICY_OPT_OWN,
 	OPT_WORKLOAD,
 	OPT_WORKLOADS,
 	OPT_NODES,
-	OPT_GPUS,
-	OPT_RUN,
-	OPT_WAIT,
-	OPT_LOSS,
-	OPT_TAPER,
-	OPT_NOTRUST,
-	OPT_UID,
 	OPT_OUTPUT,
-	OPT_FORMAT,
 };
-
-static int parse_double(const char *opt, const char *arg, double min,
-			double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v >= min && v <= max))
-		return cli_fail(CLI_USAGE,
-				"%s: expected a number in %g..%g, got '%.64s'",
-				opt, min, max, arg);
-	*out = v;
-	return 0;
-}
 
 static int cmp_uint(const void *a, const void *b)
 {
@@ -203,40 +178,11 @@ static int collect_specs(struct policy_opts *o)
 	return rc;
 }
 
-static int policy_value(struct policy_opts *o, int c, const char *arg)
+static int policy_opt(void *ctx, int value, const char *arg)
 {
-	switch (c) {
-	case OPT_NODES:
-		return parse_counts(o, arg);
-	case OPT_GPUS:
-		return cli_parse_unsigned("--gpus-per-node", arg, 1, 64,
-					  &o->gpus_per_node);
-	case OPT_RUN:
-		return parse_double("--run-length", arg, 1, 1e9,
-				    &o->params.run_s);
-	case OPT_WAIT:
-		return parse_double("--max-wait", arg, 0, 1e9,
-				    &o->params.max_wait_s);
-	case OPT_LOSS:
-		return parse_double("--min-loss", arg, 0, 9.99,
-				    &o->params.min_loss);
-	case OPT_TAPER:
-		return parse_double("--spine-taper", arg, 1, 64,
-				    &o->params.spine_taper);
-	case OPT_UID:
-		return cli_parse_uint("--trusted-uid", arg, 0, UINT32_MAX - 1,
-				      &o->trusted_uid);
-	default:
-		return cli_parse_format(arg, &o->format);
-	}
-}
+	struct policy_opts *o = ctx;
 
-static int policy_opt(struct policy_opts *o, int c, const char *arg)
-{
-	switch (c) {
-	case OPT_PROFILE:
-		o->profile = arg;
-		return 0;
+	switch (value) {
 	case OPT_TOPO:
 		o->topology_conf = arg;
 		return 0;
@@ -245,55 +191,30 @@ static int policy_opt(struct policy_opts *o, int c, const char *arg)
 	case OPT_WORKLOADS:
 		o->workloads_file = arg;
 		return 0;
-	case OPT_OUTPUT:
+	case OPT_NODES:
+		return parse_counts(o, arg);
+	default:
 		o->output = arg;
 		return 0;
-	case OPT_NOTRUST:
-		o->trust = false;
-		return 0;
-	default:
-		return policy_value(o, c, arg);
 	}
 }
 
 static int parse_policy(int argc, char **argv, struct policy_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "profile", required_argument, NULL, OPT_PROFILE },
+	static const struct option own_opts[] = {
 		{ "topology-conf", required_argument, NULL, OPT_TOPO },
 		{ "workload", required_argument, NULL, OPT_WORKLOAD },
 		{ "workloads", required_argument, NULL, OPT_WORKLOADS },
 		{ "nodes", required_argument, NULL, OPT_NODES },
-		{ "gpus-per-node", required_argument, NULL, OPT_GPUS },
-		{ "run-length", required_argument, NULL, OPT_RUN },
-		{ "max-wait", required_argument, NULL, OPT_WAIT },
-		{ "min-loss", required_argument, NULL, OPT_LOSS },
-		{ "spine-taper", required_argument, NULL, OPT_TAPER },
-		{ "no-trust", no_argument, NULL, OPT_NOTRUST },
-		{ "trusted-uid", required_argument, NULL, OPT_UID },
 		{ "output", required_argument, NULL, OPT_OUTPUT },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc = 0;
+	int rc = cli_policy_parse(argc, argv, "policy", policy_usage, own_opts,
+				  &o->c, policy_opt, o);
 
-	while (rc == 0 &&
-	       (c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		if (c >= OPT_PROFILE && c <= OPT_FORMAT)
-			rc = policy_opt(o, c, optarg);
-		else if (c == 'h')
-			return fputs(policy_usage, stdout), -1;
-		else
-			return cli_bad_option("policy", optopt,
-					      argv[optind - 1]);
-	}
 	if (rc)
 		return rc;
-	if (optind < argc)
-		return cli_fail(CLI_USAGE, "policy: unexpected argument '%s'",
-				argv[optind]);
-	if (!o->profile || !o->topology_conf)
+	if (!o->c.profile || !o->topology_conf)
 		return cli_fail(CLI_USAGE,
 				"policy: --profile and --topology-conf are "
 				"required (try 'lagom policy --help')");
@@ -307,14 +228,7 @@ int cli_cmd_policy(int argc, char **argv)
 
 	if (!o)
 		return cli_fail(CLI_FAIL, "out of memory");
-	o->trust = true;
-	o->format = CLI_TEXT;
-	o->params = (struct lagom_policy_params){
-		.run_s = CLI_POLICY_RUN_S,
-		.max_wait_s = LAGOM_POLICY_SLURM_MAX_SWITCH_WAIT_S,
-		.min_loss = CLI_POLICY_MIN_LOSS,
-		.spine_taper = CLI_POLICY_SPINE_TAPER,
-	};
+	cli_policy_common_init(&o->c);
 	rc = parse_policy(argc, argv, o);
 	if (rc == 0)
 		rc = collect_specs(o);

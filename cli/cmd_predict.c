@@ -198,6 +198,21 @@ static int predict_kernel_opt(struct predict_opts *o, int c, const char *arg)
 	}
 }
 
+static int predict_opt(void *ctx, int c, const char *arg)
+{
+	struct predict_opts *o = ctx;
+
+	if (c >= CLI_OPT_PROFILE && c <= CLI_OPT_NIC)
+		return cli_hw_opt(&o->hw, c, arg);
+	if (c == OPT_HOPS || c == OPT_COLL || c == OPT_ALGO || c == OPT_PROTO)
+		return predict_names(o, c, arg);
+	if (c == OPT_FORMAT)
+		return cli_parse_format(arg, &o->format);
+	if (c >= OPT_KTIME && c <= OPT_MEMBOUND)
+		return predict_kernel_opt(o, c, arg);
+	return predict_numbers(o, c, arg);
+}
+
 static int parse_predict(int argc, char **argv, struct predict_opts *o)
 {
 	static const struct option longopts[] = {
@@ -220,32 +235,11 @@ static int parse_predict(int argc, char **argv, struct predict_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc = 0;
+	int rc = cli_getopt(argc, argv, "predict", "+h", longopts,
+			    predict_usage, predict_opt, o);
 
-	while (rc == 0 &&
-	       (c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		if (c >= CLI_OPT_PROFILE && c <= CLI_OPT_NIC)
-			rc = cli_hw_opt(&o->hw, c, optarg);
-		else if (c == OPT_HOPS || c == OPT_COLL || c == OPT_ALGO ||
-			 c == OPT_PROTO)
-			rc = predict_names(o, c, optarg);
-		else if (c == OPT_FORMAT)
-			rc = cli_parse_format(optarg, &o->format);
-		else if (c >= OPT_KTIME && c <= OPT_MEMBOUND)
-			rc = predict_kernel_opt(o, c, optarg);
-		else if (c >= OPT_NODES && c <= OPT_THREADS)
-			rc = predict_numbers(o, c, optarg);
-		else if (c == 'h')
-			return fputs(predict_usage, stdout), -1;
-		else
-			return cli_bad_option("predict", optopt,
-					      argv[optind - 1]);
-	}
-	if (rc)
+	if (rc || (rc = cli_no_operand("predict", argc, argv)))
 		return rc;
-	if (optind < argc)
-		return cli_fail(CLI_USAGE, "predict: unexpected argument '%s'",
-				argv[optind]);
 	if (!o->nodes || !o->coll_given || !o->bytes)
 		return cli_fail(CLI_USAGE,
 				"predict: --nodes, --collective and --bytes "

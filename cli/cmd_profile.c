@@ -52,8 +52,10 @@ struct synth_opts {
 	const char *transport;
 };
 
-static int synth_opt(struct synth_opts *o, int c, const char *arg)
+static int synth_opt(void *ctx, int c, const char *arg)
 {
+	struct synth_opts *o = ctx;
+
 	switch (c) {
 	case 'g':
 		o->gpu = arg;
@@ -102,23 +104,11 @@ static int parse_synth(int argc, char **argv, struct synth_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc = 0;
+	int rc = cli_getopt(argc, argv, "profile synth", "+ho:", longopts,
+			    synth_usage, synth_opt, o);
 
-	while (rc == 0 &&
-	       (c = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return fputs(synth_usage, stdout), -1;
-		if (c == '?' || c == ':')
-			return cli_bad_option("profile synth", optopt,
-					      argv[optind - 1]);
-		rc = synth_opt(o, c, optarg);
-	}
-	if (rc)
+	if (rc || (rc = cli_no_operand("profile synth", argc, argv)))
 		return rc;
-	if (optind < argc)
-		return cli_fail(CLI_USAGE,
-				"profile synth: unexpected argument '%s'",
-				argv[optind]);
 	if (!o->list && (!o->gpu || !o->gpus))
 		return cli_fail(CLI_USAGE,
 				"profile synth: --gpu and --gpus-per-node are "
@@ -243,33 +233,6 @@ static int default_node(char *buf, size_t len)
 	return lagom_profile_node_name_ok(buf) ? 0 : -1;
 }
 
-/* Write text to path through a temporary file and rename. */
-static int write_file(const char *path, const char *text)
-{
-	char *tmp = NULL;
-	FILE *f;
-	int ok;
-
-	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
-		return cli_fail(CLI_FAIL, "out of memory");
-	f = fopen(tmp, "w");
-	if (!f) {
-		cli_fail(CLI_FAIL, "%s: %s", tmp, strerror(errno));
-		free(tmp);
-		return CLI_FAIL;
-	}
-	ok = fputs(text, f) != EOF;
-	ok = (fclose(f) == 0) && ok;
-	if (!ok || rename(tmp, path) != 0) {
-		cli_fail(CLI_FAIL, "%s: %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return CLI_FAIL;
-	}
-	free(tmp);
-	return CLI_OK;
-}
-
 static int synth_output(const struct synth_opts *o,
 			const struct lagom_profile *p, const char *text)
 {
@@ -288,7 +251,8 @@ static int synth_output(const struct synth_opts *o,
 			return cli_fail(CLI_FAIL, "%s", err.text);
 		rc = asprintf(&path, "%s/%s.json", o->output, p->node);
 	} else {
-		if ((rc = write_file(o->output, text)))
+		if ((rc = cli_write_atomic(NULL, o->output, text, strlen(text),
+					   0, NULL, NULL)))
 			return rc;
 		rc = asprintf(&path, "%s", o->output);
 	}

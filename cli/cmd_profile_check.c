@@ -35,6 +35,20 @@ struct check_opts {
 	unsigned long long trusted_uid;
 };
 
+static int check_opt(void *ctx, int value, const char *arg)
+{
+	struct check_opts *o = ctx;
+
+	if (value == 'n') {
+		o->trust = false;
+		return 0;
+	}
+	if (value == 'u')
+		return cli_parse_uint("--trusted-uid", arg, 0, UINT32_MAX - 1,
+				      &o->trusted_uid);
+	return cli_parse_format(arg, &o->format);
+}
+
 static int parse_check(int argc, char **argv, struct check_opts *o)
 {
 	static const struct option longopts[] = {
@@ -44,31 +58,11 @@ static int parse_check(int argc, char **argv, struct check_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc;
+	int rc = cli_getopt(argc, argv, "profile check", "+h", longopts,
+			    check_usage, check_opt, o);
 
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			o->trust = false;
-			break;
-		case 'u':
-			rc = cli_parse_uint("--trusted-uid", optarg, 0,
-					    UINT32_MAX - 1, &o->trusted_uid);
-			if (rc)
-				return rc;
-			break;
-		case 'f':
-			if ((rc = cli_parse_format(optarg, &o->format)))
-				return rc;
-			break;
-		case 'h':
-			fputs(check_usage, stdout);
-			return -1;
-		default:
-			return cli_bad_option("profile check", optopt,
-					      argv[optind - 1]);
-		}
-	}
+	if (rc)
+		return rc;
 	if (optind >= argc)
 		return cli_fail(CLI_USAGE, "profile check: no FILE given (try "
 					   "'lagom profile check --help')");

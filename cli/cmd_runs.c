@@ -333,6 +333,19 @@ struct runs_args {
 	int n_dirs;
 };
 
+static int runs_opt(void *ctx, int value, const char *arg)
+{
+	struct runs_args *a = ctx;
+
+	if (value == 's')
+		a->spool = arg;
+	else if (value == 'u')
+		a->user = arg;
+	else
+		return cli_parse_format(arg, &a->format);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct runs_args *a)
 {
 	static const struct option longopts[] = {
@@ -342,27 +355,11 @@ static int parse_args(int argc, char **argv, struct runs_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc;
+	int rc = cli_getopt(argc, argv, "runs", "+h", longopts, runs_usage,
+			    runs_opt, a);
 
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			a->spool = optarg;
-			break;
-		case 'u':
-			a->user = optarg;
-			break;
-		case 'f':
-			if ((rc = cli_parse_format(optarg, &a->format)))
-				return rc;
-			break;
-		case 'h':
-			fputs(runs_usage, stdout);
-			return -1;
-		default:
-			return cli_bad_option("runs", optopt, argv[optind - 1]);
-		}
-	}
+	if (rc)
+		return rc;
 	a->dirs = argv + optind;
 	a->n_dirs = argc - optind;
 	return CLI_OK;

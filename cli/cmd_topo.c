@@ -206,6 +206,19 @@ struct topo_opts {
 	const char *nccl;
 };
 
+static int topo_opt(void *ctx, int value, const char *arg)
+{
+	struct topo_opts *o = ctx;
+
+	if (value == 'x')
+		o->xml = arg;
+	else if (value == 'n')
+		o->nccl = arg;
+	else
+		return cli_parse_format(arg, &o->format);
+	return 0;
+}
+
 static int parse_topo(int argc, char **argv, struct topo_opts *o)
 {
 	static const struct option longopts[] = {
@@ -215,30 +228,11 @@ static int parse_topo(int argc, char **argv, struct topo_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc;
+	int rc = cli_getopt(argc, argv, "topo", "+h", longopts, topo_usage,
+			    topo_opt, o);
 
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'x':
-			o->xml = optarg;
-			break;
-		case 'n':
-			o->nccl = optarg;
-			break;
-		case 'f':
-			if ((rc = cli_parse_format(optarg, &o->format)))
-				return rc;
-			break;
-		case 'h':
-			fputs(topo_usage, stdout);
-			return -1;
-		default:
-			return cli_bad_option("topo", optopt, argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_fail(CLI_USAGE, "topo: unexpected argument '%s'",
-				argv[optind]);
+	if (rc || (rc = cli_no_operand("topo", argc, argv)))
+		return rc;
 	if (o->xml && o->nccl)
 		return cli_fail(CLI_USAGE,
 				"topo: give --xml or --nccl-topo, not both");

@@ -57,6 +57,19 @@ enum {
 	OPT_FORMAT
 };
 
+static int import_opt(void *ctx, int c, const char *arg)
+{
+	struct import_opts *o = ctx;
+
+	if (c == 'o')
+		o->output = arg;
+	else if (c == OPT_CONTENTION)
+		o->contention = true;
+	else
+		return cli_parse_format(arg, &o->format);
+	return 0;
+}
+
 static int parse_import(int argc, char **argv, struct import_opts *o)
 {
 	static const struct option longopts[] = {
@@ -66,22 +79,9 @@ static int parse_import(int argc, char **argv, struct import_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, rc = 0;
+	int rc = cli_getopt(argc, argv, "workload import", "ho:", longopts,
+			    import_usage, import_opt, o);
 
-	while (rc == 0 &&
-	       (c = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return fputs(import_usage, stdout), -1;
-		if (c == 'o')
-			o->output = optarg;
-		else if (c == OPT_CONTENTION)
-			o->contention = true;
-		else if (c == OPT_FORMAT)
-			rc = cli_parse_format(optarg, &o->format);
-		else
-			return cli_bad_option("workload import", optopt,
-					      argv[optind - 1]);
-	}
 	if (rc)
 		return rc;
 	if (optind >= argc)
@@ -107,39 +107,39 @@ static size_t dump_flags(json_t *doc)
 		       : JSON_COMPACT | JSON_REAL_PRECISION(9);
 }
 
-/* Write doc to path through a temporary file in the same directory, check
- * that lagom's own reader accepts it, then rename: never half a file. */
-static int write_workload(const char *path, json_t *doc)
+/* lagom's own reader accepts the file written (cli_write_atomic's check). */
+static int check_workload(const char *tmp, void *ctx)
 {
 	struct lagom_workload *w = NULL;
 	struct lagom_error err = { 0 };
-	char *tmp = NULL;
-	int fd, rc = CLI_OK;
+	int rc = CLI_OK;
 
-	if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0)
-		return cli_fail(CLI_FAIL, "out of memory");
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = cli_fail(CLI_FAIL, "%s: %s", path, strerror(errno));
-		free(tmp);
-		return rc;
-	}
-	if (json_dumpfd(doc, fd, dump_flags(doc)) || write(fd, "\n", 1) != 1 ||
-	    fsync(fd) != 0)
-		rc = cli_fail(CLI_FAIL, "%s: %s", path, strerror(errno));
-	if (close(fd) != 0 && rc == CLI_OK)
-		rc = cli_fail(CLI_FAIL, "%s: %s", path, strerror(errno));
-	if (rc == CLI_OK && lagom_workload_read_file(tmp, &w, &err) != 0)
+	(void)ctx;
+	if (lagom_workload_read_file(tmp, &w, &err) != 0)
 		rc = cli_fail(CLI_FAIL,
 			      "internal error: the workload written "
 			      "is not valid: %s",
 			      err.text);
 	lagom_workload_destroy(w);
-	if (rc == CLI_OK && rename(tmp, path) != 0)
-		rc = cli_fail(CLI_FAIL, "%s: %s", path, strerror(errno));
-	if (rc != CLI_OK)
-		unlink(tmp);
-	free(tmp);
+	return rc;
+}
+
+/* Write doc to path, never half a file, mode 0600; checked before the
+ * rename. */
+static int write_workload(const char *path, json_t *doc)
+{
+	size_t flags = dump_flags(doc), len = json_dumpb(doc, NULL, 0, flags);
+	char *text = len ? malloc(len + 1) : NULL;
+	int rc;
+
+	if (!text || json_dumpb(doc, text, len, flags) != len) {
+		free(text);
+		return cli_fail(CLI_FAIL, "out of memory");
+	}
+	text[len] = '\n';
+	rc = cli_write_atomic(NULL, path, text, len + 1, 0600, check_workload,
+			      NULL);
+	free(text);
 	return rc;
 }
 
@@ -251,19 +251,21 @@ static void contention_text(const struct lagom_trace_import *imp)
 	printf("contention measured in the trace (%zu rows; at least %d "
 	       "samples alone and beside):\n",
 	       imp->nrows, LAGOM_TRACE_MIN_SAMPLES);
-	printf("  %-40s %6s %5s %3s %4s  %-13s %3s %4s %5s %6s %10s %10s "
-	       "%8s\n",
+	printf("  %-40s %6s %5s %3s %4s  %-13s %3s %4s %8s %6s %5s %6s %10s "
+	       "%10s %8s\n",
 	       "kernel", "grid", "block", "bps", "mem", "nccl op", "ch", "thr",
-	       "alone", "beside", "alone us", "beside us", "slowdown");
+	       "nccl MiB", "GB/s", "alone", "beside", "alone us", "beside us",
+	       "slowdown");
 	/* a row marked '?' is implausible: faster beside NCCL than alone */
 	for (size_t i = 0; i < imp->nrows; i++) {
 		const struct lagom_trace_contention *r = &imp->rows[i];
-		printf("  %-40.40s %6u %5u %3u %4.2f  %-13s %3u %4u %5u %6u "
-		       "%10.3f %10.3f %8.3f%s\n",
+		printf("  %-40.40s %6u %5u %3u %4.2f  %-13s %3u %4u %8.2f %6.2f "
+		       "%5u %6u %10.3f %10.3f %8.3f%s\n",
 		       r->kernel, r->grid_blocks, r->block_threads,
 		       r->blocks_per_sm, r->mem_bound,
 		       lagom_coll_name(r->nccl_op), r->nccl_channels,
-		       r->nccl_threads, r->alone_n, r->beside_n, r->alone_us,
+		       r->nccl_threads, r->nccl_bytes / (1024.0 * 1024.0),
+		       r->nccl_Bps * 1e-9, r->alone_n, r->beside_n, r->alone_us,
 		       r->beside_us, r->slowdown, r->plausible ? "" : " ?");
 	}
 }

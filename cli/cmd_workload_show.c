@@ -179,19 +179,12 @@ int cli_workload_show(int argc, char **argv)
 	struct show_sums s;
 	const char *kind;
 	json_t *src = NULL;
-	int c, rc = 0;
+	int rc;
 
-	while (rc == 0 &&
-	       (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return fputs(show_usage, stdout), CLI_OK;
-		if (c != 'f')
-			return cli_bad_option("workload show", optopt,
-					      argv[optind - 1]);
-		rc = cli_parse_format(optarg, &format);
-	}
+	rc = cli_getopt(argc, argv, "workload show", "h", longopts, show_usage,
+			cli_format_opt, &format);
 	if (rc)
-		return rc;
+		return rc < 0 ? CLI_OK : rc;
 	if (optind + 1 != argc)
 		return cli_fail(CLI_USAGE,
 				"workload show: give one FILE or NAME (try "

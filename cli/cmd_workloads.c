@@ -115,25 +115,12 @@ int cli_cmd_workloads(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	enum cli_format format = CLI_TEXT;
-	int c, rc;
+	int rc = cli_getopt(argc, argv, "workloads", "+h", longopts,
+			    workloads_usage, cli_format_opt, &format);
 
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if ((rc = cli_parse_format(optarg, &format)))
-				return rc;
-			break;
-		case 'h':
-			fputs(workloads_usage, stdout);
-			return CLI_OK;
-		default:
-			return cli_bad_option("workloads", optopt,
-					      argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_fail(CLI_USAGE,
-				"workloads: unexpected argument '%s'",
-				argv[optind]);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if ((rc = cli_no_operand("workloads", argc, argv)))
+		return rc;
 	return format == CLI_JSON ? workloads_json() : workloads_text();
 }

@@ -53,9 +53,10 @@ static json_t *search_json(const struct lagom_plan *p)
 				  (unsigned)s->kind < 4 ? step_kinds[s->kind]
 							: "?",
 				  "class", (int)s->coll, "op", op, "from_nc",
-				  (int)s->from_nc, "to_nc", (int)s->to_nc, "h",
-				  s->h, "x_us", s->x_s * 1e6, "y_us",
-				  s->y_s * 1e6, "z_us", s->z_s * 1e6));
+				  (int)s->from_nchannels, "to_nc",
+				  (int)s->to_nchannels, "h", s->h, "x_us",
+				  s->x_s * 1e6, "y_us", s->y_s * 1e6, "z_us",
+				  s->z_s * 1e6));
 	}
 	return json_pack("{s:I, s:I, s:i, s:o}", "evals", (json_int_t)p->evals,
 			 "candidates", (json_int_t)p->cand_total, "steps_total",

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -154,4 +155,113 @@ unsigned cli_workload_nodes(const struct lagom_workload *w)
 			if (w->regions[r].colls[c].comm.nodes > nodes)
 				nodes = w->regions[r].colls[c].comm.nodes;
 	return nodes;
+}
+
+void cli_policy_common_init(struct cli_policy_common *c)
+{
+	*c = (struct cli_policy_common){
+		.trust = true,
+		.format = CLI_TEXT,
+		.params = { .run_s = CLI_POLICY_RUN_S,
+			    .max_wait_s = LAGOM_POLICY_SLURM_MAX_SWITCH_WAIT_S,
+			    .min_loss = CLI_POLICY_MIN_LOSS,
+			    .spine_taper = CLI_POLICY_SPINE_TAPER },
+	};
+}
+
+static int parse_double(const char *opt, const char *arg, double min,
+			double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= min && v <= max))
+		return cli_fail(CLI_USAGE,
+				"%s: expected a number in %g..%g, got '%.64s'",
+				opt, min, max, arg);
+	*out = v;
+	return 0;
+}
+
+static int common_opt(struct cli_policy_common *c, int value, const char *arg)
+{
+	switch (value) {
+	case CLI_POLICY_OPT_PROFILE:
+		c->profile = arg;
+		return 0;
+	case CLI_POLICY_OPT_GPUS:
+		return cli_parse_unsigned("--gpus-per-node", arg, 1, 64,
+					  &c->gpus_per_node);
+	case CLI_POLICY_OPT_RUN:
+		return parse_double("--run-length", arg, 1, 1e9,
+				    &c->params.run_s);
+	case CLI_POLICY_OPT_WAIT:
+		return parse_double("--max-wait", arg, 0, 1e9,
+				    &c->params.max_wait_s);
+	case CLI_POLICY_OPT_LOSS:
+		return parse_double("--min-loss", arg, 0, 9.99,
+				    &c->params.min_loss);
+	case CLI_POLICY_OPT_TAPER:
+		return parse_double("--spine-taper", arg, 1, 64,
+				    &c->params.spine_taper);
+	case CLI_POLICY_OPT_NOTRUST:
+		c->trust = false;
+		return 0;
+	case CLI_POLICY_OPT_UID:
+		return cli_parse_uint("--trusted-uid", arg, 0, UINT32_MAX - 1,
+				      &c->trusted_uid);
+	default:
+		return cli_parse_format(arg, &c->format);
+	}
+}
+
+static const struct option common_opts[] = {
+	{ "profile", required_argument, NULL, CLI_POLICY_OPT_PROFILE },
+	{ "gpus-per-node", required_argument, NULL, CLI_POLICY_OPT_GPUS },
+	{ "run-length", required_argument, NULL, CLI_POLICY_OPT_RUN },
+	{ "max-wait", required_argument, NULL, CLI_POLICY_OPT_WAIT },
+	{ "min-loss", required_argument, NULL, CLI_POLICY_OPT_LOSS },
+	{ "spine-taper", required_argument, NULL, CLI_POLICY_OPT_TAPER },
+	{ "no-trust", no_argument, NULL, CLI_POLICY_OPT_NOTRUST },
+	{ "trusted-uid", required_argument, NULL, CLI_POLICY_OPT_UID },
+	{ "format", required_argument, NULL, CLI_POLICY_OPT_FORMAT },
+	{ "help", no_argument, NULL, 'h' },
+};
+
+#define NCOMMON (sizeof(common_opts) / sizeof(common_opts[0]))
+
+struct policy_parse {
+	struct cli_policy_common *c;
+	int (*own)(void *ctx, int value, const char *arg);
+	void *ctx;
+};
+
+static int policy_opt(void *ctx, int value, const char *arg)
+{
+	struct policy_parse *p = ctx;
+
+	if (value >= CLI_POLICY_OPT_OWN)
+		return p->own(p->ctx, value, arg);
+	return common_opt(p->c, value, arg);
+}
+
+int cli_policy_parse(int argc, char **argv, const char *cmd, const char *usage,
+		     const struct option *own_opts, struct cli_policy_common *c,
+		     int (*own)(void *ctx, int value, const char *arg),
+		     void *ctx)
+{
+	struct option longopts[CLI_POLICY_OWN_MAX + NCOMMON + 1] = { { 0 } };
+	struct policy_parse p = { .c = c, .own = own, .ctx = ctx };
+	size_t n = 0;
+	int rc;
+
+	while (n < CLI_POLICY_OWN_MAX && own_opts[n].name) {
+		longopts[n] = own_opts[n];
+		n++;
+	}
+	memcpy(longopts + n, common_opts, sizeof(common_opts));
+	rc = cli_getopt(argc, argv, cmd, "+h", longopts, usage, policy_opt, &p);
+	return rc ? rc : cli_no_operand(cmd, argc, argv);
 }

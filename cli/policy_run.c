@@ -71,8 +71,8 @@ static int add_entry(struct run *r, const char *spec, unsigned nodes,
 	e->spec = spec;
 	e->nodes = nodes;
 	e->cost = *cost;
-	lagom_policy_decide(&r->o->params, nodes, (unsigned)r->leaf_nodes, cost,
-			    0, &e->d);
+	lagom_policy_decide(&r->o->c.params, nodes, (unsigned)r->leaf_nodes,
+			    cost, 0, &e->d);
 	return 0;
 }
 
@@ -83,7 +83,7 @@ static int cost_of(struct run *r, const char *spec,
 	struct lagom_error err = { 0 };
 
 	if (lagom_placement_cost(&r->hw, w, nodes, r->gpus,
-				 r->o->params.spine_taper, &cost, &err) != 0)
+				 r->o->c.params.spine_taper, &cost, &err) != 0)
 		return cli_fail(CLI_FAIL, "workload '%s' on %u nodes: %s", spec,
 				nodes, err.text);
 	return add_entry(r, spec, nodes, &cost);
@@ -168,7 +168,7 @@ static int appendf(struct run *r, const char *fmt, ...)
 /* The policy file (doc/policy-format.md): nothing varies but the inputs. */
 static int format_policy(struct run *r)
 {
-	const struct lagom_policy_params *p = &r->o->params;
+	const struct lagom_policy_params *p = &r->o->c.params;
 	int rc;
 
 	r->text_cap = 4096;
@@ -211,76 +211,9 @@ static int format_policy(struct run *r)
 	return 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Readers see the old policy or the new one: a temporary file beside it,
- * written, fsync'd, mode 0644, renamed over, the directory fsync'd. */
-static int write_atomic(const char *path, const char *text, size_t len)
-{
-	char *dcopy = strdup(path), *bcopy = strdup(path), *tmp = NULL;
-	const char *dir, *base;
-	int fd = -1, dfd = -1, rc = CLI_FAIL, saved = 0;
-
-	if (!dcopy || !bcopy)
-		goto out;
-	dir = dirname(dcopy);
-	base = basename(bcopy);
-	if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, base) < 0) {
-		tmp = NULL;
-		goto out;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		saved = errno;
-		cli_fail(CLI_FAIL, "--output %s: %s", path, strerror(saved));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	if (write_all(fd, text, len) || fchmod(fd, 0644) || fsync(fd) ||
-	    close(fd) || (fd = -1, rename(tmp, path))) {
-		saved = errno;
-		cli_fail(CLI_FAIL, "--output %s: %s", path, strerror(saved));
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	rc = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
-	if (rc && !saved)
-		cli_fail(CLI_FAIL, "out of memory");
-	free(dcopy);
-	free(bcopy);
-	return rc;
-}
-
 static int summary_json(const struct run *r)
 {
-	const struct lagom_policy_params *p = &r->o->params;
+	const struct lagom_policy_params *p = &r->o->c.params;
 	json_t *doc = cli_json_doc("policy"), *arr = json_array();
 
 	for (size_t i = 0; i < r->n; i++) {
@@ -321,8 +254,8 @@ static int summary_text(const struct run *r)
 		return cli_fail(CLI_FAIL, "out of memory");
 	printf("policy for %s x%u, largest leaf %zu nodes, run %.0f s, "
 	       "spine taper %.2f -> %s\n",
-	       r->hw.gpu.name, r->gpus, r->leaf_nodes, r->o->params.run_s,
-	       r->o->params.spine_taper, r->o->output);
+	       r->hw.gpu.name, r->gpus, r->leaf_nodes, r->o->c.params.run_s,
+	       r->o->c.params.spine_taper, r->o->output);
 	for (size_t i = 0; i < r->n; i++) {
 		const struct entry *e = &r->e[i];
 
@@ -361,8 +294,9 @@ static int compute(struct run *r, struct lagom_switch_tree *tree)
 	}
 	for (size_t i = 0; i < n; i++)
 		lagom_switch_tree_node(tree, i, &names[i], NULL);
-	rc = cli_cluster_hw(o->profile, o->trust, (unsigned)o->trusted_uid,
-			    names, n, o->gpus_per_node, &r->hw, &r->gpus);
+	rc = cli_cluster_hw(o->c.profile, o->c.trust,
+			    (unsigned)o->c.trusted_uid, names, n,
+			    o->c.gpus_per_node, &r->hw, &r->gpus);
 	for (size_t i = 0; rc == 0 && i < o->nspecs; i++)
 		rc = cli_workload_is_file(o->specs[i])
 			     ? file_entries(r, o->specs[i])
@@ -421,7 +355,7 @@ int cli_policy_run(struct policy_opts *o)
 	struct lagom_switch_tree *tree;
 	int rc;
 
-	if (lagom_policy_params_check(&o->params, &err))
+	if (lagom_policy_params_check(&o->c.params, &err))
 		return cli_fail(CLI_USAGE, "policy: %s", err.text);
 	tree = load_topology(o->topology_conf, &r.kind, &err);
 	if (!tree)
@@ -436,10 +370,12 @@ int cli_policy_run(struct policy_opts *o)
 		rc = fwrite(r.text, 1, r.len, stdout) == r.len ? CLI_OK
 							       : CLI_FAIL;
 	else if (rc == 0)
-		rc = write_atomic(o->output, r.text, r.len);
+		/* Readers see the old policy or the new one, mode 0644. */
+		rc = cli_write_atomic("--output", o->output, r.text, r.len,
+				      0644, NULL, NULL);
 	if (rc == 0 && o->output)
-		rc = o->format == CLI_JSON ? summary_json(&r)
-					   : summary_text(&r);
+		rc = o->c.format == CLI_JSON ? summary_json(&r)
+					     : summary_text(&r);
 	free(r.e);
 	free(r.text);
 	return rc;

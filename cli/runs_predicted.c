@@ -43,33 +43,21 @@ static int read_small(const char *path, long uid, char *buf, size_t cap,
 	return 0;
 }
 
-/* The plan's byte count of a measured class (AG/RS: the whole buffer). */
-static uint64_t plan_bytes(const struct agg *a)
-{
-	if (a->k.op == LAGOM_REC_OP_ALLGATHER ||
-	    a->k.op == LAGOM_REC_OP_REDUCESCATTER)
-		return a->k.bytes * a->ranks;
-	return a->k.bytes;
-}
-
 static void apply(const struct lagom_measure_pred *p, struct agg *agg,
 		  size_t n_agg)
 {
-	size_t i, j;
+	for (size_t i = 0; i < n_agg; i++) {
+		const struct lagom_measure_pred_class *c =
+			lagom_measure_pred_find(
+				p, lagom_rec_plan_op(agg[i].k.op),
+				lagom_rec_plan_bytes(agg[i].k.op,
+						     agg[i].k.bytes,
+						     agg[i].ranks),
+				agg[i].ranks, agg[i].nodes);
 
-	for (i = 0; i < n_agg; i++)
-		for (j = 0; j < p->n; j++) {
-			const struct lagom_measure_pred_class *c = &p->cls[j];
-			uint64_t b = plan_bytes(&agg[i]);
-
-			if (strcmp(c->op, lagom_rec_op_name(agg[i].k.op)) ||
-			    b < c->min_bytes || b > c->max_bytes ||
-			    c->ranks != agg[i].ranks ||
-			    c->nodes != agg[i].nodes)
-				continue;
+		if (c)
 			agg[i].predicted_us = (double)c->time_ns / 1e3;
-			break;
-		}
+	}
 }
 
 void cli_runs_predicted(const char *step_dir, long uid, const char *plan_id,

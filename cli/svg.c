@@ -328,51 +328,6 @@ static void render(FILE *f, const struct cli_svg_doc *doc)
 	fputs("</svg>\n", f);
 }
 
-static bool write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		data += n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
-/* Replace path with len bytes of data: a temporary file beside it, then
- * rename(2), so a reader sees the old file or the whole new one. */
-static int write_atomic(const char *path, const char *data, size_t len)
-{
-	char *tmp = NULL;
-	mode_t mask = umask(0);
-	int fd, ok;
-
-	umask(mask);
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		return cli_fail(CLI_FAIL, "out of memory");
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		cli_fail(CLI_FAIL, "--svg %s: %s", path, strerror(errno));
-		free(tmp);
-		return CLI_FAIL;
-	}
-	ok = fchmod(fd, 0666 & ~mask) == 0 && write_all(fd, data, len) &&
-	     fsync(fd) == 0;
-	ok = close(fd) == 0 && ok;
-	if (!ok || rename(tmp, path) != 0) {
-		cli_fail(CLI_FAIL, "--svg %s: %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return CLI_FAIL;
-	}
-	free(tmp);
-	return CLI_OK;
-}
-
 int cli_svg_write(const char *path, const struct cli_svg_doc *doc)
 {
 	char *buf = NULL;
@@ -393,7 +348,7 @@ int cli_svg_write(const char *path, const struct cli_svg_doc *doc)
 			     : cli_fail(CLI_FAIL,
 					"cannot write to standard output");
 	else
-		rc = write_atomic(path, buf, len);
+		rc = cli_write_atomic("--svg", path, buf, len, 0, NULL, NULL);
 	free(buf);
 	return rc;
 }

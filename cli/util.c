@@ -154,6 +154,37 @@ int cli_bad_option(const char *sub, int optopt_char, const char *arg)
 			sub, arg ? arg : "?", sub);
 }
 
+int cli_getopt(int argc, char **argv, const char *sub, const char *shortopts,
+	       const struct option *longopts, const char *usage,
+	       int (*opt)(void *ctx, int value, const char *arg), void *ctx)
+{
+	int value, rc = 0;
+
+	while (rc == 0 && (value = getopt_long(argc, argv, shortopts, longopts,
+					       NULL)) != -1) {
+		if (value == 'h')
+			return fputs(usage, stdout), -1;
+		if (value == '?' || value == ':')
+			return cli_bad_option(sub, optopt, argv[optind - 1]);
+		rc = opt(ctx, value, optarg);
+	}
+	return rc;
+}
+
+int cli_format_opt(void *format, int value, const char *arg)
+{
+	(void)value;
+	return cli_parse_format(arg, format);
+}
+
+int cli_no_operand(const char *sub, int argc, char **argv)
+{
+	if (optind < argc)
+		return cli_fail(CLI_USAGE, "%s: unexpected argument '%s'", sub,
+				argv[optind]);
+	return 0;
+}
+
 const char *cli_fmt_bytes(char *buf, size_t len, unsigned long long bytes)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };

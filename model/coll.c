@@ -93,6 +93,13 @@ int lagom_comm_check(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		return lagom_errprintf(err, EINVAL,
 				       "%u nodes but the hardware has no NIC",
 				       comm->nodes);
+	if (comm->time_scale != 0 &&
+	    !(comm->time_scale >= LAGOM_TIME_SCALE_MIN &&
+	      comm->time_scale <= LAGOM_TIME_SCALE_MAX))
+		return lagom_errprintf(err, EINVAL,
+				       "time scale %g outside %g..%g",
+				       comm->time_scale, LAGOM_TIME_SCALE_MIN,
+				       LAGOM_TIME_SCALE_MAX);
 	return 0;
 }
 
@@ -366,6 +373,13 @@ static double hop_latency_s(const struct lagom_hw *hw,
 			    const struct lagom_netcal *cal)
 {
 	double pl = K.proto_lat[cfg->proto];
+	int link = hw->intra == LAGOM_INTRA_PCIE ? 1 : 0;
+	double w_net = lagom_nccl_hop_lat_us(2, cfg->algo, cfg->proto) /
+		       lagom_nccl_hop_lat_us(2, LAGOM_ALGO_RING,
+					     LAGOM_PROTO_SIMPLE);
+	double w_intra = lagom_nccl_hop_lat_us(link, cfg->algo, cfg->proto) /
+			 lagom_nccl_hop_lat_us(link, LAGOM_ALGO_RING,
+					       LAGOM_PROTO_SIMPLE);
 	double net = hw->net_lat_us +
 		     (comm->hops == LAGOM_HOPS_SPINE ? hw->spine_lat_us : 0) +
 		     cal->step_us[lagom_hw_transport(hw)];
@@ -373,12 +387,12 @@ static double hop_latency_s(const struct lagom_hw *hw,
 	double us = hw->launch_us + K.base_lat_us[cfg->proto];
 
 	if (comm->nodes > 1)
-		intra += cal->mn_step_us * pl;
+		intra += cal->mn_step_us * w_intra;
 	if (cfg->algo == LAGOM_ALGO_NVLS || cfg->algo == LAGOM_ALGO_NVLS_TREE)
 		us += K.nvls_lat_us;
 	else
 		us += t->hops_intra * intra;
-	us += t->hops_net * net * fmax(pl, 0.5);
+	us += t->hops_net * net * w_net;
 	if (cfg->algo == LAGOM_ALGO_PAT)
 		us += 0.5 * comm->ranks;
 	if (t->p2p)
@@ -422,6 +436,7 @@ struct coll_prep {
 	double ppn;  /* > 0: a PCIe node, where the NIC traffic of each GPU
 			shares its link with the intra-node traffic */
 	double gpu_link_Bps; /* that link's achievable rate */
+	double scale;	     /* the communicator's measured correction */
 };
 
 static void coll_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
@@ -432,8 +447,11 @@ static void coll_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	struct lagom_hw hw_buf;
 	struct lagom_comm comm_buf;
 
+	*c = (struct coll_prep){ .S = (double)bytes,
+				 .scale = comm->time_scale > 0
+						  ? comm->time_scale
+						  : 1.0 };
 	lagom_domain_view(hw, comm, &hw_buf, &comm_buf, &hw, &comm);
-	*c = (struct coll_prep){ .S = (double)bytes };
 	traffic_of(hw, comm, coll, config->algo, c->S, cal, &c->t);
 	rates_prep(hw, comm, coll, config, &c->t, cal, &c->r);
 	c->lat = hop_latency_s(hw, comm, config, &c->t, cal);
@@ -463,8 +481,9 @@ static double coll_time_at(const struct coll_prep *c,
 			    (c->t.intra_bytes + c->t.net_bytes / c->ppn) /
 				    fmin(c->gpu_link_Bps, nc * c->r.ch_Bps));
 
-	return c->lat + bw_s +
-	       step_overhead_s(config, &c->t, c->S, nc, c->fill);
+	return (c->lat + bw_s +
+		step_overhead_s(config, &c->t, c->S, nc, c->fill)) *
+	       c->scale;
 }
 
 /* x_j(theta_j) of checked arguments; also fills *out when not NULL. */
@@ -484,7 +503,7 @@ static double coll_time(const struct lagom_hw *hw,
 			.time_s = time,
 			.algbw_Bps = S / time,
 			.busbw_Bps = S / time * bus_factor(coll, comm->ranks),
-			.lat_s = c.lat,
+			.lat_s = c.lat * c.scale,
 		};
 	return time;
 }

@@ -9,9 +9,12 @@ libmodel_la_SOURCES += model/fit.c model/netcal.h model/net.c model/netcal_data.
 MODEL_TEST_LIBS = libcatalog.la libmodel.la libcommon.la -lm $(CMOCKA_LIBS)
 
 UNIT_TESTS += tests/model/test_model tests/model/test_workloads \
-	tests/model/busbw.sh
+	tests/model/busbw.sh tests/model/contention.sh
 check_PROGRAMS += tests/model/test_model tests/model/test_workloads \
-	tests/model/busbw_report
+	tests/model/busbw_report tests/model/contention_report
+tests_model_contention_report_SOURCES = tests/model/contention_report.c \
+	tests/model/busbw_rows.c tests/model/busbw_rows.h
+tests_model_contention_report_LDADD = $(TRACE_LIBS) libcatalog.la
 tests_model_test_model_SOURCES = tests/model/test_model.c
 tests_model_test_model_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_model_test_model_LDADD = $(MODEL_TEST_LIBS)
@@ -44,7 +47,7 @@ LAGOM_BENCHES += bench/bench_model
 bench_bench_model_SOURCES = bench/bench_model.c
 bench_bench_model_LDADD = libcatalog.la libmodel.la libcommon.la -lm
 
-EXTRA_DIST += tests/model/busbw.sh doc/model.md
+EXTRA_DIST += tests/model/busbw.sh tests/model/contention.sh doc/model.md
 
 UNIT_TESTS += tests/model/test_nocheck
 check_PROGRAMS += tests/model/test_nocheck

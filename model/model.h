@@ -291,7 +291,16 @@ struct lagom_comm {
 	unsigned nodes;
 	unsigned ranks_per_node;
 	enum lagom_hops hops;
+	/*
+	 * Measured correction (doc/profiler.md): every predicted time of a
+	 * collective on this communicator is multiplied by it; 0 means 1.
+	 * The planner sets it per collective class from an earlier measured
+	 * step; else within [LAGOM_TIME_SCALE_MIN, LAGOM_TIME_SCALE_MAX].
+	 */
+	double time_scale;
 };
+#define LAGOM_TIME_SCALE_MIN 0.25
+#define LAGOM_TIME_SCALE_MAX 4.0
 
 #define LAGOM_NCHANNELS_MAX 64
 #define LAGOM_NTHREADS_MIN 64

@@ -57,6 +57,14 @@ static const double hw_lat_us[3][LAGOM_ALGO_COUNT][LAGOM_PROTO_COUNT] = {
 	  { 0, 0, 14 } },
 };
 
+double lagom_nccl_hop_lat_us(int link, enum lagom_algo algo,
+			     enum lagom_proto proto)
+{
+	double v = hw_lat_us[link][algo][proto];
+
+	return v > 0 ? v : hw_lat_us[link][LAGOM_ALGO_RING][LAGOM_PROTO_SIMPLE];
+}
+
 static const double ll_max_bw[4][3] = { { 39.0, 39.0, 20.4 },
 					{ 87.7, 22.5, 19.0 },
 					{ 141.0, 45.0, 35.0 },

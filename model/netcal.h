@@ -31,6 +31,12 @@ extern const struct lagom_netcal lagom_netcal_fitted;
  * the fallback of lagom_net_fit() for parameters the data do not reach. */
 extern const struct lagom_netcal lagom_netcal_prior;
 
+/* NCCL 2.28's per-hop latency (us, nccl.md 3.1 hwLatencies) of link 0
+ * NVLink, 1 PCI, 2 NET; an entry NCCL leaves 0 reads as Ring/Simple's.
+ * The collective model takes its multi-node hop shape from it (2). */
+double lagom_nccl_hop_lat_us(int link, enum lagom_algo algo,
+			     enum lagom_proto proto);
+
 /* NIC line rate per node (per direction) the communicator's ranks reach:
  * a share of the node's NICs proportional to its ranks (rails). */
 double lagom_nic_line_Bps(const struct lagom_hw *hw,

@@ -28,13 +28,13 @@ const struct lagom_netcal lagom_netcal_prior = {
 
 /* BEGIN GENERATED NETCAL */
 const struct lagom_netcal lagom_netcal_fitted = {
-	.eff = { 0.950000, 1.000000, 0.724571, 0.829736, 0.417171, 0.782887 },
-	.step_us = { 0.000000, 10.094077, 11.304843, 54.865086, 59.999980,
+	.eff = { 0.950000, 1.000000, 0.732624, 0.940332, 0.490600, 0.849213 },
+	.step_us = { 0.000000, 15.204256, 19.154245, 59.999980, 59.999980,
 		     0.000000 },
-	.mn_step_us = 4.494305,
-	.tree2_eff = 0.930265,
-	.p2p_peer_us = 0.220650,
-	.net_fill = 1.012660,
-	.ch_net_Bps = 1.420907e+10,
+	.mn_step_us = 4.324254,
+	.tree2_eff = 1.000000,
+	.p2p_peer_us = 0.000000,
+	.net_fill = 0.887117,
+	.ch_net_Bps = 1.488519e+10,
 };
 /* END GENERATED NETCAL */

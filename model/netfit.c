@@ -12,6 +12,7 @@
 #define SWEEPS 40
 #define CONVERGED 1e-9 /* relative gain of a sweep that stops the fit */
 #define GOLDEN_STEPS 30
+#define LOSS_DELTA 0.1 /* log error where the loss turns linear */
 
 /* One fitted parameter: where it lives in the struct and its range. */
 struct param {
@@ -86,20 +87,36 @@ struct fit_ctx {
 	const double *weight;
 };
 
-/* Weighted mean of log(predicted / measured)^2. */
-static double objective(const struct fit_ctx *f, const struct lagom_netcal *c)
+/*
+ * Weighted mean of a robust loss of e = log(predicted / measured): the
+ * pseudo-Huber loss delta^2 (sqrt(1 + (e / delta)^2) - 1), quadratic for
+ * |e| << delta, linear beyond (doc/model.md 2.4).  A few rows far off
+ * (a sweep's dip, a second run of the same system) then pull the fit as
+ * much as a row a little off, not as their square.  squares: the weighted
+ * mean of e^2 instead.
+ */
+static double loss_mean(const struct fit_ctx *f, const struct lagom_netcal *c,
+			bool squares)
 {
 	double sum = 0, wsum = 0;
+	const double d = LOSS_DELTA;
 
 	for (size_t i = 0; i < f->n; i++) {
 		const struct lagom_net_obs *o = &f->obs[i];
 		double t = lagom_coll_time_cal_s(&o->hw, &o->comm, o->coll,
 						 o->bytes, &o->cfg, c);
 		double e = log(t / o->time_s);
-		sum += f->weight[i] * e * e;
+		sum += f->weight[i] *
+		       (squares ? e * e
+				: d * d * (sqrt(1 + e * e / (d * d)) - 1));
 		wsum += f->weight[i];
 	}
 	return wsum > 0 ? sum / wsum : 0;
+}
+
+static double objective(const struct fit_ctx *f, const struct lagom_netcal *c)
+{
+	return loss_mean(f, c, false);
 }
 
 static double eval_at(const struct fit_ctx *f, struct lagom_netcal *c,
@@ -213,7 +230,7 @@ int lagom_net_fit(const struct lagom_net_obs *obs, size_t n,
 	}
 	inherit_transports(obs, n, &c);
 	if (rms_log)
-		*rms_log = sqrt(objective(&f, &c));
+		*rms_log = sqrt(loss_mean(&f, &c, true));
 	*out = c;
 	return 0;
 }

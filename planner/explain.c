@@ -92,6 +92,40 @@ static void explain_colls(FILE *f, const struct lagom_plan *p)
 	}
 }
 
+/* What the measured step corrected (planner/learned.c). */
+static void explain_measured(FILE *f, const struct lagom_planner_input *in,
+			     const struct lagom_planner_result *res)
+{
+	char b1[24], b2[24];
+	size_t i;
+
+	if (!in->measured)
+		return;
+	if (!res->ncorrections) {
+		fprintf(f,
+			"measured step %s: no class of the workload with %d "
+			"timed calls in a configuration the model knows; "
+			"no correction\n",
+			in->measured->from, LAGOM_CORRECTION_MIN_SAMPLES);
+		return;
+	}
+	fprintf(f, "corrected from measured step %s (measured / model):\n",
+		res->corrected_from);
+	for (i = 0; i < res->ncorrections; i++) {
+		const struct lagom_planner_correction *c = &res->corrections[i];
+
+		fprintf(f,
+			"  %-14s %10s %u ranks/%u nodes: measured %.1f us "
+			"(at %s, %llu calls), model %.1f us: x%.2f%s\n",
+			lagom_coll_name(c->coll),
+			human_bytes(b1, sizeof(b1), c->bytes), c->ranks,
+			c->nodes, c->measured_s * 1e6,
+			human_bytes(b2, sizeof(b2), c->measured_bytes),
+			(unsigned long long)c->samples, c->model_s * 1e6,
+			c->factor, c->clamped ? " (clamped)" : "");
+	}
+}
+
 static void explain_env(FILE *f, const struct lagom_planner_result *res)
 {
 	size_t i;
@@ -130,7 +164,7 @@ static void explain_search(FILE *f, const struct lagom_plan *p)
 					? lagom_coll_name(
 						  p->colls[s->coll].coll)
 					: "class",
-				s->from_nc, s->to_nc);
+				s->from_nchannels, s->to_nchannels);
 		if (s->kind == LAGOM_STEP_GREEDY)
 			fprintf(f, "H=%.3g ", s->h);
 		fprintf(f, "X=%.3fms Y=%.3fms Z=%.3fms\n", s->x_s * 1e3,
@@ -149,6 +183,7 @@ int planner_explain(const struct lagom_planner_input *in,
 	if (!f)
 		return -ENOMEM;
 	explain_step(f, in, hw, res);
+	explain_measured(f, in, res);
 	explain_colls(f, res->plan);
 	explain_env(f, res);
 	explain_search(f, res->plan);

@@ -3,7 +3,8 @@
 noinst_LTLIBRARIES += libplanner.la
 libplanner_la_SOURCES = planner/planner.h planner/planner.c \
 	planner/planner_int.h planner/profiles.c planner/hw.c planner/hops.c \
-	planner/report.h planner/report.c planner/explain.c
+	planner/report.h planner/report.c planner/explain.c \
+	planner/learned.c
 libplanner_la_CFLAGS = $(AM_CFLAGS)
 libplanner_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
@@ -14,6 +15,13 @@ tests_planner_test_planner_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_planner_LDADD = libplanner.la libsearch.la \
 	libprofile.la libplacement.la libcatalog.la libmodel.la libcommon.la \
 	$(CMOCKA_LIBS) $(JANSSON_LIBS) -lslurm -lm
+
+# The measured correction (planner/learned.c).
+UNIT_TESTS += tests/planner/test_learned
+check_PROGRAMS += tests/planner/test_learned
+tests_planner_test_learned_SOURCES = tests/planner/test_learned.c
+tests_planner_test_learned_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_learned_LDADD = $(tests_planner_test_planner_LDADD)
 
 # Every allocation of the planner fails in turn (link-time wrappers).
 UNIT_TESTS += tests/planner/test_planner_oom
@@ -31,8 +39,16 @@ tests_planner_test_weakest_SOURCES = tests/planner/test_weakest.c
 tests_planner_test_weakest_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_weakest_LDADD = $(tests_planner_test_planner_LDADD)
 
+# The cluster digest: format, same plan with and without, refusals.
+UNIT_TESTS += tests/planner/test_digest
+check_PROGRAMS += tests/planner/test_digest
+tests_planner_test_digest_SOURCES = tests/planner/test_digest.c
+tests_planner_test_digest_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_digest_LDADD = $(tests_planner_test_planner_LDADD)
+EXTRA_DIST += tests/profile/digest
+
 # srun's cost to plan one big step (doc/consistency.md): opens, bytes, time.
 LAGOM_BENCHES += bench/bench_plan_scale
 bench_bench_plan_scale_SOURCES = bench/bench_plan_scale.c
-bench_bench_plan_scale_LDFLAGS = -Wl,--wrap=open,--wrap=openat,--wrap=read
+bench_bench_plan_scale_LDFLAGS = -Wl,--wrap=open,--wrap=openat,--wrap=read,--wrap=fstatat
 bench_bench_plan_scale_LDADD = $(tests_planner_test_planner_LDADD)

@@ -72,9 +72,10 @@ static int sorted_nodes(const struct lagom_planner_input *in, const char ***out,
 
 /* The weakest hardware of the step's nodes (planner/hw.c). */
 static int step_hardware(const struct lagom_planner_input *in,
-			 struct lagom_hw *hw, enum lagom_hops *hops,
+			 struct lagom_planner_inputs *g,
 			 struct lagom_error *err)
 {
+	struct planner_load_report rep = { 0 };
 	const char **names = NULL;
 	struct lagom_hw *hws;
 	int rc;
@@ -88,12 +89,15 @@ static int step_hardware(const struct lagom_planner_input *in,
 	}
 	rc = planner_load_hw(in->profile_dir, in->profile_path,
 			     in->enforce_trust, in->trusted_uid, names,
-			     in->node_count, hws, err);
+			     in->node_count, hws, &rep, err);
 	if (rc == 0)
-		rc = planner_weakest_hw(hws, in->node_count, hw, err);
+		rc = planner_weakest_hw(hws, in->node_count, g->hw, err);
 	if (rc == 0)
 		rc = planner_step_hops(in->topology_conf, names, in->node_count,
-				       hops, err);
+				       &g->hops, err);
+	g->digest_nodes = rep.from_digest;
+	if (rc == 0 && rep.notice[0] && !(g->notice = strdup(rep.notice)))
+		rc = lagom_errprintf(err, ENOMEM, "out of memory");
 	free(hws);
 free_names:
 	free(names);
@@ -149,11 +153,16 @@ static void set_hops(struct lagom_workload *w, enum lagom_hops hops)
 
 static int make_plan(const struct lagom_planner_input *in,
 		     const struct lagom_hw *hw, enum lagom_hops hops,
-		     unsigned gpus, struct lagom_plan **plan,
+		     unsigned gpus, struct lagom_planner_result *res,
 		     struct lagom_error *err)
 {
+	struct lagom_plan **plan = &res->plan;
 	struct lagom_workload *w = NULL;
 	unsigned nodes = (unsigned)in->node_count;
+	const struct lagom_search_opts opts = {
+		.nccl_version = in->nccl_version,
+		.registered_buffers = in->registered_buffers,
+	};
 	int rc;
 
 	if (in->workload) {
@@ -169,10 +178,14 @@ static int make_plan(const struct lagom_planner_input *in,
 	}
 	if (w && in->topology_conf)
 		set_hops(w, hops);
+	if (w && (rc = planner_correct(in->measured, hw, w, res, err)) != 0) {
+		lagom_workload_destroy(w);
+		return rc;
+	}
 	if (w)
-		rc = lagom_search_plan(hw, w, nodes, gpus, NULL, plan, err);
+		rc = lagom_search_plan(hw, w, nodes, gpus, &opts, plan, err);
 	else
-		rc = lagom_plan_no_workload(hw, nodes, gpus, NULL, plan, err);
+		rc = lagom_plan_no_workload(hw, nodes, gpus, &opts, plan, err);
 	lagom_workload_destroy(w);
 	return rc;
 }
@@ -188,10 +201,9 @@ int lagom_planner_gather(const struct lagom_planner_input *in,
 		return lagom_errprintf(err, EINVAL, "no input");
 	if (!(g.hw = malloc(sizeof(*g.hw))))
 		return lagom_errprintf(err, ENOMEM, "out of memory");
-	if ((rc = check_input(in, err)) ||
-	    (rc = step_hardware(in, g.hw, &g.hops, err)) ||
+	if ((rc = check_input(in, err)) || (rc = step_hardware(in, &g, err)) ||
 	    (rc = step_gpus(in, g.hw, &g.gpus_per_node, err))) {
-		free(g.hw);
+		lagom_planner_inputs_release(&g);
 		return rc;
 	}
 	*out = g;
@@ -204,6 +216,8 @@ void lagom_planner_inputs_release(struct lagom_planner_inputs *inputs)
 		return;
 	free(inputs->hw);
 	inputs->hw = NULL;
+	free(inputs->notice);
+	inputs->notice = NULL;
 }
 
 int lagom_planner_run(const struct lagom_planner_input *in,
@@ -226,6 +240,7 @@ int lagom_planner_run(const struct lagom_planner_input *in,
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	}
 	res->hw = g.hw; /* the result owns the hardware view from here */
+	res->notice = g.notice;
 	res->nodes = (unsigned)in->node_count;
 	res->gpus_per_node = gpus;
 	res->ranks_per_node = gpus;
@@ -234,8 +249,7 @@ int lagom_planner_run(const struct lagom_planner_input *in,
 				      "a single GPU: no collective "
 				      "to tune",
 				      err);
-	else if ((rc = make_plan(in, res->hw, g.hops, gpus, &res->plan, err)) ==
-		 0)
+	else if ((rc = make_plan(in, res->hw, g.hops, gpus, res, err)) == 0)
 		rc = planner_finish(in, res->hw, res, err);
 	if (rc) {
 		lagom_planner_result_destroy(res);
@@ -263,6 +277,8 @@ void lagom_planner_result_destroy(struct lagom_planner_result *res)
 	free(res->explanation);
 	free(res->workload_name);
 	free(res->fallback_reason);
+	free(res->corrections);
+	free(res->notice);
 	free(res);
 }
 
@@ -275,5 +291,5 @@ int lagom_planner_profile_hw(const char *path, bool enforce_trust,
 	if (!path || !out)
 		return lagom_errprintf(err, EINVAL, "no profile path");
 	return planner_load_hw(NULL, path, enforce_trust, trusted_uid, one, 1,
-			       out, err);
+			       out, NULL, err);
 }

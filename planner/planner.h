@@ -63,8 +63,56 @@ struct lagom_plan;     /* search/search.h */
 #define LAGOM_PLANNER_MAX_NODES 65536
 #define LAGOM_PLANNER_MAX_RANKS_PER_NODE 1024
 
+/*
+ * What an earlier measured step showed for one collective class (spank/
+ * learn.c reads it, in srun, from the user's records: doc/profiler.md):
+ * the operation, the plan's byte count (allgather and reducescatter: the
+ * whole buffer, as nccl-tests counts it), the communicator's ranks and
+ * nodes, the configuration NCCL ran (algorithm, protocol, nchannels;
+ * threads and chunk 0 = NCCL's) and the GPU time of its timed calls.
+ */
+struct lagom_planner_measured_class {
+	enum lagom_coll coll;
+	uint64_t bytes;
+	unsigned ranks;
+	unsigned nodes;
+	struct lagom_coll_config config;
+	uint64_t samples; /* timed calls */
+	uint64_t gpu_ns;  /* their GPU time, summed */
+};
+
+struct lagom_planner_measured {
+	char from[72]; /* the measured step, "JOB.STEP" */
+	const struct lagom_planner_measured_class *cls;
+	size_t n;
+};
+
+/* A class needs this many timed calls before it corrects the model. */
+#define LAGOM_CORRECTION_MIN_SAMPLES 10
+
+/*
+ * One correction the planner applied: every collective of the workload's
+ * class (coll, bytes, ranks, nodes) had its predicted time multiplied by
+ * factor = measured_s / model_s (over the matched measured class, with
+ * the configurations NCCL ran), clamped to [LAGOM_TIME_SCALE_MIN,
+ * LAGOM_TIME_SCALE_MAX].
+ */
+struct lagom_planner_correction {
+	enum lagom_coll coll;
+	uint64_t bytes;		 /* the workload's */
+	uint64_t measured_bytes; /* the measured class's (within 2x) */
+	unsigned ranks;
+	unsigned nodes;
+	uint64_t samples;
+	double measured_s; /* mean GPU time per call */
+	double model_s;	   /* the model's time per call, same configs */
+	double factor;	   /* applied */
+	bool clamped;
+};
+
 struct lagom_planner_input {
-	/* Directory holding <node>.json profiles (borrowed). */
+	/* Directory holding <node>.json profiles and the cluster digest
+	 * (borrowed). */
 	const char *profile_dir;
 	/*
 	 * Instead of profile_dir: one profile file used for every node (the CLI's
@@ -100,6 +148,23 @@ struct lagom_planner_input {
 	const char *tuner_path;
 	/* Slurm job id (0 outside Slurm). */
 	uint64_t job_id;
+	/*
+	 * An earlier measured step of the same key (borrowed), or NULL: each
+	 * class of the workload with a measured counterpart (same operation,
+	 * ranks and nodes, bytes within a factor of 2, at least
+	 * LAGOM_CORRECTION_MIN_SAMPLES timed calls, a configuration the model
+	 * knows) gets the correction measured / model.  The order of cls does
+	 * not matter.  Nothing happens without a workload.
+	 */
+	const struct lagom_planner_measured *measured;
+	/*
+	 * The step's NCCL as NCCL_VERSION_CODE (0 = unknown) and whether the
+	 * application registers its buffers: knobs of newer NCCL releases
+	 * (NCCL_CTA_POLICY) are candidates only when both say so
+	 * (lagom_search_opts, doc/search.md).  0/false: never.
+	 */
+	unsigned nccl_version;
+	bool registered_buffers;
 };
 
 /* One environment variable (both strings owned by the result). */
@@ -151,6 +216,15 @@ struct lagom_planner_result {
 	 */
 	bool fell_back;
 	char *fallback_reason;
+	/* The corrections applied from input->measured, sorted by class
+	 * (owned; NULL when none), and the step they came from. */
+	struct lagom_planner_correction *corrections;
+	size_t ncorrections;
+	char corrected_from[72];
+	/* A cluster digest that was there but refused (untrusted, malformed,
+	 * too large): one line for the log, the plan was made from each
+	 * node's profile instead (owned; NULL when none). */
+	char *notice;
 };
 
 /*
@@ -163,11 +237,16 @@ struct lagom_planner_inputs {
 	struct lagom_hw *hw;	/* weakest of the step's nodes (owned) */
 	enum lagom_hops hops;	/* farthest distance between them */
 	unsigned gpus_per_node; /* GPUs per node planned for */
+	size_t digest_nodes;	/* nodes whose hardware the digest gave */
+	char *notice;		/* as the result's notice (owned) */
 };
 
 /*
- * Read the profiles of in's nodes (two opens each: the directory and the
- * file), topology.conf, and check the step's shape.  *out is filled; free
+ * Read the hardware of in's nodes, topology.conf, and check the step's
+ * shape.  The profile directory is walked once; the cluster digest
+ * (profile/digest.h, one file) gives every node whose profile is unchanged
+ * since the digest was written (one fstatat each), the others' profiles
+ * are read (one open each).  *out is filled; free
  * it with lagom_planner_inputs_release().  Errors as lagom_planner_run().
  */
 int lagom_planner_gather(const struct lagom_planner_input *in,

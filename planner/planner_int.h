@@ -11,16 +11,27 @@
 #include "common/error.h"
 #include "model/model.h"
 
+/* What planner_load_hw() read. */
+struct planner_load_report {
+	size_t from_digest; /* nodes whose hardware came from the digest */
+	char notice[LAGOM_ERROR_TEXT_MAX + 64]; /* a refused digest, or "" */
+};
+
 /*
  * Load the profile of every node in names (n entries) from dir (or, when
  * path is set, the one file at path for all of them) through profile/'s
  * reader (trust rules when enforce_trust) and turn each into the model's
  * hardware (lagom_profile_to_hw) in hws[0..n).  Errors from profile/ pass
- * through, with the node named.
+ * through, with the node named.  With dir, the cluster digest of dir
+ * (profile/digest.h) gives the hardware of every node whose profile has
+ * not changed since: the same values, without reading the profile.  rep
+ * (NULL allowed) says how many nodes came from the digest, and why a
+ * digest that was there was refused.
  */
 int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
 		    uid_t trusted_uid, const char *const *names, size_t n,
-		    struct lagom_hw *hws, struct lagom_error *err);
+		    struct lagom_hw *hws, struct planner_load_report *rep,
+		    struct lagom_error *err);
 
 /*
  * The hardware every node plans for: hws combined field by field, taking the
@@ -37,5 +48,17 @@ int planner_weakest_hw(const struct lagom_hw *hws, size_t n,
  */
 int planner_step_hops(const char *path, const char *const *names, size_t n,
 		      enum lagom_hops *out, struct lagom_error *err);
+
+struct lagom_planner_measured;
+struct lagom_planner_result;
+/*
+ * The measured correction (learned.c): set comm.time_scale of every
+ * collective of w whose class has a measured counterpart, and list the
+ * corrections in res (corrections, ncorrections, corrected_from).
+ * measured NULL: nothing.  0 or -ENOMEM.
+ */
+int planner_correct(const struct lagom_planner_measured *measured,
+		    const struct lagom_hw *hw, struct lagom_workload *w,
+		    struct lagom_planner_result *res, struct lagom_error *err);
 
 #endif /* LAGOM_PLANNER_PLANNER_INT_H */

@@ -1,17 +1,24 @@
 /*
- * planner/profiles.c - load the profiles of a step's nodes (profile/'s
- * reader and trust rules) as the model's hardware.
+ * planner/profiles.c - the hardware of a step's nodes: from the cluster
+ * digest where it is current, else from each node's profile (profile/'s
+ * reader and trust rules), as the model's hardware.  Either way the same
+ * struct lagom_hw (profile/digest.h), so the plan does not depend on
+ * whether a digest was there.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "planner/planner_int.h"
+#include "profile/digest.h"
 #include "profile/profile.h"
 
-static int load_one(const char *dir, const char *path,
+/* From the node's profile: in the directory dfd when >= 0, else by path
+ * (every error names the node as lagom_profile_load_node() does). */
+static int load_one(int dfd, const char *dir, const char *path,
 		    const struct lagom_trust *trust, const char *name,
 		    struct lagom_hw *hw, struct lagom_error *err)
 {
@@ -20,6 +27,9 @@ static int load_one(const char *dir, const char *path,
 
 	if (path)
 		rc = lagom_profile_read_file(path, trust, &p, err);
+	else if (dfd >= 0)
+		rc = lagom_profile_load_node_at(dfd, dir, name, trust, &p, NULL,
+						err);
 	else
 		rc = lagom_profile_load_node(dir, name, trust, &p, err);
 	if (rc == -ENOENT)
@@ -32,25 +42,59 @@ static int load_one(const char *dir, const char *path,
 	return rc;
 }
 
+/* The digest of dir, or NULL (none, or refused: rep says why). */
+static struct lagom_digest *digest_of(int dfd, const char *dir,
+				      const struct lagom_trust *trust,
+				      struct planner_load_report *rep)
+{
+	struct lagom_error derr = { 0 };
+	struct lagom_digest *d = NULL;
+	int rc = lagom_digest_read_at(dfd, dir, trust, &d, &derr);
+
+	if (rc < 0 && rc != -ENOENT && rep)
+		snprintf(rep->notice, sizeof(rep->notice),
+			 "%s; reading each node's profile instead", derr.text);
+	return rc == 0 ? d : NULL;
+}
+
 int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
 		    uid_t trusted_uid, const char *const *names, size_t n,
-		    struct lagom_hw *hws, struct lagom_error *err)
+		    struct lagom_hw *hws, struct planner_load_report *rep,
+		    struct lagom_error *err)
 {
 	struct lagom_trust trust = { .owner_uid = trusted_uid };
+	const struct lagom_trust *t = enforce_trust ? &trust : NULL;
+	struct lagom_digest *digest = NULL;
+	int dfd = -1, rc = 0;
 	size_t i;
-	int rc;
 
 	if (!path && !dir)
 		return lagom_errprintf(err, EINVAL, "no profile directory");
-	for (i = 0; i < n; i++) {
+	if (rep)
+		*rep = (struct planner_load_report){ 0 };
+	/* The directory is walked and checked once for the whole step; when
+	 * that fails, each node's reader reports it as it would alone. */
+	if (!path && (dfd = lagom_profile_dir_open(dir, t, NULL)) >= 0)
+		digest = digest_of(dfd, dir, t, rep);
+	for (i = 0; i < n && rc == 0; i++) {
 		if (path && i > 0) { /* one file for every node: read once */
 			hws[i] = hws[0];
 			continue;
 		}
-		rc = load_one(dir, path, enforce_trust ? &trust : NULL,
-			      names[i], &hws[i], err);
-		if (rc)
-			return rc;
+		rc = lagom_digest_node_hw(digest, dfd, t, names[i], &hws[i]);
+		if (rc == 1) {
+			if (rep)
+				rep->from_digest++;
+			rc = 0;
+		} else if (rc == 0) {
+			rc = load_one(dfd, dir, path, t, names[i], &hws[i],
+				      err);
+		} else {
+			rc = lagom_errprintf(err, -rc, "out of memory");
+		}
 	}
-	return 0;
+	lagom_digest_destroy(digest);
+	if (dfd >= 0)
+		close(dfd);
+	return rc;
 }

@@ -185,10 +185,59 @@ static const char *summary_speedup(const struct lagom_planner_result *res)
 	return "1.00";
 }
 
+/* A size in one word, integers only: 4MiB, 512KiB, 1000B. */
+static void size_word(uint64_t b, char *buf, size_t len)
+{
+	if (b >= (1u << 20) && b % (1u << 20) == 0)
+		snprintf(buf, len, "%lluMiB", (unsigned long long)(b >> 20));
+	else if (b >= 1024 && b % 1024 == 0)
+		snprintf(buf, len, "%lluKiB", (unsigned long long)(b >> 10));
+	else
+		snprintf(buf, len, "%lluB", (unsigned long long)b);
+}
+
+#define SUMMARY_CORRECTIONS 4 /* listed in the summary; the rest counted */
+
+/*
+ * " corrected=allreduce@1MiB:x1.83,allgather@48MiB:x0.60 from=JOB.STEP"
+ * (factors in hundredths, no printf float), or "" without corrections.
+ */
+static void corrected_words(const struct lagom_planner_result *res, char *buf,
+			    size_t len)
+{
+	size_t used = 0, i;
+
+	buf[0] = '\0';
+	if (!res->ncorrections)
+		return;
+	used = (size_t)snprintf(buf, len, " corrected=");
+	for (i = 0;
+	     i < res->ncorrections && i < SUMMARY_CORRECTIONS && used < len;
+	     i++) {
+		const struct lagom_planner_correction *c = &res->corrections[i];
+		unsigned h = (unsigned)(c->factor * 100 + 0.5);
+		char size[32];
+
+		size_word(c->bytes, size, sizeof(size));
+		used += (size_t)snprintf(buf + used, len - used,
+					 "%s%s@%s:x%u.%02u", i ? "," : "",
+					 lagom_coll_name(c->coll), size,
+					 h / 100, h % 100);
+	}
+	if (used < len && res->ncorrections > SUMMARY_CORRECTIONS)
+		used += (size_t)snprintf(buf + used, len - used, ",+%zu",
+					 res->ncorrections -
+						 SUMMARY_CORRECTIONS);
+	if (used < len)
+		snprintf(buf + used, len - used, " from=%s",
+			 res->corrected_from);
+}
+
 static int make_summary(struct lagom_planner_result *res)
 {
 	const struct lagom_plan *p = res->plan;
 	char nc[32], algos[96], chunk[32] = "default", wl[LAGOM_NAME_MAX];
+	char corrected[320];
 	int rc;
 
 	channel_range(p, nc, sizeof(nc));
@@ -197,11 +246,13 @@ static int make_summary(struct lagom_planner_result *res)
 	if (p->env.buffsize_bytes)
 		snprintf(chunk, sizeof(chunk), "%lluKiB",
 			 (unsigned long long)(p->env.buffsize_bytes / 2048));
+	corrected_words(res, corrected, sizeof(corrected));
 	rc = asprintf(&res->summary,
 		      "lagom %s plan=%s workload=%s channels=%s chunk=%s "
-		      "algo=%s speedup=%sx%s%s",
+		      "algo=%s speedup=%sx%s%s%s",
 		      PACKAGE_VERSION, res->plan_id, wl, nc, chunk, algos,
-		      summary_speedup(res), res->fell_back ? " fallback=" : "",
+		      summary_speedup(res), corrected,
+		      res->fell_back ? " fallback=" : "",
 		      res->fell_back ? res->fallback_reason : "");
 	if (rc < 0) {
 		res->summary = NULL;

@@ -245,6 +245,39 @@ int lagom_profile_load_node(const char *dir, const char *node,
 			    struct lagom_error *err);
 
 /*
+ * The same, in a directory opened once with lagom_profile_dir_open() (dfd;
+ * dir names it in messages): one open per profile instead of a walk from
+ * "/" each time, the same checks and messages.  st (NULL allowed) gets the
+ * fstat of the file that was read.
+ */
+struct stat;
+int lagom_profile_load_node_at(int dfd, const char *dir, const char *node,
+			       const struct lagom_trust *trust,
+			       struct lagom_profile **out, struct stat *st,
+			       struct lagom_error *err);
+
+/*
+ * Open dir for the readers above: with trust, the walk from "/" that checks
+ * every ancestor and dir itself (lagom_profile_read_file's rules); without,
+ * plainly.  Returns a descriptor (O_DIRECTORY, close-on-exec) or a negative
+ * errno with "directory DIR: ..." in err.
+ */
+int lagom_profile_dir_open(const char *dir, const struct lagom_trust *trust,
+			   struct lagom_error *err);
+
+/*
+ * Read the regular file base of the directory dfd under the trust policy of
+ * profiles (trust NULL: none): never through a symlink, owner and mode
+ * checked on the opened descriptor, at most max bytes (-EFBIG beyond,
+ * refused unread when fstat already says so).  *buf (malloc'd, not
+ * NUL-terminated) and *len on success; st (NULL allowed) gets its fstat.
+ */
+int lagom_profile_read_at(int dfd, const char *base,
+			  const struct lagom_trust *trust, size_t max,
+			  char **buf, size_t *len, struct stat *st,
+			  struct lagom_error *err);
+
+/*
  * Write profile to "<dir>/<node>.json" atomically: a temporary file in dir,
  * written, fsync'd, mode 0644, renamed over the old file, then dir fsync'd.
  * Readers see the old file or the new one, never a mix, even when several

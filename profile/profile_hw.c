@@ -125,6 +125,9 @@ int lagom_profile_fit_contention(const struct lagom_profile *p,
 	return 0;
 }
 
+/* Every field of the profile read here (and by the fit above) must also be
+ * in the cluster digest's entry (profile/digest.c), or a plan made from the
+ * digest would differ from one made from the profiles. */
 int lagom_profile_to_hw(const struct lagom_profile *p, struct lagom_hw *out,
 			struct lagom_error *err)
 {

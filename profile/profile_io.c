@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "profile/profile.h"
+#include "profile/profile_int.h"
 
 #define OPEN_DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
 
@@ -116,42 +117,53 @@ close_fd:
 	return rc;
 }
 
-/* Open base relative to the trusted directory dir, never through a symlink,
- * and check both with fstat on the opened descriptors. */
-static int open_trusted(const char *dir, const char *base,
-			const struct lagom_trust *t, struct lagom_error *err)
+/* Open base in the directory dfd: with trust, never through a symlink, and
+ * the file checked with fstat on the opened descriptor; without, a regular
+ * file wherever a link leads. */
+static int open_at(int dfd, const char *base, const struct lagom_trust *t,
+		   struct lagom_error *err)
 {
 	struct stat st;
-	int dfd, fd, rc;
+	int fd, rc;
 
-	dfd = open_trusted_dir(dir, t, err);
-	if (dfd < 0)
-		return dfd;
-	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		rc = errno == ELOOP ? lagom_errprintf(err, EPERM,
-						      "%s is a symlink", base)
-				    : lagom_errprintf(err, errno, "%s",
-						      strerror(errno));
-		goto close_dir;
-	}
+	fd = openat(dfd, base,
+		    O_RDONLY | O_NONBLOCK | O_CLOEXEC | (t ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return errno == ELOOP && t
+			       ? lagom_errprintf(err, EPERM, "%s is a symlink",
+						 base)
+			       : lagom_errprintf(err, errno, "%s",
+						 strerror(errno));
 	if (fstat(fd, &st) < 0) {
 		rc = lagom_errprintf(err, errno, "%s", strerror(errno));
 		goto close_file;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		rc = lagom_errprintf(err, EPERM, "not a regular file");
+		rc = lagom_errprintf(err, t ? EPERM : EINVAL,
+				     "not a regular file");
 		goto close_file;
 	}
-	if ((rc = check_owner_mode(&st, t, "file", base, err)) < 0)
+	if (t && (rc = check_owner_mode(&st, t, "file", base, err)) < 0)
 		goto close_file;
-	close(dfd);
 	return fd;
 close_file:
 	close(fd);
-close_dir:
-	close(dfd);
 	return rc;
+}
+
+/* Open base relative to the trusted directory dir, never through a symlink,
+ * and check both with fstat on the opened descriptors. */
+static int open_trusted(const char *dir, const char *base,
+			const struct lagom_trust *t, struct lagom_error *err)
+{
+	int dfd, fd;
+
+	dfd = open_trusted_dir(dir, t, err);
+	if (dfd < 0)
+		return dfd;
+	fd = open_at(dfd, base, t, err);
+	close(dfd);
+	return fd;
 }
 
 static int open_relaxed(const char *path, struct lagom_error *err)
@@ -168,25 +180,43 @@ static int open_relaxed(const char *path, struct lagom_error *err)
 	return fd;
 }
 
-/* Read at most LAGOM_PROFILE_MAX_BYTES; one byte more is -EFBIG. */
-static int read_limited(int fd, char **buf, size_t *len,
+/* Read at most max bytes; one byte more is -EFBIG.  The buffer grows with
+ * what is there, so a small file under a large limit stays small. */
+static int read_limited(int fd, size_t max, char **buf, size_t *len,
 			struct lagom_error *err)
 {
-	const size_t cap = LAGOM_PROFILE_MAX_BYTES + 1;
+	const size_t cap = max + 1;
 	struct stat st;
-	size_t got = 0;
+	size_t got = 0, size;
 	char *b;
 
-	if (fstat(fd, &st) == 0 && st.st_size > LAGOM_PROFILE_MAX_BYTES)
-		return lagom_errprintf(
-			err, EFBIG, "%lld bytes, over the %d byte limit",
-			(long long)st.st_size, LAGOM_PROFILE_MAX_BYTES);
-	b = malloc(cap);
+	if (fstat(fd, &st) == 0 && st.st_size > (off_t)max)
+		return lagom_errprintf(err, EFBIG,
+				       "%lld bytes, over the %zu byte limit",
+				       (long long)st.st_size, max);
+	size = st.st_size > 0 && (size_t)st.st_size < max
+		       ? (size_t)st.st_size + 2
+		       : cap;
+	size = size < 4096 && cap > 4096 ? 4096 : size;
+	b = malloc(size);
 	if (b == NULL)
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	while (got < cap) {
-		ssize_t n = read(fd, b + got, cap - got);
+		ssize_t n;
 
+		if (got == size) { /* grew while we read: up to the cap */
+			size_t bigger = size * 2 < cap ? size * 2 : cap;
+			char *nb = realloc(b, bigger);
+
+			if (nb == NULL) {
+				free(b);
+				return lagom_errprintf(err, ENOMEM,
+						       "out of memory");
+			}
+			b = nb;
+			size = bigger;
+		}
+		n = read(fd, b + got, size - got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -199,10 +229,10 @@ static int read_limited(int fd, char **buf, size_t *len,
 			break;
 		got += (size_t)n;
 	}
-	if (got > LAGOM_PROFILE_MAX_BYTES) {
+	if (got > max) {
 		free(b);
-		return lagom_errprintf(err, EFBIG, "over the %d byte limit",
-				       LAGOM_PROFILE_MAX_BYTES);
+		return lagom_errprintf(err, EFBIG, "over the %zu byte limit",
+				       max);
 	}
 	*buf = b;
 	*len = got;
@@ -246,7 +276,7 @@ int lagom_profile_read_file(const char *path, const struct lagom_trust *trust,
 		   : open_relaxed(path, err);
 	if (fd < 0)
 		return lagom_error_prefix(err, "profile %s", path);
-	rc = read_limited(fd, &buf, &len, err);
+	rc = read_limited(fd, LAGOM_PROFILE_MAX_BYTES, &buf, &len, err);
 	close(fd);
 	if (rc == 0) {
 		rc = lagom_profile_from_buffer(buf, len, out, err);
@@ -257,31 +287,97 @@ int lagom_profile_read_file(const char *path, const struct lagom_trust *trust,
 	return 0;
 }
 
-int lagom_profile_load_node(const char *dir, const char *node,
-			    const struct lagom_trust *trust,
-			    struct lagom_profile **out, struct lagom_error *err)
+int lagom_profile_dir_open(const char *dir, const struct lagom_trust *trust,
+			   struct lagom_error *err)
 {
-	char path[PATH_MAX];
-	struct lagom_profile *p;
+	int fd;
+
+	if (trust)
+		return open_trusted_dir(dir, trust, err);
+	fd = open(dir, OPEN_DIR_FLAGS);
+	if (fd < 0)
+		return lagom_errprintf(err, errno, "directory %s: %s", dir,
+				       strerror(errno));
+	return fd;
+}
+
+int lagom_profile_read_at(int dfd, const char *base,
+			  const struct lagom_trust *trust, size_t max,
+			  char **buf, size_t *len, struct stat *st,
+			  struct lagom_error *err)
+{
+	int fd = open_at(dfd, base, trust, err);
+	int rc;
+
+	if (fd < 0)
+		return fd;
+	rc = st && fstat(fd, st) < 0
+		     ? lagom_errprintf(err, errno, "%s", strerror(errno))
+		     : read_limited(fd, max, buf, len, err);
+	close(fd);
+	return rc;
+}
+
+int lagom_profile_load_node_at(int dfd, const char *dir, const char *node,
+			       const struct lagom_trust *trust,
+			       struct lagom_profile **out, struct stat *st,
+			       struct lagom_error *err)
+{
+	char base[LAGOM_PROFILE_NAME_MAX + 8];
+	struct lagom_profile *p = NULL;
+	char *buf = NULL;
+	size_t len = 0;
 	int rc;
 
 	if (!lagom_profile_node_name_ok(node))
 		return lagom_errprintf(err, EINVAL,
 				       "\"%s\" is not a valid node name", node);
-	if (snprintf(path, sizeof(path), "%s/%s.json", dir, node) >=
-	    (int)sizeof(path))
-		return lagom_errprintf(err, ENAMETOOLONG,
-				       "profile directory name too long");
-	rc = lagom_profile_read_file(path, trust, &p, err);
+	snprintf(base, sizeof(base), "%s.json", node);
+	rc = lagom_profile_read_at(dfd, base, trust, LAGOM_PROFILE_MAX_BYTES,
+				   &buf, &len, st, err);
+	if (rc == 0) {
+		rc = lagom_profile_from_buffer(buf, len, &p, err);
+		free(buf);
+	}
 	if (rc < 0)
-		return rc;
+		return lagom_error_prefix(err, "profile %s/%s", dir, base);
 	if (strcmp(p->node, node) != 0) {
 		rc = lagom_errprintf(err, EINVAL,
-				     "profile %s: written for node \"%s\"",
-				     path, p->node);
+				     "profile %s/%s: written for node \"%s\"",
+				     dir, base, p->node);
 		lagom_profile_destroy(p);
 		return rc;
 	}
 	*out = p;
 	return 0;
+}
+
+int lagom_profile_load_node(const char *dir, const char *node,
+			    const struct lagom_trust *trust,
+			    struct lagom_profile **out, struct lagom_error *err)
+{
+	int dfd, rc;
+
+	if (!lagom_profile_node_name_ok(node))
+		return lagom_errprintf(err, EINVAL,
+				       "\"%s\" is not a valid node name", node);
+	if (strlen(dir) + strlen(node) + 6 >= PATH_MAX)
+		return lagom_errprintf(err, ENAMETOOLONG,
+				       "profile directory name too long");
+	dfd = lagom_profile_dir_open(dir, trust, err);
+	if (dfd < 0)
+		return lagom_error_prefix(err, "profile %s/%s.json", dir, node);
+	rc = lagom_profile_load_node_at(dfd, dir, node, trust, out, NULL, err);
+	close(dfd);
+	return rc;
+}
+
+int lagom_profile_trust_stat(const struct stat *st,
+			     const struct lagom_trust *trust, const char *base,
+			     struct lagom_error *err)
+{
+	if (!S_ISREG(st->st_mode))
+		return lagom_errprintf(err, EPERM, "%s: not a regular file",
+				       base);
+	return trust ? check_owner_mode(st, trust, "file", base, err) : 0;
 }

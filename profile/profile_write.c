@@ -17,11 +17,12 @@
 #include <unistd.h>
 
 #include "profile/profile.h"
+#include "profile/profile_int.h"
 
-#define TMP_NAME_MAX (LAGOM_PROFILE_NAME_MAX + 64)
+#define TMP_NAME_MAX 128
 
-/* A fresh temporary file ".<node>.json.<pid>.<n>" in dfd. */
-static int create_temp(int dfd, const char *node, char *name,
+/* A fresh temporary file "<prefix>.<pid>.<n>" in dfd. */
+static int create_temp(int dfd, const char *prefix, char *name,
 		       struct lagom_error *err)
 {
 	struct timespec ts;
@@ -30,7 +31,7 @@ static int create_temp(int dfd, const char *node, char *name,
 	for (int attempt = 0; attempt < 100; attempt++) {
 		int fd;
 
-		snprintf(name, TMP_NAME_MAX, ".%s.json.%ld.%ld", node,
+		snprintf(name, TMP_NAME_MAX, "%.80s.%ld.%ld", prefix,
 			 (long)getpid(), (long)ts.tv_nsec + attempt);
 		fd = openat(dfd, name,
 			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
@@ -63,14 +64,15 @@ static int write_all(int fd, const char *buf, size_t len)
 }
 
 /* Write text into the temporary file and make it durable before renaming. */
-static int fill_temp(int fd, const char *text, struct lagom_error *err)
+static int fill_temp(int fd, const char *text, size_t len,
+		     struct lagom_error *err)
 {
 	int rc;
 
 	if (fchmod(fd, 0644) < 0)
 		return lagom_errprintf(err, errno, "fchmod: %s",
 				       strerror(errno));
-	rc = write_all(fd, text, strlen(text));
+	rc = write_all(fd, text, len);
 	if (rc < 0)
 		return lagom_errprintf(err, -rc, "write: %s", strerror(-rc));
 	if (fsync(fd) < 0)
@@ -96,9 +98,8 @@ static int commit(int dfd, const char *tmp, const char *final,
  * a writer at work beside us is never disturbed. */
 #define STALE_TEMP_S 600
 
-static void remove_stale_temps(int dfd, const char *node)
+static void remove_stale_temps(int dfd, const char *prefix)
 {
-	char prefix[TMP_NAME_MAX];
 	int fd = dup(dfd);
 	time_t now = time(NULL);
 	struct dirent *e;
@@ -111,11 +112,11 @@ static void remove_stale_temps(int dfd, const char *node)
 		close(fd);
 		return;
 	}
-	snprintf(prefix, sizeof(prefix), ".%s.json.", node);
 	while ((e = readdir(d)) != NULL) {
 		struct stat st;
 
 		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 ||
+		    e->d_name[strlen(prefix)] != '.' ||
 		    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (S_ISREG(st.st_mode) && now - st.st_mtime > STALE_TEMP_S)
@@ -124,13 +125,35 @@ static void remove_stale_temps(int dfd, const char *node)
 	closedir(d);
 }
 
+int lagom_profile_replace_at(int dfd, const char *final, const char *text,
+			     size_t len, struct lagom_error *err)
+{
+	char tmp[TMP_NAME_MAX], prefix[TMP_NAME_MAX];
+	int fd, rc;
+
+	snprintf(prefix, sizeof(prefix), ".%s", final);
+	fd = create_temp(dfd, prefix, tmp, err);
+	if (fd < 0)
+		return fd;
+	rc = fill_temp(fd, text, len, err);
+	if (close(fd) < 0 && rc == 0)
+		rc = lagom_errprintf(err, errno, "close: %s", strerror(errno));
+	if (rc == 0)
+		rc = commit(dfd, tmp, final, err);
+	if (rc < 0)
+		unlinkat(dfd, tmp, 0);
+	else
+		remove_stale_temps(dfd, prefix);
+	return rc;
+}
+
 int lagom_profile_write_atomic(const char *dir,
 			       const struct lagom_profile *profile,
 			       struct lagom_error *err)
 {
-	char tmp[TMP_NAME_MAX], final[LAGOM_PROFILE_NAME_MAX + 8];
+	char final[LAGOM_PROFILE_NAME_MAX + 8];
 	char *text = NULL;
-	int dfd, fd, rc;
+	int dfd, rc;
 
 	if (!lagom_profile_node_name_ok(profile->node))
 		return lagom_errprintf(err, EINVAL,
@@ -145,21 +168,7 @@ int lagom_profile_write_atomic(const char *dir,
 		rc = lagom_errprintf(err, errno, "%s", strerror(errno));
 		goto free_text;
 	}
-	fd = create_temp(dfd, profile->node, tmp, err);
-	if (fd < 0) {
-		rc = fd;
-		goto close_dir;
-	}
-	rc = fill_temp(fd, text, err);
-	if (close(fd) < 0 && rc == 0)
-		rc = lagom_errprintf(err, errno, "close: %s", strerror(errno));
-	if (rc == 0)
-		rc = commit(dfd, tmp, final, err);
-	if (rc < 0)
-		unlinkat(dfd, tmp, 0);
-	else
-		remove_stale_temps(dfd, profile->node);
-close_dir:
+	rc = lagom_profile_replace_at(dfd, final, text, strlen(text), err);
 	close(dfd);
 free_text:
 	free(text);

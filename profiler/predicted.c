@@ -166,3 +166,18 @@ bad:
 			       "lagom's format",
 			       ln);
 }
+
+const struct lagom_measure_pred_class *lagom_measure_pred_find(
+	const struct lagom_measure_pred *p, const char *op, uint64_t plan_bytes,
+	uint32_t ranks, uint32_t nodes)
+{
+	for (size_t j = 0; op && j < p->n && j < LAGOM_PRED_MAX_CLASSES; j++) {
+		const struct lagom_measure_pred_class *c = &p->cls[j];
+
+		if (strcmp(c->op, op) == 0 && plan_bytes >= c->min_bytes &&
+		    plan_bytes <= c->max_bytes && c->ranks == ranks &&
+		    c->nodes == nodes)
+			return c;
+	}
+	return NULL;
+}

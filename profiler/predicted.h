@@ -48,4 +48,19 @@ int lagom_measure_pred_parse(const char *text, size_t len,
 			     struct lagom_measure_pred *out,
 			     struct lagom_error *err);
 
+/*
+ * The prediction of a measured class: op (lagom_rec_op_name()), the plan's
+ * byte count (lagom_rec_plan_bytes()) within a class's range, same ranks
+ * and nodes; the first such class, or NULL.
+ */
+const struct lagom_measure_pred_class *lagom_measure_pred_find(
+	const struct lagom_measure_pred *p, const char *op, uint64_t plan_bytes,
+	uint32_t ranks, uint32_t nodes);
+
+/* Read (record.h's lagom_rec_read_text() rules) and parse the predictions
+ * file at path; buf holds LAGOM_MEASURE_PRED_MAX bytes.  0 or -errno. */
+int lagom_measure_pred_read_file(const char *path, long owner_uid, char *buf,
+				 struct lagom_measure_pred *out,
+				 struct lagom_error *err);
+
 #endif /* LAGOM_PROFILER_PREDICTED_H */

@@ -191,3 +191,39 @@ int lagom_rec_format(const struct lagom_rec *r, char *buf, size_t len)
 	put(&o, "end\n");
 	return o.full ? -ENOSPC : (int)o.at;
 }
+
+uint64_t lagom_rec_plan_bytes(unsigned op, uint64_t bytes, uint32_t ranks)
+{
+	if (op == LAGOM_REC_OP_ALLGATHER || op == LAGOM_REC_OP_REDUCESCATTER)
+		return bytes * ranks;
+	return bytes;
+}
+
+const char *lagom_rec_plan_op(unsigned op)
+{
+	switch (op) {
+	case LAGOM_REC_OP_SEND:
+	case LAGOM_REC_OP_RECV:
+	case LAGOM_REC_OP_SENDRECV:
+		return "sendrecv";
+	case LAGOM_REC_OP_GATHER:
+	case LAGOM_REC_OP_SCATTER:
+	case LAGOM_REC_OP_OTHER:
+		return NULL;
+	default:
+		return lagom_rec_op_name(op);
+	}
+}
+
+const struct lagom_rec_comm *lagom_rec_main_comm(const struct lagom_rec *r)
+{
+	const struct lagom_rec_comm *best = NULL;
+
+	for (uint32_t i = 0; i < r->n_comms && i < LAGOM_REC_MAX_COMMS; i++)
+		if (r->comm[i].period_len &&
+		    (!best || r->comm[i].period_len > best->period_len ||
+		     (r->comm[i].period_len == best->period_len &&
+		      r->comm[i].period_ns > best->period_ns)))
+			best = &r->comm[i];
+	return best;
+}

@@ -142,6 +142,29 @@ int lagom_rec_parse(const char *text, size_t len, struct lagom_rec *out,
 		    struct lagom_rec *scratch, struct lagom_error *err);
 
 /*
+ * The whole file at path (at most max bytes) into buf (max + 1 bytes),
+ * its length in *len, under lagom_rec_read_file()'s rules.  0 or -errno
+ * with err filled (-ENOENT when there is none).
+ */
+int lagom_rec_read_text(const char *path, long owner_uid, char *buf, size_t max,
+			size_t *len, struct lagom_error *err);
+
+/*
+ * The byte count lagom's plan uses for a measured class (doc/plan-format.md,
+ * nccl-tests' sizes): NCCL's count x element size, except allgather and
+ * reducescatter, where NCCL gives one rank's part and the plan the whole
+ * buffer (x ranks).
+ */
+uint64_t lagom_rec_plan_bytes(unsigned op, uint64_t bytes, uint32_t ranks);
+/* The communicator of r whose iteration is longest (ties: the longer
+ * period_ns; the first of equals), or NULL when none has one: the one
+ * lagom learns from and reports. */
+const struct lagom_rec_comm *lagom_rec_main_comm(const struct lagom_rec *r);
+/* The plan's name of a measured operation (send and recv are the plan's
+ * "sendrecv"), or NULL for one the plan has no class of. */
+const char *lagom_rec_plan_op(unsigned op);
+
+/*
  * Read and parse the record file at path, with the caller's privileges:
  * refuses a symbolic link (O_NOFOLLOW), anything but a regular file, a file
  * larger than LAGOM_REC_MAX_BYTES, and a file not owned by owner_uid (pass

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "profiler/predicted.h"
 #include "profiler/record.h"
 
 static int read_all(int fd, char *buf, size_t cap, size_t *got)
@@ -33,9 +34,8 @@ static int read_all(int fd, char *buf, size_t cap, size_t *got)
 	return 0;
 }
 
-int lagom_rec_read_file(const char *path, long owner_uid, char *buf,
-			struct lagom_rec *out, struct lagom_rec *scratch,
-			struct lagom_error *err)
+int lagom_rec_read_text(const char *path, long owner_uid, char *buf, size_t max,
+			size_t *len, struct lagom_error *err)
 {
 	struct stat st;
 	size_t got = 0;
@@ -63,25 +63,49 @@ int lagom_rec_read_file(const char *path, long owner_uid, char *buf,
 				     (unsigned long)st.st_uid, owner_uid);
 		goto out_close;
 	}
-	if (st.st_size > LAGOM_REC_MAX_BYTES) {
-		rc = lagom_errprintf(err, EFBIG, "%s: larger than %d bytes",
-				     path, LAGOM_REC_MAX_BYTES);
+	if (st.st_size > (off_t)max) {
+		rc = lagom_errprintf(err, EFBIG, "%s: larger than %zu bytes",
+				     path, max);
 		goto out_close;
 	}
-	rc = read_all(fd, buf, LAGOM_REC_MAX_BYTES + 1, &got);
+	rc = read_all(fd, buf, max + 1, &got);
 	if (rc != 0) {
 		lagom_errprintf(err, -rc, "%s: %s", path, strerror(-rc));
 		goto out_close;
 	}
-	if (got > LAGOM_REC_MAX_BYTES) {
-		rc = lagom_errprintf(err, EFBIG, "%s: grew beyond %d bytes",
-				     path, LAGOM_REC_MAX_BYTES);
+	if (got > max) {
+		rc = lagom_errprintf(err, EFBIG, "%s: grew beyond %zu bytes",
+				     path, max);
 		goto out_close;
 	}
-	rc = lagom_rec_parse(buf, got, out, scratch, err);
-	if (rc != 0)
-		lagom_error_prefix(err, "%s", path);
+	*len = got;
 out_close:
 	close(fd);
+	return rc;
+}
+
+int lagom_rec_read_file(const char *path, long owner_uid, char *buf,
+			struct lagom_rec *out, struct lagom_rec *scratch,
+			struct lagom_error *err)
+{
+	size_t got = 0;
+	int rc = lagom_rec_read_text(path, owner_uid, buf, LAGOM_REC_MAX_BYTES,
+				     &got, err);
+
+	if (rc == 0 && (rc = lagom_rec_parse(buf, got, out, scratch, err)) != 0)
+		lagom_error_prefix(err, "%s", path);
+	return rc;
+}
+
+int lagom_measure_pred_read_file(const char *path, long owner_uid, char *buf,
+				 struct lagom_measure_pred *out,
+				 struct lagom_error *err)
+{
+	size_t got = 0;
+	int rc = lagom_rec_read_text(path, owner_uid, buf,
+				     LAGOM_MEASURE_PRED_MAX - 1, &got, err);
+
+	if (rc == 0 && (rc = lagom_measure_pred_parse(buf, got, out, err)) != 0)
+		lagom_error_prefix(err, "%s", path);
 	return rc;
 }

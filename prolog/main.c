@@ -15,16 +15,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common/escape.h"
 #include "model/model.h"
+#include "profile/digest.h"
 #include "prolog/prolog.h"
 
 #define DEFAULT_TTL_S 86400
 #define DEFAULT_BUDGET_GPU_S 5.0
 #define DEFAULT_BUDGET_NOGPU_S 0.5
+/* Longest wait for the cluster digest's lock (doc/lagom-prolog.8). */
+#define DIGEST_LOCK_WAIT_S 10.0
 
 struct opts {
 	char profile_dir[LAGOM_CONFIG_PATH_MAX];
@@ -32,7 +36,7 @@ struct opts {
 	const char *node;
 	long ttl_s;
 	double budget_s; /* < 0: default by GPU count */
-	bool dry_run, print, force, verbose;
+	bool dry_run, print, force, verbose, digest_only;
 };
 
 static const char usage[] =
@@ -51,6 +55,8 @@ static const char usage[] =
 	"  -f, --force            measure even when the profile is fresh\n"
 	"      --node NAME        node name (default $SLURMD_NODENAME, else\n"
 	"                         the short host name)\n"
+	"      --digest           only bring the cluster digest of the profile\n"
+	"                         directory up to date (measure nothing)\n"
 	"      --plugstack FILE   plugstack.conf to read lagom's line from\n"
 	"                         (default: next to $SLURM_CONF, else\n"
 	"                         /etc/slurm/plugstack.conf)\n"
@@ -136,6 +142,9 @@ static int parse_opt(struct opts *o, int c, const char *arg, bool *dir_given)
 	case 'P':
 		o->plugstack = arg;
 		return 0;
+	case 'D':
+		o->digest_only = true;
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -162,6 +171,7 @@ static int parse_args(int argc, char **argv, struct opts *o, bool *dir_given)
 		{ "force", no_argument, NULL, 'f' },
 		{ "node", required_argument, NULL, 'N' },
 		{ "plugstack", required_argument, NULL, 'P' },
+		{ "digest", no_argument, NULL, 'D' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -312,6 +322,49 @@ static void assemble(struct lagom_profile *p, const struct probe_result *r,
 	fill_from_table(p);
 }
 
+/* The cluster digest after this node's profile was written (or found
+ * fresh): every profile of the directory in one file srun reads
+ * (profile/digest.h).  A failure costs srun speed, never a plan. */
+static void sync_digest(const struct opts *o)
+{
+	struct lagom_trust trust = { .owner_uid = geteuid() };
+	struct lagom_digest_sync_report rep;
+	struct lagom_error err = { 0 };
+
+	if (lagom_digest_sync(o->profile_dir, &trust, DIGEST_LOCK_WAIT_S, &rep,
+			      &err) < 0) {
+		say(o, false, "%s", err.text);
+		return;
+	}
+	if (rep.note[0])
+		say(o, false, "%s: rebuilt", rep.note);
+	say(o, true,
+	    "cluster digest: %zu nodes (%zu kept, %zu read, %zu skipped), "
+	    "%s",
+	    rep.nodes, rep.kept, rep.read, rep.skipped,
+	    rep.written ? "rewritten" : "unchanged");
+}
+
+/* A fresh profile needs the digest only when the digest may not hold it:
+ * there is none, or it is older than the profile (a writer stopped between
+ * the two).  Two stats; srun checks every entry anyway. */
+static bool digest_may_lack(const struct opts *o, const char *node)
+{
+	char path[LAGOM_CONFIG_PATH_MAX + LAGOM_PROFILE_NAME_MAX + 32];
+	struct stat d, p;
+
+	snprintf(path, sizeof(path), "%s/%s", o->profile_dir,
+		 LAGOM_DIGEST_FILE);
+	if (stat(path, &d) < 0)
+		return true;
+	snprintf(path, sizeof(path), "%s/%s.json", o->profile_dir, node);
+	if (stat(path, &p) < 0)
+		return false;
+	return d.st_mtim.tv_sec < p.st_mtim.tv_sec ||
+	       (d.st_mtim.tv_sec == p.st_mtim.tv_sec &&
+		d.st_mtim.tv_nsec < p.st_mtim.tv_nsec);
+}
+
 static void output(const struct opts *o, const struct lagom_profile *p)
 {
 	struct lagom_error err = { 0 };
@@ -329,10 +382,12 @@ static void output(const struct opts *o, const struct lagom_profile *p)
 		    p->node);
 		return;
 	}
-	if (lagom_profile_write_atomic(o->profile_dir, p, &err) < 0)
+	if (lagom_profile_write_atomic(o->profile_dir, p, &err) < 0) {
 		say(o, false, "%s", err.text);
-	else
-		say(o, true, "wrote %s/%s.json", o->profile_dir, p->node);
+		return;
+	}
+	say(o, true, "wrote %s/%s.json", o->profile_dir, p->node);
+	sync_digest(o);
 }
 
 /* Everything after the command line: never fails the job. */
@@ -366,6 +421,8 @@ static void run(struct opts *o)
 		if (o->print)
 			say(o, false,
 			    "--print: profile is fresh, not re-measured");
+		if (!o->dry_run && digest_may_lack(o, node))
+			sync_digest(o);
 		goto out;
 	}
 	po.gpus_per_node_hint = p->hw.gpu_count;
@@ -400,6 +457,9 @@ int main(int argc, char **argv)
 	/* hwloc's cuda component would create a CUDA context in this process,
 	 * and the probes run in a fork of it: keep CUDA out of the parent. */
 	setenv("HWLOC_COMPONENTS", "-cuda", 0);
-	run(&o);
+	if (o.digest_only)
+		sync_digest(&o);
+	else
+		run(&o);
 	return 0;
 }

@@ -13,7 +13,7 @@
 #include "search/engine.h"
 #include "search/search.h"
 
-#define SEARCH_NC_GRID_MAX 16
+#define SEARCH_NCHANNELS_GRID_MAX 16
 #define SEARCH_DEFAULT_REFINE 32
 #define SEARCH_DEFAULT_MIN_GAIN 0.005
 #define SEARCH_IMPLS (LAGOM_ALGO_COUNT * LAGOM_PROTO_COUNT)
@@ -32,9 +32,11 @@ struct sproblem {
 	const struct lagom_workload *w;
 	struct lagom_error *err;
 	unsigned refine_budget;
-	double min_gain; /* see lagom_search_opts */
-	unsigned nc_grid[SEARCH_NC_GRID_MAX];
-	unsigned n_nc;
+	double min_gain;	 /* see lagom_search_opts */
+	unsigned nccl_version;	 /* see lagom_search_opts */
+	bool registered_buffers; /* see lagom_search_opts */
+	unsigned nchannels_grid[SEARCH_NCHANNELS_GRID_MAX];
+	unsigned n_nchannels;
 
 	size_t nclass;
 	struct sclass *cls;
@@ -58,17 +60,17 @@ struct sproblem {
 	uint64_t buffsize_bytes; /* 0 = 4 MiB */
 	unsigned nthreads;
 
-	/* Per class, per nc index: the fastest implementation there. */
-	struct lagom_coll_config *table_cfg; /* nclass * n_nc */
-	double *table_x;		     /* nclass * n_nc, per iteration */
-	double *table_x1;		     /* nclass * n_nc, per call */
-	double *table_cost;		     /* nclass * n_nc */
-	struct lagom_coll_config *cfg;	     /* nocc: configuration to eval */
+	/* Per class, per channel-grid index: the fastest implementation there. */
+	struct lagom_coll_config *table_cfg; /* nclass * n_nchannels */
+	double *table_x;	       /* nclass * n_nchannels, per iteration */
+	double *table_x1;	       /* nclass * n_nchannels, per call */
+	double *table_cost;	       /* nclass * n_nchannels */
+	struct lagom_coll_config *cfg; /* nocc: configuration to eval */
 	/* Collective times that no global value changes (LL, LL128), per
-	 * class, nc index and implementation; < 0 = not yet predicted. */
+	 * class, channel-grid index and implementation; < 0 = not yet predicted. */
 	double *xcache;
 
-	/* Result of the last search: nc index per class. */
+	/* Result of the last search: channel-grid index per class. */
 	unsigned *choice;
 };
 
@@ -114,8 +116,25 @@ int sproblem_region(struct sproblem *p, unsigned r, const double *coll_time_s,
 /* Fill p->cfg from per-class configurations (nclass entries). */
 void sproblem_apply(struct sproblem *p, const struct lagom_coll_config *cls);
 
+/* The environment-only plan over NCCL's defaults def: the channel cap,
+ * buffer size and CTA policy of lowest predicted time (NCCL's defaults
+ * unless min_gain faster), written to plan->env and *t_out. */
 int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
-		    unsigned *cap_out, uint64_t *buff_out, double *t_out);
+		    struct lagom_plan_env_values *env, double *t_out);
+
+/* NCCL_CTA_POLICY=efficiency is a candidate: the NCCL has it (2.28+) and
+ * the application registers its buffers (search/ctapolicy.c). */
+bool search_cta_policy_candidate(const struct sproblem *p);
+/*
+ * The configuration NCCL gives class j under NCCL_CTA_POLICY=efficiency
+ * (no tuner plugin, NCCL_MAX_CTAS=cap, 0 = none), from its configuration
+ * base without the policy and NCCL_BUFFSIZE buffsize_bytes (0 = 4 MiB);
+ * false when the policy leaves the class alone.
+ */
+bool search_cta_efficiency(const struct sproblem *p, size_t j, unsigned cap,
+			   uint64_t buffsize_bytes,
+			   const struct lagom_coll_config *base,
+			   struct lagom_coll_config *out);
 /* Turn the plan into NCCL's defaults (never slower by its own prediction). */
 void search_keep_nccl(struct lagom_plan *plan);
 /* 0 when the plan encodes with and without the tuner plugin (its values

@@ -3,7 +3,9 @@
 noinst_LTLIBRARIES += libsearch.la
 libsearch_la_SOURCES = search/search.h search/internal.h search/engine.h \
 	search/engine.c search/problem.c search/search.c search/plan.c \
-	search/nowork.c search/encode.c
+	search/nowork.c search/encode.c search/ctapolicy.c
+# The plan text: plan/'s encoder travels with the search.
+libsearch_la_LIBADD = libplan.la
 
 UNIT_TESTS += tests/search/test_engine tests/search/test_search
 check_PROGRAMS += tests/search/test_engine tests/search/test_search
@@ -13,7 +15,7 @@ tests_search_test_engine_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_search_test_engine_LDADD = libsearch.la libcatalog.la libmodel.la libcommon.la \
 	$(CMOCKA_LIBS) -lm
 tests_search_test_search_SOURCES = tests/search/test_search.c \
-	tests/search/plan_parse.h tests/search/paper.h tests/search/scenarios.h
+	tests/search/paper.h tests/search/scenarios.h
 tests_search_test_search_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_search_test_search_LDADD = libsearch.la libcatalog.la libmodel.la libcommon.la \
 	$(CMOCKA_LIBS) -lm

@@ -119,9 +119,9 @@ static int nw_choose(struct nw_case *cases, size_t n, struct lagom_plan *plan)
 			bwhich = i;
 			break;
 		}
-	grid = cases[bwhich].p.nc_grid;
+	grid = cases[bwhich].p.nchannels_grid;
 	for (size_t b = 0; b < N_NW_BUFF; b++)
-		for (unsigned g = 0; g <= cases[bwhich].p.n_nc; g++) {
+		for (unsigned g = 0; g <= cases[bwhich].p.n_nchannels; g++) {
 			unsigned cap = g ? grid[g - 1] : 0;
 
 			if ((rc = nw_worst(cases, n, cap, nw_buff[b], &worst,

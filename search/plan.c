@@ -54,13 +54,13 @@ static void chunk_from_buffsize(const struct sproblem *p, size_t j, unsigned b,
  * every channel count of the grid from one model call; the same order and
  * comparisons as the generic loop.
  */
-static void comm_only_nc(struct sproblem *p, size_t j,
-			 struct lagom_coll_config *c, double *best,
-			 int *changed)
+static void comm_only_nchannels(struct sproblem *p, size_t j,
+				struct lagom_coll_config *c, double *best,
+				int *changed)
 {
 	const struct sclass *k = &p->cls[j];
 	struct lagom_coll_config t = *c;
-	double x[SEARCH_NC_GRID_MAX];
+	double x[SEARCH_NCHANNELS_GRID_MAX];
 
 	if (!(k->impl_mask & (1u << (t.algo * LAGOM_PROTO_COUNT + t.proto))))
 		return;
@@ -68,12 +68,12 @@ static void comm_only_nc(struct sproblem *p, size_t j,
 					    &t, p->err) < 0)
 		return;
 	lagom_coll_times_s_nocheck(p->hw, &k->comm, k->coll, k->bytes, &t,
-				   p->nc_grid, p->n_nc, x);
-	for (unsigned i = 0; i < p->n_nc; i++)
+				   p->nchannels_grid, p->n_nchannels, x);
+	for (unsigned i = 0; i < p->n_nchannels; i++)
 		if (better(x[i], *best)) {
 			*best = x[i];
 			*c = t;
-			c->nchannels = p->nc_grid[i];
+			c->nchannels = p->nchannels_grid[i];
 			*changed = 1;
 		}
 }
@@ -100,9 +100,9 @@ static int comm_only_class(struct sproblem *p, size_t j, unsigned b,
 		for (int dim = 0; dim < 2; dim++) {
 			unsigned n = dim == 0 ? LAGOM_ALGO_COUNT *
 							LAGOM_PROTO_COUNT
-					      : p->n_nc;
+					      : p->n_nchannels;
 			if (dim == 1 && p->valid) {
-				comm_only_nc(p, j, c, &best, &changed);
+				comm_only_nchannels(p, j, c, &best, &changed);
 				continue;
 			}
 			for (unsigned i = 0; i < n; i++) {
@@ -116,7 +116,7 @@ static int comm_only_class(struct sproblem *p, size_t j, unsigned b,
 						i % LAGOM_PROTO_COUNT);
 					chunk_from_buffsize(p, j, b, &t);
 				} else {
-					t.nchannels = p->nc_grid[i];
+					t.nchannels = p->nchannels_grid[i];
 				}
 				if (!(p->cls[j].impl_mask &
 				      (1u << (t.algo * LAGOM_PROTO_COUNT +
@@ -168,11 +168,6 @@ static int comm_only_time(struct sproblem *p,
 }
 
 /*
- * Environment only (no tuner plugin): one channel cap and one buffer size
- * for every collective, on top of NCCL's own choices.  Candidate (0, 4 MiB)
- * is NCCL's default, so this is never predicted slower than the default.
- */
-/*
  * The configurations of one buffer size b, per class: NCCL's default with
  * that buffer's chunk, and (when the inputs were checked) its time per call
  * under every cap of the grid (index 0: no cap), from one model call each.
@@ -180,7 +175,7 @@ static int comm_only_time(struct sproblem *p,
 static void env_configs(struct sproblem *p, const struct lagom_coll_config *def,
 			unsigned b, struct lagom_coll_config *c, double *x)
 {
-	unsigned nc[SEARCH_NC_GRID_MAX + 1];
+	unsigned nchannels[SEARCH_NCHANNELS_GRID_MAX + 1];
 
 	for (size_t j = 0; j < p->nclass; j++) {
 		c[j] = def[j];
@@ -190,42 +185,60 @@ static void env_configs(struct sproblem *p, const struct lagom_coll_config *def,
 				p->cls[j].bytes);
 		if (!p->valid)
 			continue;
-		for (unsigned i = 0; i <= p->n_nc; i++)
-			nc[i] = i == 0 || def[j].nchannels <= p->nc_grid[i - 1]
+		for (unsigned i = 0; i <= p->n_nchannels; i++)
+			nchannels[i] =
+				i == 0 || def[j].nchannels <=
+							p->nchannels_grid[i - 1]
 					? def[j].nchannels
-					: p->nc_grid[i - 1];
-		lagom_coll_times_s_nocheck(
-			p->hw, &p->cls[j].comm, p->cls[j].coll, p->cls[j].bytes,
-			&c[j], nc, p->n_nc + 1, &x[j * (p->n_nc + 1)]);
+					: p->nchannels_grid[i - 1];
+		lagom_coll_times_s_nocheck(p->hw, &p->cls[j].comm,
+					   p->cls[j].coll, p->cls[j].bytes,
+					   &c[j], nchannels, p->n_nchannels + 1,
+					   &x[j * (p->n_nchannels + 1)]);
 	}
 }
 
-/* Iteration time with every class at cap index i of env_configs(). */
+/* Iteration time with every class at cap index i of env_configs(), under
+ * NCCL_CTA_POLICY policy and NCCL_BUFFSIZE candidate b. */
 static int env_time(struct sproblem *p, const struct lagom_coll_config *base,
-		    const double *x, unsigned i, struct lagom_coll_config *c,
-		    double *cx, double *t_s)
+		    const double *x, unsigned i, unsigned policy, unsigned b,
+		    struct lagom_coll_config *c, double *cx, double *t_s)
 {
-	unsigned cap = i == 0 ? 0 : p->nc_grid[i - 1];
+	unsigned cap = i == 0 ? 0 : p->nchannels_grid[i - 1];
+	int rc;
 
 	for (size_t j = 0; j < p->nclass; j++) {
 		c[j] = base[j];
 		if (cap && c[j].nchannels > cap)
 			c[j].nchannels = cap;
-		cx[j] = x[j * (p->n_nc + 1) + i];
+		cx[j] = x[j * (p->n_nchannels + 1) + i];
+		if (policy == LAGOM_CTA_POLICY_EFFICIENCY &&
+		    search_cta_efficiency(p, j, cap, b ? buffsize_grid[b] : 0,
+					  &c[j], &c[j]) &&
+		    (rc = class_time(p, j, &c[j], &cx[j])) < 0)
+			return rc;
 	}
 	sproblem_apply(p, c);
 	return sproblem_iteration_x(p, p->valid ? cx : NULL, t_s);
 }
 
+/*
+ * Environment only (no tuner plugin): one channel cap, one buffer size and
+ * (NCCL 2.28+, registered buffers) one CTA policy for every collective, on
+ * top of NCCL's own choices.  The first candidate (no cap, 4 MiB, default
+ * policy) is NCCL's default, and ties keep the earlier candidate, so the
+ * policy is chosen only where it is predicted faster.
+ */
 int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
-		    unsigned *cap_out, uint64_t *buff_out, double *t_out)
+		    struct lagom_plan_env_values *env, double *t_out)
 {
 	size_t n = p->nclass + 1;
 	struct lagom_coll_config *c = calloc(2 * n, sizeof(*c));
-	double *x = calloc(n * (p->n_nc + 2), sizeof(*x));
+	double *x = calloc(n * (p->n_nchannels + 2), sizeof(*x));
 	double best = 0, def_s = 0;
 	int rc = 0, have = 0;
 	unsigned def_max = 0;
+	unsigned npolicies = search_cta_policy_candidate(p) ? 2 : 1;
 
 	if (!c || !x) {
 		rc = lagom_errprintf(p->err, ENOMEM, "out of memory");
@@ -234,30 +247,37 @@ int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
 	for (size_t j = 0; j < p->nclass; j++)
 		if (def[j].nchannels > def_max)
 			def_max = def[j].nchannels;
-	for (unsigned b = 0; b < N_BUFF && rc == 0; b++) {
-		/* c, x: scratch per class; c + n, x + n: env_configs() */
-		env_configs(p, def, b, c + n, x + n);
-		for (unsigned i = 0; i <= p->n_nc && rc == 0; i++) {
-			unsigned cap = i == 0 ? 0 : p->nc_grid[i - 1];
-			double t;
+	for (unsigned pol = 0; pol < npolicies && rc == 0; pol++)
+		for (unsigned b = 0; b < N_BUFF && rc == 0; b++) {
+			/* c, x: scratch per class; c + n, x + n: env_configs() */
+			env_configs(p, def, b, c + n, x + n);
+			for (unsigned i = 0; i <= p->n_nchannels && rc == 0;
+			     i++) {
+				unsigned cap =
+					i == 0 ? 0 : p->nchannels_grid[i - 1];
+				double t;
 
-			if (cap >= def_max) /* the same as no cap */
-				break;
-			if ((rc = env_time(p, c + n, x + n, i, c, x, &t)) < 0)
-				break;
-			if (!have)
-				def_s = t;
-			if (!have || better(t, best)) {
-				best = t;
-				*cap_out = cap;
-				*buff_out = b ? buffsize_grid[b] : 0;
-				have = 1;
+				if (cap >= def_max) /* the same as no cap */
+					break;
+				if ((rc = env_time(p, c + n, x + n, i, pol, b,
+						   c, x, &t)) < 0)
+					break;
+				if (!have)
+					def_s = t;
+				if (!have || better(t, best)) {
+					best = t;
+					env->env_max_ctas = cap;
+					env->env_buffsize_bytes =
+						b ? buffsize_grid[b] : 0;
+					env->env_cta_policy = pol;
+					have = 1;
+				}
 			}
 		}
-	}
 	if (rc == 0 && !(best < def_s * (1 - p->min_gain))) {
-		*cap_out = 0; /* not worth leaving NCCL's defaults */
-		*buff_out = 0;
+		env->env_max_ctas = 0; /* not worth leaving NCCL's defaults */
+		env->env_buffsize_bytes = 0;
+		env->env_cta_policy = LAGOM_CTA_POLICY_DEFAULT;
 		best = def_s;
 	}
 	if (rc == 0)
@@ -297,7 +317,7 @@ static int choose_nthreads(struct sproblem *p, struct lagom_plan *plan)
 		double t;
 
 		for (size_t j = 0; j < p->nclass; j++) {
-			c[j] = p->table_cfg[j * p->n_nc + p->choice[j]];
+			c[j] = p->table_cfg[j * p->n_nchannels + p->choice[j]];
 			if (c[j].proto != LAGOM_PROTO_LL128)
 				c[j].nthreads = nthreads_grid[nt];
 		}
@@ -314,7 +334,7 @@ static int choose_nthreads(struct sproblem *p, struct lagom_plan *plan)
 
 /* What choose_globals keeps of the best buffer size's search. */
 struct best_search {
-	struct lagom_coll_config *table_cfg; /* nclass * n_nc */
+	struct lagom_coll_config *table_cfg; /* nclass * n_nchannels */
 	unsigned *choice;		     /* nclass */
 	struct lagom_plan_step steps[LAGOM_PLAN_MAX_STEPS];
 	size_t nsteps;
@@ -325,7 +345,7 @@ static void keep_search(struct best_search *k, const struct sproblem *p,
 			const struct lagom_plan *plan)
 {
 	memcpy(k->table_cfg, p->table_cfg,
-	       p->nclass * p->n_nc * sizeof(*k->table_cfg));
+	       p->nclass * p->n_nchannels * sizeof(*k->table_cfg));
 	memcpy(k->choice, p->choice, p->nclass * sizeof(*k->choice));
 	memcpy(k->steps, plan->steps, plan->nsteps * sizeof(*k->steps));
 	k->nsteps = plan->nsteps;
@@ -336,7 +356,7 @@ static void restore_search(const struct best_search *k, struct sproblem *p,
 			   struct lagom_plan *plan)
 {
 	memcpy(p->table_cfg, k->table_cfg,
-	       p->nclass * p->n_nc * sizeof(*k->table_cfg));
+	       p->nclass * p->n_nchannels * sizeof(*k->table_cfg));
 	memcpy(p->choice, k->choice, p->nclass * sizeof(*k->choice));
 	memcpy(plan->steps, k->steps, k->nsteps * sizeof(*k->steps));
 	plan->nsteps = k->nsteps;
@@ -356,7 +376,7 @@ static int choose_globals(struct sproblem *p, struct lagom_plan *plan)
 	int rc = 0;
 
 	if (k) {
-		k->table_cfg = calloc(p->nclass * p->n_nc + 1,
+		k->table_cfg = calloc(p->nclass * p->n_nchannels + 1,
 				      sizeof(*k->table_cfg));
 		k->choice = calloc(p->nclass + 1, sizeof(*k->choice));
 	}
@@ -455,7 +475,8 @@ static int fill_colls(struct sproblem *p, struct lagom_plan *plan,
 			.coll = k->coll,
 			.bytes = k->bytes,
 			.comm = k->comm,
-			.config = p->table_cfg[j * p->n_nc + p->choice[j]],
+			.config =
+				p->table_cfg[j * p->n_nchannels + p->choice[j]],
 			.calls = k->calls,
 		};
 		if ((rc = class_time(p, j, &c->config, &c->time_s)) < 0 ||
@@ -484,11 +505,11 @@ static void set_ctas(struct lagom_plan *plan,
 	bool above_default = false;
 
 	for (size_t j = 0; j < plan->ncolls; j++) {
-		unsigned nc = plan->colls[j].config.nchannels;
+		unsigned nchannels = plan->colls[j].config.nchannels;
 
-		if (nc > max)
-			max = nc;
-		if (nc > def[j].nchannels)
+		if (nchannels > max)
+			max = nchannels;
+		if (nchannels > def[j].nchannels)
 			above_default = true;
 	}
 	plan->env.min_ctas = above_default ? max : 0;
@@ -548,8 +569,7 @@ static int plan_workload(struct sproblem *p, struct lagom_plan *plan)
 	if ((rc = sproblem_iteration(p, &plan->nccl_s)) < 0 ||
 	    (rc = comm_only_time(p, def, &plan->comm_only_s, co, &co_buff)) <
 		    0 ||
-	    (rc = search_env_only(p, def, &plan->env.env_max_ctas,
-				  &plan->env.env_buffsize_bytes,
+	    (rc = search_env_only(p, def, &plan->env,
 				  &plan->lagom_env_only_s)) < 0 ||
 	    (rc = choose_globals(p, plan)) < 0 ||
 	    (rc = fill_colls(p, plan, def)) < 0)
@@ -603,6 +623,30 @@ static int check_args(const struct lagom_hw *hw, unsigned nodes, unsigned *gpn,
 	return 0;
 }
 
+/* Every communicator of w within the step: a plan record of a wider one
+ * would be refused by every reader (doc/plan-format.md). */
+static int check_fits(const struct lagom_workload *w, unsigned nodes,
+		      unsigned ranks, struct lagom_error *err)
+{
+	for (size_t r = 0; r < w->nregions; r++)
+		for (size_t c = 0; c < w->regions[r].ncolls; c++) {
+			const struct lagom_comm *m =
+				&w->regions[r].colls[c].comm;
+
+			if (m->ranks > ranks || m->nodes > nodes)
+				return lagom_errprintf(
+					err, EINVAL,
+					"region '%s': %s over %u ranks on %u "
+					"nodes does not fit the step's %u ranks "
+					"on %u nodes",
+					w->regions[r].name,
+					lagom_coll_name(
+						w->regions[r].colls[c].coll),
+					m->ranks, m->nodes, ranks, nodes);
+		}
+	return 0;
+}
+
 int lagom_search_plan(const struct lagom_hw *hw, const struct lagom_workload *w,
 		      unsigned nodes, unsigned gpus_per_node,
 		      const struct lagom_search_opts *opts,
@@ -615,7 +659,8 @@ int lagom_search_plan(const struct lagom_hw *hw, const struct lagom_workload *w,
 	if (!w)
 		return lagom_plan_no_workload(hw, nodes, gpus_per_node, opts,
 					      out, err);
-	if ((rc = check_args(hw, nodes, &gpus_per_node, out, err)) < 0)
+	if ((rc = check_args(hw, nodes, &gpus_per_node, out, err)) < 0 ||
+	    (rc = check_fits(w, nodes, nodes * gpus_per_node, err)) < 0)
 		return rc;
 	if (!(plan = calloc(1, sizeof(*plan))))
 		return lagom_errprintf(err, ENOMEM, "out of memory");

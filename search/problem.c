@@ -10,8 +10,8 @@
 
 #include "search/internal.h"
 
-static const unsigned nc_grid_full[] = { 1,  2,	 3,  4,	 6,  8,	 12,
-					 16, 24, 32, 40, 48, 56, 64 };
+static const unsigned nchannels_grid_full[] = { 1,  2,	3,  4,	6,  8,	12,
+						16, 24, 32, 40, 48, 56, 64 };
 
 static int dcmp(double a, double b)
 {
@@ -197,8 +197,8 @@ static int alloc_problem(struct sproblem *p)
 	return 0;
 }
 
-static void init_nc_grid(struct sproblem *p,
-			 const struct lagom_search_opts *opts)
+static void init_nchannels_grid(struct sproblem *p,
+				const struct lagom_search_opts *opts)
 {
 	unsigned cap = opts && opts->max_nchannels ? opts->max_nchannels
 						   : LAGOM_NCHANNELS_MAX;
@@ -206,15 +206,18 @@ static void init_nc_grid(struct sproblem *p,
 
 	if (p->hw->gpu.sm_count > 1 && cap > p->hw->gpu.sm_count - 1)
 		cap = p->hw->gpu.sm_count - 1;
-	p->n_nc = 0;
-	for (i = 0; i < sizeof(nc_grid_full) / sizeof(*nc_grid_full); i++)
-		if (nc_grid_full[i] <= cap || p->n_nc == 0)
-			p->nc_grid[p->n_nc++] = nc_grid_full[i];
+	p->n_nchannels = 0;
+	for (i = 0;
+	     i < sizeof(nchannels_grid_full) / sizeof(*nchannels_grid_full);
+	     i++)
+		if (nchannels_grid_full[i] <= cap || p->n_nchannels == 0)
+			p->nchannels_grid[p->n_nchannels++] =
+				nchannels_grid_full[i];
 }
 
 static int alloc_tables(struct sproblem *p)
 {
-	size_t n = p->nclass * p->n_nc + 1;
+	size_t n = p->nclass * p->n_nchannels + 1;
 
 	p->table_cfg = calloc(n, sizeof(*p->table_cfg));
 	p->table_x = calloc(n, sizeof(*p->table_x));
@@ -233,7 +236,8 @@ static int alloc_tables(struct sproblem *p)
 static bool same_comm(const struct lagom_comm *a, const struct lagom_comm *b)
 {
 	return a->ranks == b->ranks && a->nodes == b->nodes &&
-	       a->ranks_per_node == b->ranks_per_node && a->hops == b->hops;
+	       a->ranks_per_node == b->ranks_per_node && a->hops == b->hops &&
+	       a->time_scale == b->time_scale;
 }
 
 /*
@@ -289,11 +293,13 @@ int sproblem_init(struct sproblem *p, const struct lagom_hw *hw,
 						       : SEARCH_DEFAULT_REFINE;
 	p->min_gain = opts && opts->min_gain > 0 ? opts->min_gain
 						 : SEARCH_DEFAULT_MIN_GAIN;
+	p->nccl_version = opts ? opts->nccl_version : 0;
+	p->registered_buffers = opts && opts->registered_buffers;
 	if (!hw || !w || (w->nregions && !w->regions))
 		return lagom_errprintf(err, EINVAL, "no hardware or workload");
 	if ((rc = alloc_problem(p)) < 0)
 		goto fail;
-	init_nc_grid(p, opts);
+	init_nchannels_grid(p, opts);
 	sort_regions(p);
 	for (i = 0; i < w->nregions; i++) {
 		const struct lagom_region *r = &w->regions[p->region_order[i]];

@@ -18,7 +18,7 @@ static int impl_times(struct sproblem *p, size_t j, unsigned i,
 		      struct lagom_coll_config *c, double *x)
 {
 	const struct sclass *k = &p->cls[j];
-	double *cache = &p->xcache[(j * SEARCH_IMPLS + i) * p->n_nc];
+	double *cache = &p->xcache[(j * SEARCH_IMPLS + i) * p->n_nchannels];
 	bool fixed = i % LAGOM_PROTO_COUNT != LAGOM_PROTO_SIMPLE &&
 		     !p->nthreads;
 	struct lagom_coll_time t;
@@ -27,23 +27,24 @@ static int impl_times(struct sproblem *p, size_t j, unsigned i,
 	*c = (struct lagom_coll_config){
 		.algo = (enum lagom_algo)(i / LAGOM_PROTO_COUNT),
 		.proto = (enum lagom_proto)(i % LAGOM_PROTO_COUNT),
-		.nchannels = p->nc_grid[0],
+		.nchannels = p->nchannels_grid[0],
 		.nthreads = p->nthreads,
 	};
 	c->chunk_bytes = search_chunk_bytes(p->buffsize_bytes, c->algo,
 					    c->proto, k->bytes);
 	if (fixed && cache[0] >= 0) {
-		memcpy(x, cache, p->n_nc * sizeof(*x));
+		memcpy(x, cache, p->n_nchannels * sizeof(*x));
 		return 0;
 	}
 	if (p->valid) { /* valid by construction */
 		lagom_coll_times_s_nocheck(p->hw, &k->comm, k->coll, k->bytes,
-					   c, p->nc_grid, p->n_nc, x);
+					   c, p->nchannels_grid, p->n_nchannels,
+					   x);
 	} else {
-		for (unsigned n = 0; n < p->n_nc; n++) {
+		for (unsigned n = 0; n < p->n_nchannels; n++) {
 			struct lagom_coll_config cn = *c;
 
-			cn.nchannels = p->nc_grid[n];
+			cn.nchannels = p->nchannels_grid[n];
 			rc = lagom_coll_predict(p->hw, &k->comm, k->coll,
 						k->bytes, &cn, &t, p->err);
 			if (rc < 0)
@@ -52,7 +53,7 @@ static int impl_times(struct sproblem *p, size_t j, unsigned i,
 		}
 	}
 	if (fixed)
-		memcpy(cache, x, p->n_nc * sizeof(*x));
+		memcpy(cache, x, p->n_nchannels * sizeof(*x));
 	return 0;
 }
 
@@ -66,7 +67,7 @@ static int impl_times(struct sproblem *p, size_t j, unsigned i,
  */
 static int class_tables(struct sproblem *p, size_t j)
 {
-	double x[SEARCH_IMPLS][SEARCH_NC_GRID_MAX];
+	double x[SEARCH_IMPLS][SEARCH_NCHANNELS_GRID_MAX];
 	struct lagom_coll_config c[SEARCH_IMPLS];
 	unsigned n = 0, m, nci;
 	int rc;
@@ -81,15 +82,15 @@ static int class_tables(struct sproblem *p, size_t j)
 		return lagom_errprintf(p->err, EINVAL,
 				       "%s: no algorithm/protocol allowed",
 				       lagom_coll_name(p->cls[j].coll));
-	for (nci = 0; nci < p->n_nc; nci++) {
-		size_t t = j * p->n_nc + nci;
+	for (nci = 0; nci < p->n_nchannels; nci++) {
+		size_t t = j * p->n_nchannels + nci;
 		unsigned b = 0;
 
 		for (m = 1; m < n; m++)
 			if (lse_less(x[m][nci], x[b][nci]))
 				b = m;
 		p->table_cfg[t] = c[b];
-		p->table_cfg[t].nchannels = p->nc_grid[nci];
+		p->table_cfg[t].nchannels = p->nchannels_grid[nci];
 		p->table_x1[t] = x[b][nci];
 		p->table_x[t] = x[b][nci] * p->cls[j].calls;
 		p->table_cost[t] = 0;
@@ -147,8 +148,8 @@ static int fill_tables(struct sproblem *p)
 
 		for (size_t k = 0; k < r->ncolls; k++) {
 			j = p->occ_class[p->region_first[o] + k];
-			for (i = 0; i < p->n_nc; i++) {
-				size_t t = j * p->n_nc + i;
+			for (i = 0; i < p->n_nchannels; i++) {
+				size_t t = j * p->n_nchannels + i;
 				double c;
 
 				rc = occ_cost(p, r, &p->table_cfg[t],
@@ -192,7 +193,7 @@ static int comp_eval(void *vctx, const unsigned *choice, struct lse_eval *out)
 			continue;
 		for (size_t k = 0; k < reg->ncolls; k++) {
 			size_t o = p->region_first[r] + k;
-			size_t t = p->occ_class[o] * p->n_nc +
+			size_t t = p->occ_class[o] * p->n_nchannels +
 				   p->choice[p->occ_class[o]];
 
 			p->cfg[o] = p->table_cfg[t];
@@ -225,8 +226,8 @@ static void record_trace(struct sproblem *p, const struct comp_ctx *c,
 		plan->steps[plan->nsteps++] = (struct lagom_plan_step){
 			.kind = (enum lagom_plan_step_kind)st->kind,
 			.coll = j,
-			.from_nc = p->nc_grid[st->from],
-			.to_nc = p->nc_grid[st->to],
+			.from_nchannels = p->nchannels_grid[st->from],
+			.to_nchannels = p->nchannels_grid[st->to],
 			.h = st->h,
 			.x_s = st->eval.x_s,
 			.y_s = st->eval.y_s,
@@ -250,9 +251,9 @@ static int search_comp(struct sproblem *p, struct comp_ctx *c,
 	int rc;
 
 	for (i = 0; i < c->n; i++) {
-		size_t t = c->members[i] * p->n_nc;
+		size_t t = c->members[i] * p->n_nchannels;
 
-		colls[i] = (struct lse_coll){ .n_cand = p->n_nc,
+		colls[i] = (struct lse_coll){ .n_cand = p->n_nchannels,
 					      .x_s = &p->table_x[t],
 					      .cost_s = &p->table_cost[t] };
 	}
@@ -311,7 +312,7 @@ int sproblem_search(struct sproblem *p, bool exhaustive,
 			goto out;
 	}
 	for (j = 0; j < p->nocc; j++)
-		p->cfg[j] = p->table_cfg[p->occ_class[j] * p->n_nc +
+		p->cfg[j] = p->table_cfg[p->occ_class[j] * p->n_nchannels +
 					 p->choice[p->occ_class[j]]];
 	rc = sproblem_iteration(p, time_s);
 	if (rc == 0 && stats)

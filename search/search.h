@@ -22,10 +22,11 @@
 #include "common/error.h"
 #include "common/hash.h"
 #include "model/model.h"
+#include "plan/plan.h" /* the text's format: LAGOM_PLAN_MAX_COLLS, ... */
 
-#define LAGOM_PLAN_MAX_COLLS 256 /* doc/plan-format.md */
-#define LAGOM_PLAN_MAX_STEPS 64	 /* trajectory kept for explaining */
-#define LAGOM_PLAN_TEXT_MAX 65536
+#define LAGOM_PLAN_MAX_STEPS 64 /* trajectory kept for explaining */
+/* The longest plan text (plan/plan.h's bound, for the planner's buffer). */
+#define LAGOM_PLAN_TEXT_MAX LAGOM_PLAN_MAX_BYTES
 
 /* One collective class: calls of coll with min_bytes <= size <= max_bytes
  * on a communicator of exactly ranks ranks over nodes nodes. */
@@ -44,12 +45,16 @@ struct lagom_plan_coll {
 
 /* Global values: NCCL accepts one of each per process. */
 struct lagom_plan_env_values {
-	unsigned min_ctas, max_ctas; /* with the tuner plugin (per-call nc) */
+	unsigned min_ctas, max_ctas; /* NCCL_MIN/MAX_CTAS with the tuner
+				      * plugin (per-call nchannels) */
 	unsigned env_max_ctas; /* without it: cap for every collective, 0 =
 				 * leave NCCL alone */
 	uint64_t env_buffsize_bytes; /* without it: NCCL_BUFFSIZE, 0 = 4 MiB */
-	uint64_t buffsize_bytes;     /* NCCL_BUFFSIZE; 0 = NCCL's 4 MiB */
-	unsigned nthreads;	     /* NCCL_NTHREADS; 0 = NCCL's default */
+	/* without it: NCCL_CTA_POLICY (enum lagom_cta_policy); NCCL ignores
+	 * the policy when a tuner plugin is loaded */
+	unsigned env_cta_policy;
+	uint64_t buffsize_bytes; /* NCCL_BUFFSIZE; 0 = NCCL's 4 MiB */
+	unsigned nthreads;	 /* NCCL_NTHREADS; 0 = NCCL's default */
 };
 
 enum lagom_plan_step_kind {
@@ -62,10 +67,10 @@ enum lagom_plan_step_kind {
 /* One step of the search for the chosen global values. */
 struct lagom_plan_step {
 	enum lagom_plan_step_kind kind;
-	unsigned coll;		 /* index into plan->colls */
-	unsigned from_nc, to_nc; /* channels before and after */
-	double h;		 /* H = compute added / comm saved (GREEDY) */
-	double x_s, y_s, z_s;	 /* the component's X, Y, Z after the step */
+	unsigned coll;			       /* index into plan->colls */
+	unsigned from_nchannels, to_nchannels; /* channels before and after */
+	double h;	      /* H = compute added / comm saved (GREEDY) */
+	double x_s, y_s, z_s; /* the component's X, Y, Z after the step */
 };
 
 /*
@@ -108,7 +113,24 @@ struct lagom_search_opts {
 	unsigned max_nchannels; /* top of the channel grid; 0 = 64 */
 	double min_gain; /* a plan leaves NCCL's defaults only when predicted
 			  * this much faster (fraction); 0 = 0.005 */
+	/*
+	 * The NCCL the step runs, as NCCL_VERSION_CODE (2.28.9 = 22809); 0 =
+	 * unknown.  Knobs an NCCL release added are candidates only from
+	 * that release on: NCCL_CTA_POLICY from 2.28 (doc/search.md).
+	 */
+	unsigned nccl_version;
+	/*
+	 * The application registers its collective buffers with NCCL
+	 * (ncclCommRegister, a registering allocator or CUDA-graph capture
+	 * with NCCL_GRAPH_REGISTER): NCCL_CTA_POLICY=efficiency acts only on
+	 * registered buffers, so it is a candidate only when this is set.
+	 */
+	bool registered_buffers;
 };
+
+/* The first NCCL_VERSION_CODE whose NCCL_CTA_POLICY lagom models (2.28.0:
+ * the variable exists since 2.27; its 2.28 behaviour is the one modelled). */
+#define LAGOM_NCCL_CTA_POLICY_SINCE 22800
 
 /*
  * Plan a step: nodes x gpus_per_node ranks (gpus_per_node 0 =
@@ -146,32 +168,24 @@ struct lagom_plan_env_opts {
 
 /*
  * The process-wide values lagom sets with a plan (design.md "What lagom
- * sets"; every rank must agree on them, reference/nccl.md section 1.3).
- * lagom_plan_env() turns them into variables and the plan's `env` record
- * (doc/plan-format.md) writes them, so LAGOM_PLAN_ID covers them.  0 / NULL:
- * lagom does not set that variable.
- */
-struct lagom_plan_globals {
-	bool tuner;		     /* NCCL_TUNER_PLUGIN and LAGOM_PLAN */
-	unsigned min_ctas, max_ctas; /* NCCL_MIN_CTAS, NCCL_MAX_CTAS: both
-				      * or neither */
-	uint64_t buffsize_bytes;     /* NCCL_BUFFSIZE */
-	unsigned nthreads;	     /* NCCL_NTHREADS */
-	const char *algo, *proto;    /* NCCL_ALGO, NCCL_PROTO (static) */
-};
-
-/*
- * The globals of plan applied with opts (NULL: no tuner plugin).  Only
- * opts->tuner_path (set or NULL) and opts->flags matter.  With a tuner and a
- * plan that tunes some class: the plan's env values (min_ctas, max_ctas,
- * buffsize_bytes, nthreads; NCCL_ALGO/PROTO with LAGOM_ENV_PIN_IMPL when
- * every class agrees); otherwise the environment-only values (NCCL_MIN_CTAS=1,
- * NCCL_MAX_CTAS=env_max_ctas, env_buffsize_bytes).  -EINVAL for an invalid
- * plan or values outside what the format allows.
+ * sets"; every rank must agree on them, reference/nccl.md section 1.3), as
+ * the plan's `env` record holds them (struct lagom_plan_wire_env,
+ * plan/plan.h): lagom_plan_env() turns them into variables and the record
+ * writes them, so LAGOM_PLAN_ID covers them.  0 / LAGOM_PLAN_ANY: lagom does
+ * not set that variable.
+ *
+ * plan applied with opts (NULL: no tuner plugin).  Only opts->tuner_path
+ * (set or NULL) and opts->flags matter.  With a tuner and a plan that tunes
+ * some class: the plan's env values (min_ctas, max_ctas, buffsize_bytes,
+ * nthreads; NCCL_ALGO/PROTO with LAGOM_ENV_PIN_IMPL when every class
+ * agrees); otherwise the environment-only values (NCCL_MIN_CTAS=1,
+ * NCCL_MAX_CTAS=env_max_ctas, env_buffsize_bytes, env_cta_policy).  -EINVAL
+ * for an invalid plan or values outside what the format allows.
  */
 int lagom_plan_globals(const struct lagom_plan *plan,
 		       const struct lagom_plan_env_opts *opts,
-		       struct lagom_plan_globals *out, struct lagom_error *err);
+		       struct lagom_plan_wire_env *out,
+		       struct lagom_error *err);
 
 /*
  * Write the LAGOM_PLAN text (doc/plan-format.md, NUL-terminated) into buf:
@@ -213,7 +227,7 @@ const char *lagom_env_var_value(const struct lagom_env_var *v);
 /*
  * The variables to inject, in a fixed order (design.md "What lagom sets"):
  * NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_BUFFSIZE, NCCL_NTHREADS, NCCL_ALGO,
- * NCCL_PROTO (those lagom_plan_globals() sets), NCCL_TUNER_PLUGIN +
+ * NCCL_PROTO, NCCL_CTA_POLICY (those lagom_plan_globals() sets), NCCL_TUNER_PLUGIN +
  * LAGOM_PLAN (tuner_path set and a tuned plan; plan_text should be
  * lagom_plan_encode() with the same opts), TORCH_NCCL_HIGH_PRIORITY=1,
  * CUDA_DEVICE_MAX_CONNECTIONS=1 (tensor parallel), LAGOM_PLAN_ID

@@ -24,6 +24,11 @@
  *    task_exit waits for the thread (bounded), so the job is still alive
  *    when the update lands (slurmstepd tells srun that a task exited only
  *    after task_exit returns).
+ *
+ * At the step's end node 0 adds the measured figure (measure.c) the same
+ * way, from the last local task's task_exit: lagom_comment_add_measured()
+ * keeps the launch text of lagom's segment, drops an earlier measured part
+ * and appends the new one.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -242,10 +247,51 @@ int lagom_comment_update(uint32_t job_id, const char *text, bool admin,
 	return rc < 0 ? rc : apply_comment(job_id, cur, text, admin, err);
 }
 
+/*
+ * The text of lagom's segment in comment, without an earlier measured
+ * part (from LAGOM_COMMENT_MEASURED on), then " " and words: what the
+ * segment becomes at the step's end.
+ */
+static void with_measured(const char *comment, const char *words, char *out,
+			  size_t len)
+{
+	const char *p, *text = "";
+	size_t n = 0, seg = 0;
+	char *cut;
+
+	for (p = comment; *p && !(seg = segment_at(p)); p++)
+		;
+	if (seg) {
+		text = p + strlen(SEG_OPEN);
+		n = seg - strlen(SEG_OPEN) - SEG_CHECK_LEN - 1;
+	}
+	snprintf(out, len, "%.*s", (int)n, text);
+	if ((cut = strstr(out, " " LAGOM_COMMENT_MEASURED)) != NULL)
+		*cut = '\0';
+	else if (strncmp(out, LAGOM_COMMENT_MEASURED,
+			 strlen(LAGOM_COMMENT_MEASURED)) == 0)
+		out[0] = '\0';
+	n = strlen(out);
+	snprintf(out + n, len - n, "%s%s", n ? " " : "", words);
+}
+
+int lagom_comment_add_measured(uint32_t job_id, const char *words, bool admin,
+			       struct lagom_error *err)
+{
+	char cur[LAGOM_COMMENT_MAX + 1], text[2 * LAGOM_COMMENT_MAX + 2];
+	int rc = load_comment(job_id, admin, cur, sizeof(cur), err);
+
+	if (rc < 0)
+		return rc;
+	with_measured(cur, words, text, sizeof(text));
+	return apply_comment(job_id, cur, text, admin, err);
+}
+
 struct lagom_comment_job {
 	pthread_t thread;
 	uint32_t job_id;
 	bool admin;
+	bool measured; /* lagom_comment_add_measured(), not _update() */
 	int rc;
 	double busy_ms;
 	struct lagom_error err;
@@ -268,8 +314,11 @@ static void *comment_thread(void *arg)
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	job->rc = lagom_comment_update(job->job_id, job->text, job->admin,
-				       &job->err);
+	job->rc = job->measured
+			  ? lagom_comment_add_measured(job->job_id, job->text,
+						       job->admin, &job->err)
+			  : lagom_comment_update(job->job_id, job->text,
+						 job->admin, &job->err);
 	job->busy_ms = since_ms(&t0);
 	return NULL;
 }
@@ -289,8 +338,8 @@ static bool pin_module(void)
 		      RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
 }
 
-struct lagom_comment_job *lagom_comment_start(uint32_t job_id, const char *text,
-					      bool admin)
+static struct lagom_comment_job *start(uint32_t job_id, const char *text,
+				       bool admin, bool measured)
 {
 	struct lagom_comment_job *job = calloc(1, sizeof(*job));
 	sigset_t all, old;
@@ -300,6 +349,7 @@ struct lagom_comment_job *lagom_comment_start(uint32_t job_id, const char *text,
 		return NULL;
 	job->job_id = job_id;
 	job->admin = admin;
+	job->measured = measured;
 	snprintf(job->text, sizeof(job->text), "%s", text);
 	/* the thread takes no signal meant for slurmstepd */
 	sigfillset(&all);
@@ -311,6 +361,19 @@ struct lagom_comment_job *lagom_comment_start(uint32_t job_id, const char *text,
 		return NULL;
 	}
 	return job;
+}
+
+struct lagom_comment_job *lagom_comment_start(uint32_t job_id, const char *text,
+					      bool admin)
+{
+	return start(job_id, text, admin, false);
+}
+
+struct lagom_comment_job *lagom_comment_start_measured(uint32_t job_id,
+						       const char *words,
+						       bool admin)
+{
+	return start(job_id, words, admin, true);
 }
 
 int lagom_comment_wait(struct lagom_comment_job *job, unsigned timeout_ms,

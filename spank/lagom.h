@@ -80,6 +80,7 @@ struct lagom_state {
 	bool user_verbose; /* srun -v: tell the job's stderr too */
 	/* The step's measurement spool (measure.c), when ready. */
 	bool measure_ready;
+	unsigned tasks_exited; /* task_exit calls on this node */
 	char measure_dir[LAGOM_MEASURE_PATH_MAX + 128];
 };
 
@@ -163,6 +164,18 @@ struct lagom_comment_job;
 struct lagom_comment_job *lagom_comment_start(uint32_t job_id, const char *text,
 					      bool admin);
 /*
+ * The step's end (measure.c): lagom's segment keeps its text up to an
+ * earlier LAGOM_COMMENT_MEASURED part, and words (which start with it) are
+ * appended; without a segment the words become one.  Merged and bounded
+ * as lagom_comment_update().  _start_measured() does it in a thread.
+ */
+#define LAGOM_COMMENT_MEASURED "measured="
+int lagom_comment_add_measured(uint32_t job_id, const char *words, bool admin,
+			       struct lagom_error *err);
+struct lagom_comment_job *lagom_comment_start_measured(uint32_t job_id,
+						       const char *words,
+						       bool admin);
+/*
  * Wait up to timeout_ms for the thread;
  * returns its result (0, also when cancelled, or a negative errno with err
  * filled), writes how long its round trips took to *busy_ms (NULL allowed)
@@ -185,19 +198,33 @@ void lagom_measure_carry_predicted(const struct lagom_state *st,
 int lagom_measure_write_predicted(spank_t sp, struct lagom_state *st);
 int lagom_measure_task_env(spank_t sp, const struct lagom_state *st);
 /*
+ * The step's measured figure from the records in dir (read with the
+ * caller's privileges, owned by uid), as words for the job comment:
+ * "measured=NAME tasks=N iter_ms=A comm_ms=B[ predicted_iter_ms=C]
+ * [ predicted_comm_ms=D]" (the mean over the records of the host time of
+ * one iteration and the GPU time of its collectives; the predictions of
+ * STEP/predicted when its plan is the records' and it predicts every
+ * class), or "... no_iteration".  Its length, or -1 without a record.
+ */
+int lagom_measure_figure(const char *dir, const char *name, long uid, char *out,
+			 size_t len);
+/* Node 0, the last local task's exit: the figure into the job comment. */
+void lagom_measure_step_end(spank_t sp, struct lagom_state *st);
+/*
  * learn.c: planning from measurements, once per step in srun (as the
  * user, where the plan is made).  lagom_learn_srun() puts the step's key
- * into LAGOM_STEP_KEY_VAR (for the nodes) and returns the workload measured
- * in the latest earlier step of that key (new, free with
- * lagom_workload_destroy) or NULL; say() gets one line per refused record.
- * On each node lagom_learn_write_key() writes the key srun sent into the
- * step's directory.
+ * into LAGOM_STEP_KEY_VAR (for the nodes) and returns what the latest
+ * earlier step of that key measured (plan.h, struct lagom_learned: the
+ * workload of its iteration unless the user named one, and its measured
+ * classes for the planner's correction; free with lagom_learned_destroy)
+ * or NULL; say() gets one line per refused record.  On each node
+ * lagom_learn_write_key() writes the key srun sent into the step's
+ * directory.
  */
-struct lagom_workload;
-struct lagom_workload *lagom_learn_srun(const struct lagom_state *st,
-					const struct lagom_step *step,
-					void (*say)(const char *, void *),
-					void *ctx);
+struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
+				       const struct lagom_step *step,
+				       void (*say)(const char *, void *),
+				       void *ctx);
 void lagom_learn_write_key(spank_t sp, const struct lagom_state *st);
 
 /* log.c: logging with the "lagom: " prefix, escaped (common/escape.h). */

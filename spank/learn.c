@@ -15,8 +15,13 @@
  * collectives one task measured becomes the workload (one region per
  * collective, its measured gap as the computation beside it), named
  * "measured-JOB.STEP", which the plan summary and the job comment then
- * show.  Planning from measurements needs the spool where srun runs (a
- * shared file system, or srun on a node); elsewhere srun finds none.
+ * show.  With or without --lagom-workload, every timed collective class
+ * of that step (all its tasks' records, read in name order) goes to the
+ * planner, which corrects the model's time of the matching classes by
+ * measured / model (planner/learned.c; "corrected=... from=JOB.STEP" in
+ * the summary).  Planning from measurements needs the spool where srun
+ * runs (a shared file system, or srun on a node); elsewhere srun finds
+ * none.
  */
 #include "config.h"
 
@@ -35,8 +40,9 @@
 
 #define KEY_MAX 256
 #define KEY_FILE "key"
-#define MAX_SCAN 4096  /* step directories looked at */
-#define MAX_RECORDS 64 /* records read from the chosen step */
+#define MAX_SCAN 4096	 /* step directories looked at */
+#define MAX_RECORDS 64	 /* records read from the chosen step */
+#define MAX_MEASURED 512 /* distinct measured classes kept */
 
 static void token_into(char *out, size_t len, const char *s)
 {
@@ -256,10 +262,7 @@ static struct lagom_workload *workload_of(const struct lagom_rec_comm *m,
 		if (coll_of(k->op, &c->coll) != 0 || k->bytes == 0)
 			continue;
 		snprintf(r->name, sizeof(r->name), "measured-%zu", i);
-		c->bytes = k->bytes;
-		if (c->coll == LAGOM_COLL_ALLGATHER ||
-		    c->coll == LAGOM_COLL_REDUCESCATTER)
-			c->bytes *= m->ranks; /* nccl-tests' size: all of it */
+		c->bytes = lagom_rec_plan_bytes(k->op, k->bytes, m->ranks);
 		c->comm.ranks = m->ranks;
 		c->comm.nodes = m->nodes;
 		c->comm.ranks_per_node = m->ranks / m->nodes;
@@ -282,51 +285,119 @@ static struct lagom_workload *workload_of(const struct lagom_rec_comm *m,
 	return w;
 }
 
-/* The communicator whose iteration is longest. */
-static const struct lagom_rec_comm *main_comm(const struct lagom_rec *r)
+/* NCCL's algorithm and protocol as the model's; -1 when it has none. */
+static int config_of(const struct lagom_rec_class *k,
+		     struct lagom_coll_config *cfg)
 {
-	const struct lagom_rec_comm *best = NULL;
-	uint32_t i;
+	memset(cfg, 0, sizeof(*cfg));
+	if (k->algo == LAGOM_REC_ALGO_P2P && k->proto == LAGOM_REC_PROTO_NONE) {
+		cfg->algo = LAGOM_ALGO_RING; /* the model's send/recv */
+		cfg->proto = LAGOM_PROTO_SIMPLE;
+	} else if (k->algo < LAGOM_ALGO_COUNT && k->proto < LAGOM_PROTO_COUNT) {
+		/* the record's first names are NCCL's indices, as the model's */
+		cfg->algo = (enum lagom_algo)k->algo;
+		cfg->proto = (enum lagom_proto)k->proto;
+	} else {
+		return -1;
+	}
+	cfg->nchannels = k->channels;
+	return 0;
+}
 
-	for (i = 0; i < r->n_comms; i++)
-		if (r->comm[i].period_len &&
-		    (!best || r->comm[i].period_len > best->period_len ||
-		     (r->comm[i].period_len == best->period_len &&
-		      r->comm[i].period_ns > best->period_ns)))
-			best = &r->comm[i];
-	return best;
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* Add the timed classes of one communicator to the measured table. */
+static void add_measured(struct lagom_learned *l,
+			 struct lagom_planner_measured_class *tab,
+			 const struct lagom_rec_comm *m)
+{
+	for (uint32_t i = 0; i < m->n_classes; i++) {
+		const struct lagom_rec_class *k = &m->cls[i];
+		struct lagom_planner_measured_class c = { .ranks = m->ranks,
+							  .nodes = m->nodes };
+		size_t j;
+
+		if (k->gpu_n == 0 || k->bytes == 0 ||
+		    coll_of(k->op, &c.coll) != 0 || config_of(k, &c.config))
+			continue;
+		c.bytes = lagom_rec_plan_bytes(k->op, k->bytes, m->ranks);
+		for (j = 0; j < l->measured.n; j++)
+			if (tab[j].coll == c.coll && tab[j].bytes == c.bytes &&
+			    tab[j].ranks == c.ranks &&
+			    tab[j].nodes == c.nodes &&
+			    memcmp(&tab[j].config, &c.config,
+				   sizeof(c.config)) == 0)
+				break;
+		if (j == l->measured.n) {
+			if (j == MAX_MEASURED)
+				continue;
+			tab[l->measured.n++] = c;
+		}
+		tab[j].samples = sat_add(tab[j].samples, k->gpu_n);
+		tab[j].gpu_ns = sat_add(tab[j].gpu_ns, k->gpu_ns);
+	}
 }
 
 struct learn_buf {
 	struct lagom_rec rec, scratch;
 	char text[LAGOM_REC_MAX_BYTES + 1];
+	char names[MAX_RECORDS][256];
 };
 
-/* The first acceptable record of dir; every refused one is one line. */
-static struct lagom_workload *from_step(const char *dir, const char *name,
-					uid_t uid, struct learn_buf *b,
-					void (*say)(const char *, void *),
-					void *ctx)
+static int name_cmp(const void *a, const void *b)
 {
-	struct lagom_workload *w = NULL;
+	return strcmp(a, b);
+}
+
+/* The step's record names, sorted (so what is learned does not depend on
+ * the directory's order); how many. */
+static size_t record_names(DIR *d, struct learn_buf *b)
+{
+	struct dirent *e;
+	size_t n = 0;
+	unsigned seen = 0;
+
+	while (n < MAX_RECORDS && (e = readdir(d)) != NULL &&
+	       seen++ < MAX_SCAN) {
+		size_t len = strlen(e->d_name);
+
+		if (e->d_name[0] == '.' || len < 5 || len >= 256 ||
+		    strcmp(e->d_name + len - 4, ".rec") != 0)
+			continue;
+		memcpy(b->names[n++], e->d_name, len + 1);
+	}
+	qsort(b->names, n, sizeof(b->names[0]), name_cmp);
+	return n;
+}
+
+/*
+ * Every acceptable record of dir: its measured classes, and (when
+ * want_workload) the first one's iteration as the workload; every refused
+ * record is one line.
+ */
+static void from_step(const char *dir, const char *name, uid_t uid,
+		      bool want_workload, struct learn_buf *b,
+		      struct lagom_learned *l,
+		      struct lagom_planner_measured_class *tab,
+		      void (*say)(const char *, void *), void *ctx)
+{
 	struct lagom_error err;
 	char path[2600], wname[LAGOM_NAME_MAX], line[400];
-	struct dirent *e;
-	unsigned n = 0;
+	size_t n, i;
 	DIR *d = opendir(dir);
 
 	if (!d)
-		return NULL;
+		return;
+	n = record_names(d, b);
+	closedir(d);
 	snprintf(wname, sizeof(wname), "measured-%.40s", name);
-	while (!w && (e = readdir(d)) != NULL && n < MAX_RECORDS) {
-		size_t len = strlen(e->d_name);
+	for (i = 0; i < n; i++) {
 		const struct lagom_rec_comm *m;
 
-		if (e->d_name[0] == '.' || len < 5 ||
-		    strcmp(e->d_name + len - 4, ".rec") != 0)
-			continue;
-		n++;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		snprintf(path, sizeof(path), "%s/%s", dir, b->names[i]);
 		memset(&err, 0, sizeof(err));
 		if (lagom_rec_read_file(path, (long)uid, b->text, &b->rec,
 					&b->scratch, &err) != 0) {
@@ -335,34 +406,46 @@ static struct lagom_workload *from_step(const char *dir, const char *name,
 			say(line, ctx);
 			continue;
 		}
-		m = main_comm(&b->rec);
-		if (m)
-			w = workload_of(m, wname);
+		for (uint32_t c = 0; c < b->rec.n_comms; c++)
+			add_measured(l, tab, &b->rec.comm[c]);
+		m = lagom_rec_main_comm(&b->rec);
+		if (want_workload && !l->workload && m)
+			l->workload = workload_of(m, wname);
 	}
-	closedir(d);
-	return w;
 }
 
-struct lagom_workload *lagom_learn_srun(const struct lagom_state *st,
-					const struct lagom_step *step,
-					void (*say)(const char *, void *),
-					void *ctx)
+void lagom_learned_destroy(struct lagom_learned *learned)
+{
+	if (!learned)
+		return;
+	lagom_workload_destroy(learned->workload);
+	free((void *)learned->measured.cls);
+	free(learned);
+}
+
+struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
+				       const struct lagom_step *step,
+				       void (*say)(const char *, void *),
+				       void *ctx)
 {
 	const struct lagom_measure_config *m = &st->cfg.measure;
 	struct learn_buf *b;
+	struct lagom_learned *l;
+	struct lagom_planner_measured_class *tab;
 	char key[KEY_MAX], self[32], best[80], user[64], user_dir[2048],
 		dir[2200];
-	struct lagom_workload *w;
 	uid_t uid = getuid();
 	int user_fd;
 
 	unsetenv(LAGOM_STEP_KEY_VAR);
-	if (!m->on || !m->dir[0] || lagom_effective_mode(st) != LAGOM_MODE_AUTO)
+	/* explain shows what auto would do: it learns too (and records
+	 * nothing: only auto steps get a spool) */
+	if (!m->on || !m->dir[0] || lagom_effective_mode(st) == LAGOM_MODE_OFF)
 		return NULL;
 	step_key(st, step, key, sizeof(key));
 	setenv(LAGOM_STEP_KEY_VAR, key, 1);
 	/* only the job's owner learns from the owner's spool */
-	if (st->workload_given || uid != step->uid ||
+	if (uid != step->uid ||
 	    lagom_measure_user_name(uid, user, sizeof(user)) != 0 ||
 	    (size_t)snprintf(user_dir, sizeof(user_dir), "%s/%s", m->dir,
 			     user) >= sizeof(user_dir))
@@ -378,10 +461,22 @@ struct lagom_workload *lagom_learn_srun(const struct lagom_state *st,
 	}
 	close(user_fd);
 	b = malloc(sizeof(*b));
-	if (!b)
+	l = calloc(1, sizeof(*l));
+	tab = calloc(MAX_MEASURED, sizeof(*tab));
+	if (!b || !l || !tab) {
+		free(b);
+		free(l);
+		free(tab);
 		return NULL;
+	}
 	snprintf(dir, sizeof(dir), "%s/%s", user_dir, best);
-	w = from_step(dir, best, uid, b, say, ctx);
+	snprintf(l->measured.from, sizeof(l->measured.from), "%s", best);
+	l->measured.cls = tab;
+	from_step(dir, best, uid, !st->workload_given, b, l, tab, say, ctx);
 	free(b);
-	return w;
+	if (!l->workload && l->measured.n == 0) {
+		lagom_learned_destroy(l);
+		return NULL;
+	}
+	return l;
 }

@@ -121,14 +121,16 @@ static void say_line(const char *line, void *ctx)
 static int plan_of(struct lagom_state *st, const struct lagom_step *step,
 		   struct lagom_planner_result **res, struct lagom_error *err)
 {
-	struct lagom_workload *learned = lagom_learn_srun(st, step, say_line,
-							  st);
+	struct lagom_learned *learned = lagom_learn_srun(st, step, say_line,
+							 st);
 
 	if (learned) {
-		int rc = lagom_plan_compute_learned(&st->cfg, step, learned,
-						    res, err);
+		int rc = lagom_plan_compute_learned(
+			&st->cfg, step,
+			st->workload_given ? st->workload : NULL, learned, res,
+			err);
 
-		lagom_workload_destroy(learned);
+		lagom_learned_destroy(learned);
 		if (rc == 0)
 			return 0;
 		say(st, "job %u.%u: plan from measurements failed: %s",
@@ -163,6 +165,8 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	if (plan_of(st, &step, &res, &err) < 0 ||
 	    make_carrier(&id, mode, res, &text, &err) < 0)
 		goto fail;
+	if (res->notice) /* a refused cluster digest (planner.h) */
+		say(st, "%s", res->notice);
 	lagom_measure_carry_predicted(st, res);
 	if (setenv(LAGOM_CARRIER_VAR, text, 1) < 0) {
 		lagom_errprintf(&err, ENOMEM, "cannot set %s",

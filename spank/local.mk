@@ -49,6 +49,15 @@ tests_spank_test_carrier_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 tests_spank_test_carrier_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_spank_test_carrier_LDADD = $(tests_spank_test_spank_LDADD)
 
+# The step's end: the measured figure and the job comment.
+UNIT_TESTS += tests/spank/test_measured
+check_PROGRAMS += tests/spank/test_measured
+tests_spank_test_measured_SOURCES = tests/spank/test_measured.c \
+	tests/spank/stub.c tests/spank/stub.h
+tests_spank_test_measured_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+tests_spank_test_measured_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_spank_test_measured_LDADD = $(tests_spank_test_spank_LDADD)
+
 # A bounded libFuzzer run of the decoder every node runs (clang only).
 SCRIPT_TESTS += tests/spank/fuzz_smoke.sh
 EXTRA_DIST += tests/spank/fuzz_smoke.sh tests/fuzz/fuzz_carrier.c \

@@ -13,6 +13,11 @@
  *   user_init (the user)  the plan's per-class predictions, "predicted"
  *   task_init (the user)  NCCL_PROFILER_PLUGIN, LAGOM_MEASURE_DIR, unless
  *                         the user set them (the user wins)
+ *   task_exit (root)      node 0, last local task: the measured figure of
+ *                         its tasks' records, read by a child process
+ *                         that runs as the user, into the job comment
+ *                         (bounded: the step's end waits at most
+ *                         LAGOM_MEASURED_READ_MS + LAGOM_MEASURED_RPC_MS)
  * Fail open: a problem costs one line and the step runs unmeasured.
  */
 #include "config.h"
@@ -20,11 +25,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "planner/planner.h"
@@ -33,7 +43,12 @@
 #include "search/search.h"
 #include "spank/lagom.h"
 
-#define SCAN_MAX 100000 /* entries looked at when summing a user's spool */
+#define SCAN_MAX 100000	  /* entries looked at when summing a user's spool */
+#define FIGURE_RECORDS 64 /* records read for the step's figure */
+/* The step's end: how long node 0 waits for the child that reads the
+ * records, and for slurmctld to take the comment. */
+#define LAGOM_MEASURED_READ_MS 2000
+#define LAGOM_MEASURED_RPC_MS 3000
 
 int lagom_measure_user_name(uid_t uid, char *out, size_t len)
 {
@@ -310,4 +325,256 @@ int lagom_measure_task_env(spank_t sp, const struct lagom_state *st)
 	spank_setenv(sp, "NCCL_PROFILER_PLUGIN", st->cfg.measure.profiler, 0);
 	spank_setenv(sp, "LAGOM_MEASURE_DIR", st->measure_dir, 0);
 	return 0;
+}
+
+/* ---- the step's end: the measured figure into the job comment ---- */
+
+struct figure_buf {
+	struct lagom_rec rec, scratch;
+	struct lagom_measure_pred pred;
+	char text[LAGOM_REC_MAX_BYTES + 1];
+	char names[FIGURE_RECORDS][256];
+};
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* "1.234" ms from ns, integers only (no locale in the comment). */
+static void ms_word(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t us = (ns + 500) / 1000;
+
+	snprintf(buf, len, "%llu.%03llu", (unsigned long long)(us / 1000),
+		 (unsigned long long)(us % 1000));
+}
+
+/*
+ * GPU time of one iteration of m (the mean of each class in its
+ * sequence), and its prediction from pred (0 when a class has no
+ * prediction, or pred is NULL).  false when a class was never timed.
+ */
+static bool iteration_comm(const struct lagom_rec_comm *m,
+			   const struct lagom_measure_pred *pred,
+			   uint64_t *comm_ns, uint64_t *pred_ns)
+{
+	bool all_predicted = pred != NULL;
+
+	*comm_ns = 0;
+	*pred_ns = 0;
+	for (uint32_t i = 0; i < m->period_len; i++) {
+		const struct lagom_rec_class *k = &m->cls[m->seq[i]];
+		const struct lagom_measure_pred_class *c =
+			pred ? lagom_measure_pred_find(
+				       pred, lagom_rec_plan_op(k->op),
+				       lagom_rec_plan_bytes(k->op, k->bytes,
+							    m->ranks),
+				       m->ranks, m->nodes)
+			     : NULL;
+
+		if (k->gpu_n == 0)
+			return false;
+		*comm_ns += k->gpu_ns / k->gpu_n;
+		if (c)
+			*pred_ns += c->time_ns;
+		all_predicted = all_predicted && c;
+	}
+	if (!all_predicted)
+		*pred_ns = 0;
+	return true;
+}
+
+int lagom_measure_figure(const char *dir, const char *name, long uid, char *out,
+			 size_t len)
+{
+	struct figure_buf *b = malloc(sizeof(*b));
+	struct lagom_error err;
+	uint64_t iter = 0, comm = 0, pred_iter = 0, pred_comm = 0;
+	unsigned tasks = 0, timed = 0, predicted = 0;
+	char path[4200], w[4][32];
+	bool have_pred = false;
+	size_t n = 0;
+	struct dirent *e;
+	DIR *d;
+	int at;
+
+	if (!b)
+		return -1;
+	if ((d = opendir(dir)) != NULL) {
+		unsigned seen = 0;
+
+		while (n < FIGURE_RECORDS && (e = readdir(d)) != NULL &&
+		       seen++ < SCAN_MAX) {
+			size_t l = strlen(e->d_name);
+
+			if (e->d_name[0] != '.' && l > 4 && l < 256 &&
+			    strcmp(e->d_name + l - 4, ".rec") == 0)
+				memcpy(b->names[n++], e->d_name, l + 1);
+		}
+		closedir(d);
+	}
+	qsort(b->names, n, sizeof(b->names[0]), name_cmp);
+	snprintf(path, sizeof(path), "%s/" LAGOM_MEASURE_PRED_FILE, dir);
+	have_pred = lagom_measure_pred_read_file(path, uid, b->text, &b->pred,
+						 &err) == 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct lagom_rec_comm *m;
+		uint64_t c, p;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, b->names[i]);
+		if (lagom_rec_read_file(path, uid, b->text, &b->rec,
+					&b->scratch, &err) != 0)
+			continue;
+		tasks++;
+		m = lagom_rec_main_comm(&b->rec);
+		if (!m || !iteration_comm(m,
+					  have_pred && strcmp(b->pred.plan,
+							      b->rec.plan) == 0
+						  ? &b->pred
+						  : NULL,
+					  &c, &p))
+			continue;
+		timed++;
+		iter += m->period_ns;
+		comm += c;
+		if (p) {
+			predicted++;
+			pred_comm += p;
+		}
+	}
+	if (have_pred && predicted && predicted == timed)
+		pred_iter = b->pred.iteration_ns;
+	free(b);
+	if (tasks == 0)
+		return -1;
+	at = snprintf(out, len, LAGOM_COMMENT_MEASURED "%s tasks=%u", name,
+		      tasks);
+	if (timed == 0) {
+		snprintf(out + at, len - (size_t)at, " no_iteration");
+		return (int)strlen(out);
+	}
+	ms_word(iter / timed, w[0], sizeof(w[0]));
+	ms_word(comm / timed, w[1], sizeof(w[1]));
+	at += snprintf(out + at, len - (size_t)at, " iter_ms=%s comm_ms=%s",
+		       w[0], w[1]);
+	if (pred_iter) {
+		ms_word(pred_iter, w[2], sizeof(w[2]));
+		at += snprintf(out + at, len - (size_t)at,
+			       " predicted_iter_ms=%s", w[2]);
+	}
+	if (predicted && predicted == timed) {
+		ms_word(pred_comm / predicted, w[3], sizeof(w[3]));
+		snprintf(out + at, len - (size_t)at, " predicted_comm_ms=%s",
+			 w[3]);
+	}
+	return (int)strlen(out);
+}
+
+static long ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(deadline->tv_sec - now.tv_sec) * 1000 +
+	       (deadline->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+/*
+ * The figure, computed by a child process that runs as the user (no
+ * supplementary group, the job's gid, the job's uid): the records are the
+ * user's and never read as root.  Waits at most LAGOM_MEASURED_READ_MS,
+ * then kills the child.  The length, or -1.
+ */
+static int figure_as_user(const struct lagom_state *st, uid_t uid, gid_t gid,
+			  const char *name, char *out, size_t len)
+{
+	struct timespec deadline;
+	size_t got = 0;
+	int fds[2], status;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int n;
+
+		close(fds[0]);
+		if (setgroups(0, NULL) != 0 || setgid(gid) != 0 ||
+		    setuid(uid) != 0 || (uid != 0 && setuid(0) == 0))
+			_exit(1);
+		n = lagom_measure_figure(st->measure_dir, name, (long)uid, out,
+					 len);
+		if (n > 0 && write(fds[1], out, (size_t)n) != n)
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += LAGOM_MEASURED_READ_MS / 1000;
+	for (;;) {
+		struct pollfd p = { .fd = fds[0], .events = POLLIN };
+		long left = ms_left(&deadline);
+		ssize_t n;
+
+		if (left <= 0 || got + 1 >= len) {
+			kill(pid, SIGKILL);
+			got = 0;
+			break;
+		}
+		if (poll(&p, 1, (int)left) <= 0)
+			continue; /* EINTR or the deadline: look again */
+		n = read(fds[0], out + got, len - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got == 0)
+		return -1;
+	out[got] = '\0';
+	return (int)got;
+}
+
+void lagom_measure_step_end(spank_t sp, struct lagom_state *st)
+{
+	struct lagom_comment_job *job;
+	struct lagom_error err = { 0 };
+	char words[512], name[32];
+	bool admin = st->cfg.comment == LAGOM_COMMENT_ADMIN;
+	gid_t gid;
+	int rc;
+
+	if (!st->measure_ready || !st->planned || st->mode != LAGOM_MODE_AUTO ||
+	    st->step.node_id != 0 || st->cfg.comment == LAGOM_COMMENT_NO ||
+	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
+		return;
+	snprintf(name, sizeof(name), "%u.%u", st->step.job_id,
+		 st->step.step_id);
+	if (figure_as_user(st, st->step.uid, gid, name, words, sizeof(words)) <
+	    0)
+		return; /* no record on node 0: nothing measured to say */
+	job = lagom_comment_start_measured(st->step.job_id, words, admin);
+	if (!job) {
+		lagom_log_info("job %s: measured figure not written: cannot "
+			       "start a thread",
+			       name);
+		return;
+	}
+	rc = lagom_comment_wait(job, LAGOM_MEASURED_RPC_MS, NULL, &err);
+	if (rc < 0)
+		lagom_log_info("job %s: measured figure not written: %s", name,
+			       err.text[0] ? err.text : "error");
+	else if (st->cfg.verbose)
+		lagom_log_info("job %s: %s", name, words);
 }

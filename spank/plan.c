@@ -87,26 +87,12 @@ static int base_input(const struct lagom_config *cfg,
 	return 0;
 }
 
-int lagom_plan_compute_learned(const struct lagom_config *cfg,
-			       const struct lagom_step *step,
-			       const struct lagom_workload *learned,
-			       struct lagom_planner_result **out,
-			       struct lagom_error *err)
-{
-	struct lagom_planner_input in = { 0 };
-	char topo[1024];
-	int rc = base_input(cfg, step, &in, topo, sizeof(topo), err);
-
-	if (rc < 0)
-		return rc;
-	in.workload = learned;
-	return lagom_planner_run(&in, out, err);
-}
-
-int lagom_plan_compute(const struct lagom_config *cfg,
-		       const struct lagom_step *step, const char *workload,
-		       struct lagom_planner_result **out,
-		       struct lagom_error *err)
+/* The plan of the step, corrected by measured (NULL allowed). */
+static int plan_with(const struct lagom_config *cfg,
+		     const struct lagom_step *step, const char *workload,
+		     const struct lagom_workload *given,
+		     const struct lagom_planner_measured *measured,
+		     struct lagom_planner_result **out, struct lagom_error *err)
 {
 	struct lagom_planner_input in = { 0 };
 	char topo[1024];
@@ -115,8 +101,13 @@ int lagom_plan_compute(const struct lagom_config *cfg,
 
 	if (rc < 0)
 		return rc;
+	in.measured = measured;
+	if (given) {
+		in.workload = given;
+		return lagom_planner_run(&in, out, err);
+	}
 	if (lagom_workload_is_file(workload)) {
-		/* As the user: slurmstepd's euid is the user in user_init. */
+		/* As the user: srun runs as the job's owner. */
 		rc = lagom_workload_read_path(workload, step->cwd, &owned, err);
 		if (rc < 0)
 			return lagom_error_prefix(err, "workload file");
@@ -127,4 +118,23 @@ int lagom_plan_compute(const struct lagom_config *cfg,
 	}
 	in.workload_name = workload;
 	return lagom_planner_run(&in, out, err);
+}
+
+int lagom_plan_compute_learned(const struct lagom_config *cfg,
+			       const struct lagom_step *step,
+			       const char *workload,
+			       const struct lagom_learned *learned,
+			       struct lagom_planner_result **out,
+			       struct lagom_error *err)
+{
+	return plan_with(cfg, step, workload, learned->workload,
+			 &learned->measured, out, err);
+}
+
+int lagom_plan_compute(const struct lagom_config *cfg,
+		       const struct lagom_step *step, const char *workload,
+		       struct lagom_planner_result **out,
+		       struct lagom_error *err)
+{
+	return plan_with(cfg, step, workload, NULL, NULL, out, err);
 }

@@ -49,11 +49,26 @@ int lagom_plan_compute(const struct lagom_config *cfg,
 		       struct lagom_planner_result **out,
 		       struct lagom_error *err);
 
-/* The same for a workload built from measurements (borrowed). */
+/*
+ * What srun learned from an earlier measured step of the same key
+ * (spank/learn.c): the workload of its measured iteration (NULL when the
+ * user named a workload) and its measured collective classes, from which
+ * the planner corrects the model (planner.h, struct
+ * lagom_planner_measured).  Free with lagom_learned_destroy().
+ */
 struct lagom_workload;
+struct lagom_learned {
+	struct lagom_workload *workload;	/* owned, or NULL */
+	struct lagom_planner_measured measured; /* cls owned */
+};
+void lagom_learned_destroy(struct lagom_learned *learned);
+
+/* The same with what was learned (borrowed): its workload, when it has
+ * one, instead of workload, and its measured classes. */
 int lagom_plan_compute_learned(const struct lagom_config *cfg,
 			       const struct lagom_step *step,
-			       const struct lagom_workload *learned,
+			       const char *workload,
+			       const struct lagom_learned *learned,
 			       struct lagom_planner_result **out,
 			       struct lagom_error *err);
 

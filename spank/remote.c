@@ -14,7 +14,8 @@
  *                  thread that reads, merges and writes the job comment
  *                  while the tasks exec (comment.c)
  *   task_exit      (root, node 0) join that thread: the job surely exists
- *                  until then
+ *                  until then; after the last local task, the measured
+ *                  figure into the comment (measure.c)
  *   exit           free everything
  *
  * Every decision here depends only on what Slurm gives every node of the
@@ -396,7 +397,15 @@ int lagom_remote_task_post_fork(spank_t sp, struct lagom_state *st)
  */
 int lagom_remote_task_exit(spank_t sp, struct lagom_state *st)
 {
+	uint32_t local = 0;
+
 	wait_comment(st);
+	/* the last task of node 0: its records are final, and slurmstepd
+	 * reports this exit to srun only after we return (the job lives) */
+	if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local) ==
+		    ESPANK_SUCCESS &&
+	    ++st->tasks_exited == local)
+		lagom_measure_step_end(sp, st);
 	return 0;
 }
 
@@ -411,5 +420,6 @@ void lagom_remote_exit(spank_t sp, struct lagom_state *st)
 	st->n_items = 0;
 	st->planned = false;
 	st->apply_failed = false;
+	st->tasks_exited = 0;
 	lagom_step_clear(&st->step);
 }

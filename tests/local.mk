@@ -2,4 +2,5 @@
 UNIT_TESTS += tests/purity.sh tests/purity-selftest.sh
 SCRIPT_TESTS += tests/format.sh
 EXTRA_DIST += tests/purity.sh tests/purity-selftest.sh tests/format.sh \
-	tests/lib/tap.sh tests/lib/lagom_test.h tests/fixtures
+	tests/lib/tap.sh tests/lib/lagom_test.h tests/fixtures \
+	tests/lib/plugin_symbols.sh tests/lib/golden.sh

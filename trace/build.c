@@ -238,7 +238,7 @@ const struct tr_comm *tr_size_of(const struct tr_file *f,
 	return enclosing(f, launch_of(f, k->corr));
 }
 
-static uint64_t coll_bytes(enum lagom_coll op, const struct tr_comm *c)
+uint64_t tr_coll_bytes(enum lagom_coll op, const struct tr_comm *c)
 {
 	switch (op) {
 	case LAGOM_COLL_ALLGATHER:
@@ -265,7 +265,7 @@ static bool describe(const struct tr_file *f, const struct tr_gpu *k,
 		c->op = s->op;
 	else if (!tr_coll_from_name(kname, &c->op))
 		return false;
-	c->bytes = coll_bytes(c->op, s);
+	c->bytes = tr_coll_bytes(c->op, s);
 	if (!c->bytes)
 		return false;
 	c->ranks = s->group	       ? s->group

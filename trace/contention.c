@@ -195,61 +195,101 @@ static enum lagom_coll nccl_op(const struct tr_file *f, const struct tr_gpu *k)
 	return LAGOM_COLL_COUNT;
 }
 
+/* A beside sample: the NCCL kernel's group key, then what is measured. */
+enum {
+	B_OP,
+	B_CH,
+	B_THR,
+	B_SIZE,
+	B_KEYS,
+	B_DUR = B_KEYS,
+	B_BYTES,
+	B_BPS,
+	B_N
+};
+
 static int cmp_beside(const void *a, const void *b)
 {
-	const double *x = a, *y = b; /* op, channels, threads, dur */
-	for (int i = 0; i < 4; i++)
+	const double *x = a, *y = b;
+	for (int i = 0; i <= B_DUR; i++)
 		if (x[i] != y[i])
 			return x[i] < y[i] ? -1 : 1;
 	return 0;
 }
 
-/* Rows of one kind: beside samples grouped by (op, channels, threads). */
+static bool same_group(const double *x, const double *y)
+{
+	for (int i = 0; i < B_KEYS; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
+/* Median of field i of the samples bs[s..e) (scratch: e - s values). */
+static double field_median(const double (*bs)[B_N], size_t s, size_t e, int i,
+			   double *scratch)
+{
+	for (size_t j = s; j < e; j++)
+		scratch[j - s] = bs[j][i];
+	return tr_median(scratch, e - s);
+}
+
+/* Fill sample v from compute kernel k inside NCCL kernel nk. */
+static void beside_sample(const struct tr_file *f, const struct tr_gpu *nk,
+			  const struct tr_gpu *k, double *v)
+{
+	const struct tr_comm *s = tr_size_of(f, nk);
+	enum lagom_coll op = nccl_op(f, nk);
+	uint64_t bytes = 0;
+
+	if (s && op < LAGOM_COLL_COUNT)
+		bytes = tr_coll_bytes(op, s);
+	v[B_OP] = op;
+	v[B_CH] = nk->grid;
+	v[B_THR] = nk->block;
+	v[B_SIZE] = bytes ? floor(log2((double)bytes)) : -1;
+	v[B_DUR] = k->dur_us;
+	v[B_BYTES] = (double)bytes;
+	v[B_BPS] = bytes && nk->dur_us > 0 ? bytes / (nk->dur_us * 1e-6) : 0;
+}
+
+/* Rows of one kind: beside samples grouped by (op, channels, threads,
+ * power of two of the collective's bytes). */
 static int kind_rows(const struct ctx *c, const struct item *it, size_t a,
 		     size_t b, double *buf, const struct lagom_trace_device *d,
 		     struct lagom_trace_import *imp)
 {
 	const struct tr_file *f = c->f;
 	const struct tr_gpu *k0 = &f->gpu[it[a].gi];
-	double(*bs)[4] = (double(*)[4])buf, alone;
+	double(*bs)[B_N] = (double(*)[B_N])buf, alone, *scratch;
 	unsigned alone_n;
 	size_t n = 0;
 
-	for (size_t i = a; i < b; i++) {
-		const struct tr_gpu *nk;
-		if (it[i].container < 0)
-			continue;
-		nk = c->nccl[it[i].container];
-		bs[n][0] = nccl_op(f, nk);
-		bs[n][1] = nk->grid;
-		bs[n][2] = nk->block;
-		bs[n][3] = f->gpu[it[i].gi].dur_us;
-		n++;
-	}
+	for (size_t i = a; i < b; i++)
+		if (it[i].container >= 0)
+			beside_sample(f, c->nccl[it[i].container],
+				      &f->gpu[it[i].gi], bs[n++]);
 	if (n < LAGOM_TRACE_MIN_SAMPLES)
 		return 0;
+	scratch = buf + B_N * n;
 	qsort(bs, n, sizeof(*bs), cmp_beside);
-	alone = alone_median(c, it, a, b, buf + 4 * n, &alone_n);
+	alone = alone_median(c, it, a, b, scratch, &alone_n);
 	if (isnan(alone) || !(alone > 0))
 		return 0;
 	for (size_t s = 0, e; s < n; s = e) {
 		struct lagom_trace_contention *r;
 		double med;
-		for (e = s + 1; e < n && bs[e][0] == bs[s][0] &&
-				bs[e][1] == bs[s][1] && bs[e][2] == bs[s][2];
-		     e++)
+		for (e = s + 1; e < n && same_group(bs[e], bs[s]); e++)
 			;
 		if (e - s < LAGOM_TRACE_MIN_SAMPLES ||
-		    bs[s][0] >= LAGOM_COLL_COUNT || imp->nrows >= MAX_ROWS)
+		    bs[s][B_OP] >= LAGOM_COLL_COUNT || imp->nrows >= MAX_ROWS)
 			continue;
 		for (size_t i = s; i < e; i++)
-			buf[4 * n + (i - s)] = bs[i][3];
-		med = tr_median(buf + 4 * n, e - s);
-		if (!consistent(buf + 4 * n, e - s)) {
-			alone = alone_median(c, it, a, b, buf + 4 * n,
-					     &alone_n);
+			scratch[i - s] = bs[i][B_DUR];
+		/* tr_median() sorts, as consistent() needs */
+		med = tr_median(scratch, e - s);
+		if (!consistent(scratch, e - s))
 			continue;
-		}
 		r = &imp->rows[imp->nrows++];
 		*r = (struct lagom_trace_contention){
 			.grid_blocks = k0->grid,
@@ -257,9 +297,13 @@ static int kind_rows(const struct ctx *c, const struct item *it, size_t a,
 			.blocks_per_sm = lagom_trace_blocks_per_sm(
 				d, k0->block, k0->regs, k0->smem),
 			.mem_bound = f->names[k0->name].mem_bound,
-			.nccl_op = (enum lagom_coll)bs[s][0],
-			.nccl_channels = (unsigned)bs[s][1],
-			.nccl_threads = (unsigned)bs[s][2],
+			.nccl_op = (enum lagom_coll)bs[s][B_OP],
+			.nccl_channels = (unsigned)bs[s][B_CH],
+			.nccl_threads = (unsigned)bs[s][B_THR],
+			.nccl_size_log2 = (int)bs[s][B_SIZE],
+			.nccl_bytes = (uint64_t)field_median(bs, s, e, B_BYTES,
+							     scratch),
+			.nccl_Bps = field_median(bs, s, e, B_BPS, scratch),
 			.alone_n = alone_n,
 			.beside_n = (unsigned)(e - s),
 			.alone_us = alone,
@@ -270,8 +314,6 @@ static int kind_rows(const struct ctx *c, const struct item *it, size_t a,
 		memcpy(r->kernel, f->names[k0->name].text,
 		       sizeof(r->kernel) - 1);
 		r->kernel_hash = f->names[k0->name].hash;
-		/* alone_median sorted buf + 4n: recompute for the next group */
-		alone = alone_median(c, it, a, b, buf + 4 * n, &alone_n);
 	}
 	return 0;
 }
@@ -292,8 +334,10 @@ static int cmp_row(const void *a, const void *b)
 		return x->nccl_op < y->nccl_op ? -1 : 1;
 	if (x->nccl_channels != y->nccl_channels)
 		return x->nccl_channels < y->nccl_channels ? -1 : 1;
-	return (x->nccl_threads > y->nccl_threads) -
-	       (x->nccl_threads < y->nccl_threads);
+	if (x->nccl_threads != y->nccl_threads)
+		return x->nccl_threads < y->nccl_threads ? -1 : 1;
+	return (x->nccl_size_log2 > y->nccl_size_log2) -
+	       (x->nccl_size_log2 < y->nccl_size_log2);
 }
 
 int tr_contention(const struct tr_file *f, const struct lagom_trace_device *d,
@@ -308,7 +352,7 @@ int tr_contention(const struct tr_file *f, const struct lagom_trace_device *d,
 
 	imp->rows = calloc(MAX_ROWS, sizeof(*imp->rows));
 	if (!imp->rows || setup(&c, f, dev_id, &it, &n) ||
-	    !(buf = calloc(5 * n + 1, sizeof(*buf)))) {
+	    !(buf = calloc((B_N + 1) * n + 1, sizeof(*buf)))) {
 		rc = lagom_errprintf(err, ENOMEM, "out of memory");
 		goto out;
 	}

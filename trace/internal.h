@@ -129,6 +129,10 @@ int tr_build(struct tr_file *files, size_t nfiles, const char *const *labels,
 const struct tr_comm *tr_size_of(const struct tr_file *f,
 				 const struct tr_gpu *k);
 
+/* trace/build.c: the size of collective op that record c describes (its
+ * input; all-gather: output; send/recv: the larger). */
+uint64_t tr_coll_bytes(enum lagom_coll op, const struct tr_comm *c);
+
 /* trace/contention.c: per f->gpu index, the estimated alone time of a
  * compute kernel on device dev_id (its own duration when it ran alone, the
  * median alone duration of its kind when it ran beside NCCL, NAN when its

@@ -23,7 +23,7 @@ TRACE_FUZZ_SRC = $(srcdir)/tests/fuzz/fuzz_trace.c \
 	$(filter %.c,$(libtrace_la_SOURCES:%=$(srcdir)/%)) \
 	$(srcdir)/workload/workload.c \
 	$(filter %.c,$(libmodel_la_SOURCES:%=$(srcdir)/%)) \
-	$(srcdir)/common/error.c
+	$(filter %.c,$(libcommon_la_SOURCES:%=$(srcdir)/%))
 LAGOM_FUZZERS += tests/fuzz/fuzz_trace
 CLEANFILES += tests/fuzz/fuzz_trace
 SCRIPT_TESTS += tests/trace/fuzz_smoke.sh

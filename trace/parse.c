@@ -18,6 +18,7 @@
 #include <yajl/yajl_parse.h>
 #include <zlib.h>
 
+#include "common/hash.h"
 #include "trace/internal.h"
 
 #define CHUNK (64u << 10)
@@ -71,14 +72,6 @@ struct parser {
 	bool in_string, escape;
 	size_t token_len;
 };
-
-static uint64_t fnv1a(uint64_t h, const unsigned char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 1099511628211ull;
-	return h;
-}
-#define FNV0 1469598103934665603ull
 
 static void copy_small(char *dst, size_t cap, const unsigned char *s, size_t n)
 {
@@ -402,8 +395,9 @@ static void take_number(struct parser *p, const char *s, size_t n)
 		else if (key_is(p->key3, "dur"))
 			e->dur = d, e->has_dur = true;
 		else if (key_is(p->key3, "tid") || key_is(p->key3, "pid"))
-			e->tid = fnv1a(e->tid ? e->tid : FNV0,
-				       (const unsigned char *)buf, strlen(buf));
+			e->tid = lagom_fnv1a64_update(
+				e->tid ? e->tid : LAGOM_FNV1A64_INIT, buf,
+				strlen(buf));
 		return;
 	}
 	if (p->depth == 4 && p->in_args) {
@@ -479,10 +473,11 @@ static void take_string(struct parser *p, const unsigned char *s, size_t n)
 			copy_small(e->cat, sizeof(e->cat), s, n);
 		else if (key_is(k, "name")) {
 			copy_small(e->name, sizeof(e->name), s, n);
-			e->name_hash = fnv1a(FNV0, s, n);
+			e->name_hash = lagom_fnv1a64(s, n);
 			e->name_len = n;
 		} else if (key_is(k, "tid") || key_is(k, "pid"))
-			e->tid = fnv1a(e->tid ? e->tid : FNV0, s, n);
+			e->tid = lagom_fnv1a64_update(
+				e->tid ? e->tid : LAGOM_FNV1A64_INIT, s, n);
 		return;
 	}
 	if (p->depth == 4 && p->in_args) {

@@ -40,7 +40,7 @@
  * median, for them to count as one piece of work. */
 #define LAGOM_TRACE_MAX_SPREAD 0.25
 /* Version of the contention table's JSON (doc/workload-import.md). */
-#define LAGOM_CONTENTION_SCHEMA 1
+#define LAGOM_CONTENTION_SCHEMA 2
 
 /* What the importer knows about one kernel of the workload it built. */
 struct lagom_trace_kernel_info {
@@ -72,6 +72,14 @@ struct lagom_trace_contention {
 	enum lagom_coll nccl_op;
 	unsigned nccl_channels;
 	unsigned nccl_threads;
+	/* The NCCL kernels the beside samples lay in, grouped by size: the
+	 * power of two of their bytes (log2 floor; -1 when unsized), their
+	 * median bytes and median achieved rate bytes / kernel duration (0
+	 * when unsized).  One rank's kernel duration includes waiting for
+	 * its peers, so the rate is a lower bound of what it moved. */
+	int nccl_size_log2;
+	uint64_t nccl_bytes;
+	double nccl_Bps;
 	unsigned alone_n;
 	unsigned beside_n;
 	double alone_us;  /* median */

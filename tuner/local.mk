@@ -1,7 +1,7 @@
 # tuner: libnccl-tuner-lagom.so, NCCL's tuner plugin applying LAGOM_PLAN per
-# collective (tuner/nccl_tuner_abi.h, tuner/plan_read.h, doc/tuner.md).
-# It links nothing but libc: its own plan reader and common/'s error
-# helper and NCCL name table compiled in, no convenience library.
+# collective (tuner/nccl_tuner_abi.h, plan/plan.h, doc/tuner.md).
+# It links nothing but libc: plan/'s decoder and the common/ pieces it
+# needs are compiled in ($(PLAN_SOURCES)), no convenience library.
 
 # Installed as $(libdir)/libnccl-tuner-lagom.so.  Its own install-dir name
 # (not lib_LTLIBRARIES, which Makefile.am does not initialise) keeps this
@@ -9,9 +9,7 @@
 lagomtunerdir = $(libdir)
 lagomtuner_LTLIBRARIES = libnccl-tuner-lagom.la
 libnccl_tuner_lagom_la_SOURCES = tuner/tuner.c tuner/tuner_abi.c \
-	tuner/tuner_int.h tuner/nccl_tuner_abi.h \
-	tuner/plan_read.c tuner/plan_read.h common/error.c common/error.h \
-	common/nccl_names.c common/nccl_names.h
+	tuner/tuner_int.h tuner/nccl_tuner_abi.h $(PLAN_SOURCES)
 libnccl_tuner_lagom_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libnccl_tuner_lagom_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/tuner/tuner.map -Wl,--as-needed
@@ -19,25 +17,15 @@ libnccl_tuner_lagom_la_LIBADD =
 EXTRA_libnccl_tuner_lagom_la_DEPENDENCIES = tuner/tuner.map
 EXTRA_DIST += tuner/tuner.map doc/tuner.md
 
-# Golden plans through the reader, one TAP line each (plan_golden.sh).
+# Golden plans through plan/'s decoder, one TAP line each (plan_golden.sh).
 check_PROGRAMS += tests/tuner/plan_tool
-tests_tuner_plan_tool_SOURCES = tests/tuner/plan_tool.c tuner/plan_read.c \
-	tuner/plan_read.h common/error.c common/error.h \
-	common/nccl_names.c common/nccl_names.h
-tests_tuner_plan_tool_CFLAGS = $(AM_CFLAGS)
+tests_tuner_plan_tool_SOURCES = tests/tuner/plan_tool.c
+tests_tuner_plan_tool_LDADD = libplan.la libcommon.la
 
-# Tests: the plan reader alone, and the built module driven as NCCL does.
-TUNER_CHECKS = tests/tuner/test_plan_read tests/tuner/test_tuner_abi \
-	tests/tuner/test_tuner_noop
+# Tests: the built module driven as NCCL does (the decoder: tests/plan).
+TUNER_CHECKS = tests/tuner/test_tuner_abi tests/tuner/test_tuner_noop
 UNIT_TESTS += $(TUNER_CHECKS)
 check_PROGRAMS += $(TUNER_CHECKS)
-tests_tuner_test_plan_read_SOURCES = tests/tuner/test_plan_read.c \
-	tuner/plan_read.c tuner/plan_read.h common/error.c common/error.h \
-	common/nccl_names.c common/nccl_names.h
-tests_tuner_test_plan_read_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_tuner_test_plan_read_LDADD = $(CMOCKA_LIBS)
-tests_tuner_test_plan_read_CPPFLAGS = $(AM_CPPFLAGS) \
-	-DTUNER_PLANS_DIR='"$(abs_top_srcdir)/tests/tuner/plans"'
 
 TUNER_HARNESS = tests/tuner/harness.c tests/tuner/harness.h \
 	tuner/nccl_tuner_abi.h
@@ -46,7 +34,7 @@ tests_tuner_test_tuner_abi_SOURCES = tests/tuner/test_tuner_abi.c \
 tests_tuner_test_tuner_abi_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_tuner_test_tuner_abi_LDADD = $(CMOCKA_LIBS)
 tests_tuner_test_tuner_noop_SOURCES = tests/tuner/test_tuner_noop.c \
-	$(TUNER_HARNESS) tuner/plan_read.h
+	$(TUNER_HARNESS) plan/plan.h
 tests_tuner_test_tuner_noop_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_tuner_test_tuner_noop_LDADD = $(CMOCKA_LIBS)
 # The harness dlopen()s the module: build it first.
@@ -77,13 +65,13 @@ LAGOM_FUZZERS += tests/fuzz/fuzz_plan
 CLEANFILES += tests/fuzz/fuzz_plan
 fuzz: fuzz-plan
 fuzz-plan: tests/fuzz/fuzz_plan
+FUZZ_PLAN_C = plan/rules.c plan/encode.c plan/decode.c common/error.c \
+	common/hash.c common/nccl_names.c
 tests/fuzz/fuzz_plan: $(srcdir)/tests/fuzz/fuzz_plan.c \
-		$(srcdir)/tuner/plan_read.c $(srcdir)/tuner/plan_read.h \
-		$(srcdir)/common/error.c $(srcdir)/common/nccl_names.c
+		$(FUZZ_PLAN_C:%=$(srcdir)/%) $(srcdir)/plan/plan.h
 	@test -n "$(CLANG)" || { echo "fuzz-plan needs clang (libFuzzer)"; exit 1; }
 	@$(MKDIR_P) tests/fuzz
 	$(AM_V_CC)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-I$(top_srcdir) -I$(top_builddir) -D_GNU_SOURCE -o $@ \
-		$(srcdir)/tests/fuzz/fuzz_plan.c $(srcdir)/tuner/plan_read.c \
-		$(srcdir)/common/error.c $(srcdir)/common/nccl_names.c
+		$(srcdir)/tests/fuzz/fuzz_plan.c $(FUZZ_PLAN_C:%=$(srcdir)/%)
 .PHONY: fuzz-plan

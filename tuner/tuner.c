@@ -29,8 +29,8 @@
 
 /* Scratch of one init: the raw text and the parsed plan (about 80 KiB). */
 struct plan_work {
-	char text[TUNER_PLAN_MAX_BYTES + 1];
-	struct tuner_plan plan;
+	char text[LAGOM_PLAN_MAX_BYTES + 1];
+	struct lagom_plan_wire plan;
 };
 
 __attribute__((format(printf, 3, 4))) static void tuner_log(
@@ -113,7 +113,7 @@ static int plan_acquire(struct plan_work *w, struct lagom_error *err)
 	rc = load_plan_text(w, &len, err);
 	if (rc < 0)
 		return rc;
-	rc = tuner_plan_parse(w->text, len, &w->plan, err);
+	rc = lagom_plan_wire_decode(w->text, len, &w->plan, err);
 	if (rc < 0)
 		return rc;
 	if (strcmp(w->plan.lagom_version, PACKAGE_VERSION) != 0)
@@ -122,7 +122,7 @@ static int plan_acquire(struct plan_work *w, struct lagom_error *err)
 			"plan written by lagom %s, this is lagom %s",
 			w->plan.lagom_version, PACKAGE_VERSION);
 	if (w->plan.job_id != 0 && slurm_job &&
-	    (tuner_parse_u64(slurm_job, strlen(slurm_job), &job) < 0 ||
+	    (lagom_plan_parse_u64(slurm_job, strlen(slurm_job), &job) < 0 ||
 	     job != w->plan.job_id))
 		return lagom_errprintf(
 			err, EINVAL,
@@ -131,39 +131,41 @@ static int plan_acquire(struct plan_work *w, struct lagom_error *err)
 	return 0;
 }
 
-static size_t count_shape(const struct tuner_plan *plan, uint64_t n_ranks,
+static size_t count_shape(const struct lagom_plan_wire *plan, uint64_t n_ranks,
 			  uint64_t n_nodes)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < plan->n_entries; i++)
-		if (plan->entries[i].ranks == n_ranks &&
-		    plan->entries[i].nodes == n_nodes)
+	for (i = 0; i < plan->ncolls; i++)
+		if (plan->colls[i].ranks == n_ranks &&
+		    plan->colls[i].nodes == n_nodes)
 			n++;
 	return n;
 }
 
 /* Keep the n entries of this communicator's shape (n > 0); NULL on ENOMEM. */
-static struct lagom_tuner *tuner_create(const struct tuner_plan *plan, size_t n,
-					uint64_t n_ranks, uint64_t n_nodes)
+static struct lagom_tuner *tuner_create(const struct lagom_plan_wire *plan,
+					size_t n, uint64_t n_ranks,
+					uint64_t n_nodes)
 {
 	struct lagom_tuner *t;
 	size_t i;
 
-	t = malloc(sizeof(*t) + n * sizeof(t->entries[0]));
+	t = malloc(sizeof(*t) + n * sizeof(t->colls[0]));
 	if (!t)
 		return NULL;
 	t->n_ranks = n_ranks;
 	t->n_nodes = n_nodes;
-	t->n_entries = 0;
-	for (i = 0; i < plan->n_entries; i++)
-		if (plan->entries[i].ranks == n_ranks &&
-		    plan->entries[i].nodes == n_nodes)
-			t->entries[t->n_entries++] = plan->entries[i];
+	t->ncolls = 0;
+	for (i = 0; i < plan->ncolls; i++)
+		if (plan->colls[i].ranks == n_ranks &&
+		    plan->colls[i].nodes == n_nodes)
+			t->colls[t->ncolls++] = plan->colls[i];
 	return t;
 }
 
-static void plan_report(lagom_nccl_logger_t log, const struct tuner_plan *plan,
+static void plan_report(lagom_nccl_logger_t log,
+			const struct lagom_plan_wire *plan,
 			const struct lagom_tuner *t, uint64_t n_ranks,
 			uint64_t n_nodes)
 {
@@ -171,13 +173,14 @@ static void plan_report(lagom_nccl_logger_t log, const struct tuner_plan *plan,
 		tuner_log(log, LAGOM_NCCL_LOG_INFO,
 			  "plan %016llx applies %zu entries to this "
 			  "communicator (ranks=%llu nodes=%llu; env ctas=%u-%u "
-			  "buffsize=%llu nthreads=%u)",
-			  (unsigned long long)plan->plan_id, t->n_entries,
+			  "buffsize=%llu nthreads=%u ctapolicy=%s)",
+			  (unsigned long long)plan->plan_id, t->ncolls,
 			  (unsigned long long)n_ranks,
 			  (unsigned long long)n_nodes, plan->env.min_ctas,
 			  plan->env.max_ctas,
 			  (unsigned long long)plan->env.buffsize_bytes,
-			  plan->env.nthreads);
+			  plan->env.nthreads,
+			  lagom_cta_policy_names[plan->env.cta_policy]);
 	else
 		tuner_log(log, LAGOM_NCCL_LOG_INFO,
 			  "plan %016llx has no entry for ranks=%llu "
@@ -229,13 +232,13 @@ lagom_nccl_result_t tuner_init(void **context, size_t n_ranks, size_t n_nodes,
 	return LAGOM_NCCL_SUCCESS;
 }
 
-const struct tuner_plan_entry *tuner_lookup(const struct lagom_tuner *t,
-					    int coll_type, size_t n_bytes)
+const struct lagom_plan_wire_coll *tuner_lookup(const struct lagom_tuner *t,
+						int coll_type, size_t n_bytes)
 {
 	if (!t)
 		return NULL;
-	return tuner_plan_find(t->entries, t->n_entries, coll_type, n_bytes,
-			       t->n_ranks, t->n_nodes);
+	return lagom_plan_wire_find(t->colls, t->ncolls, coll_type, n_bytes,
+				    t->n_ranks, t->n_nodes);
 }
 
 void tuner_free(struct lagom_tuner *t)

@@ -57,18 +57,18 @@ static int keep_only(float *table, int num_algo, int num_proto, int keep_algo,
 }
 
 /* Edit the cost table for e; 1 when the plan's choice could be applied. */
-static int apply_choice(const struct tuner_plan_entry *e, float *table,
+static int apply_choice(const struct lagom_plan_wire_coll *e, float *table,
 			int num_algo, int num_proto)
 {
-	if (e->algo == TUNER_PLAN_ANY && e->proto == TUNER_PLAN_ANY)
+	if (e->algo == LAGOM_PLAN_ANY && e->proto == LAGOM_PLAN_ANY)
 		return 1;
 	if (!table || num_algo <= 0 || num_proto <= 0 ||
 	    num_algo > MAX_TABLE_DIM || num_proto > MAX_TABLE_DIM ||
 	    e->algo >= num_algo || e->proto >= num_proto)
 		return 0;
-	if (e->algo != TUNER_PLAN_ANY && e->proto != TUNER_PLAN_ANY)
+	if (e->algo != LAGOM_PLAN_ANY && e->proto != LAGOM_PLAN_ANY)
 		return force_cell(table, num_proto, e->algo, e->proto);
-	if (e->algo != TUNER_PLAN_ANY)
+	if (e->algo != LAGOM_PLAN_ANY)
 		return keep_only(table, num_algo, num_proto, e->algo, -1);
 	return keep_only(table, num_algo, num_proto, -1, e->proto);
 }
@@ -78,26 +78,26 @@ static lagom_nccl_result_t get_coll_info_v4(void *context, int coll_type,
 					    size_t n_bytes, int num_pipe_ops,
 					    float **cost_table, int num_algo,
 					    int num_proto, int reg_buff,
-					    int *n_channels)
+					    int *nchannels)
 {
-	const struct tuner_plan_entry *e;
+	const struct lagom_plan_wire_coll *e;
 
 	e = tuner_lookup(context, coll_type, n_bytes);
 	if (!e)
 		return LAGOM_NCCL_SUCCESS;
 	if (apply_choice(e, (float *)cost_table, num_algo, num_proto) &&
-	    e->nc > 0 && n_channels)
-		*n_channels = (int)e->nc;
+	    e->nchannels > 0 && nchannels)
+		*nchannels = (int)e->nchannels;
 	return LAGOM_NCCL_SUCCESS;
 }
 
 static lagom_nccl_result_t get_coll_info_v3(void *context, int coll_type,
 					    size_t n_bytes, int num_pipe_ops,
 					    float **cost_table, int num_algo,
-					    int num_proto, int *n_channels)
+					    int num_proto, int *nchannels)
 {
 	return get_coll_info_v4(context, coll_type, n_bytes, num_pipe_ops,
-				cost_table, num_algo, num_proto, 0, n_channels);
+				cost_table, num_algo, num_proto, 0, nchannels);
 }
 
 /* v2 (NCCL 2.21: six algorithms, no PAT) answers a pair, not a table. */
@@ -123,39 +123,39 @@ static lagom_nccl_result_t get_coll_info_v2(void *context, int coll_type,
 					    int coll_net_support,
 					    int nvls_support, int num_pipe_ops,
 					    int *algorithm, int *protocol,
-					    int *n_channels)
+					    int *nchannels)
 {
-	const struct tuner_plan_entry *e;
+	const struct lagom_plan_wire_coll *e;
 
 	e = tuner_lookup(context, coll_type, n_bytes);
 	if (!e)
 		return LAGOM_NCCL_SUCCESS;
-	if (e->algo != TUNER_PLAN_ANY || e->proto != TUNER_PLAN_ANY) {
+	if (e->algo != LAGOM_PLAN_ANY || e->proto != LAGOM_PLAN_ANY) {
 		/* v2 can say both or neither; a half choice is dropped. */
-		if (e->algo == TUNER_PLAN_ANY || e->proto == TUNER_PLAN_ANY ||
+		if (e->algo == LAGOM_PLAN_ANY || e->proto == LAGOM_PLAN_ANY ||
 		    !v2_supported(e->algo, coll_net_support, nvls_support) ||
 		    !algorithm || !protocol)
 			return LAGOM_NCCL_SUCCESS;
 		*algorithm = e->algo;
 		*protocol = e->proto;
 	}
-	if (e->nc > 0 && n_channels)
-		*n_channels = (int)e->nc;
+	if (e->nchannels > 0 && nchannels)
+		*nchannels = (int)e->nchannels;
 	return LAGOM_NCCL_SUCCESS;
 }
 
 /* v6 getChunkSize: the plan's chunk, if NCCL chose the plan's algo/proto. */
 static lagom_nccl_result_t get_chunk_size_v6(void *context, int coll_type,
 					     size_t n_bytes, int algo,
-					     int proto, int n_channels,
+					     int proto, int nchannels,
 					     size_t *chunk_size)
 {
-	const struct tuner_plan_entry *e;
+	const struct lagom_plan_wire_coll *e;
 
 	e = tuner_lookup(context, coll_type, n_bytes);
 	if (!e || e->chunk_bytes == 0 || !chunk_size ||
-	    (e->algo != TUNER_PLAN_ANY && e->algo != algo) ||
-	    (e->proto != TUNER_PLAN_ANY && e->proto != proto) ||
+	    (e->algo != LAGOM_PLAN_ANY && e->algo != algo) ||
+	    (e->proto != LAGOM_PLAN_ANY && e->proto != proto) ||
 	    e->chunk_bytes > SIZE_MAX)
 		return LAGOM_NCCL_SUCCESS;
 	*chunk_size = (size_t)e->chunk_bytes;

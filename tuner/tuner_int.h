@@ -11,14 +11,14 @@
 #include <stdint.h>
 
 #include "tuner/nccl_tuner_abi.h"
-#include "tuner/plan_read.h"
+#include "plan/plan.h"
 
-/* Per-communicator context: the plan entries of this communicator's shape. */
+/* Per-communicator context: the plan records of this communicator's shape. */
 struct lagom_tuner {
 	uint64_t n_ranks;
 	uint64_t n_nodes;
-	size_t n_entries;
-	struct tuner_plan_entry entries[];
+	size_t ncolls;
+	struct lagom_plan_wire_coll colls[];
 };
 
 /*
@@ -33,8 +33,8 @@ lagom_nccl_result_t tuner_init(void **context, size_t n_ranks, size_t n_nodes,
 			       lagom_nccl_logger_t log);
 
 /* The first entry for (coll_type, n_bytes) or NULL; t may be NULL. */
-const struct tuner_plan_entry *tuner_lookup(const struct lagom_tuner *t,
-					    int coll_type, size_t n_bytes);
+const struct lagom_plan_wire_coll *tuner_lookup(const struct lagom_tuner *t,
+						int coll_type, size_t n_bytes);
 
 void tuner_free(struct lagom_tuner *t);
 

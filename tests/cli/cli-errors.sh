@@ -4,7 +4,7 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/cli/lib.sh"
 
-plan 49
+plan 51
 
 P=$TMP/n001.json
 "$LAGOM" profile synth --gpu H100-SXM --gpus-per-node 8 --node n001 \
@@ -120,5 +120,12 @@ expect_status 1 "a workload file that does not parse is a runtime error" \
   head -c 1048576 /dev/zero | tr '\0' ' '; } >"$TMP/big.json"
 expect_status 1 "a workload file over 1 MiB is refused as in a job" \
 	plan --profile "$P" --nodes 2 --workload "$TMP/big.json"
+
+# Files are replaced atomically (cli_write_atomic): a missing folder is one
+# line naming the file asked for, and nothing is left behind.
+expect_status 1 "profile synth -o into a missing folder" profile synth \
+	--gpu H100-SXM --gpus-per-node 8 --node n001 -o "$TMP/nodir/p.json"
+check "... the line names the file asked for" \
+	grep -qx "lagom: $TMP/nodir/p.json: No such file or directory" "$TMP/err"
 
 done_testing

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # tests/integration/measure.sh - the measurement loop on a real Slurm (the
 # cluster of tests/integration/spank.sh): lagom.so gives a tuned step a
-# spool and loads libnccl-profiler-lagom.so; the next step of the same key
-# plans from what was measured; another user sees none of it; hostile
-# records are refused with one line and the step still runs.
+# spool and loads libnccl-profiler-lagom.so; at the step's end the job
+# comment gains the measured figure (the user's text kept); the next step
+# of the same key plans from what was measured, its model corrected per
+# class; another user sees none of it; hostile records are refused with
+# one line and the step still runs.
 #
 # This machine has no GPU: the tasks of step 1 run lagom's ABI harness
 # (tests/profiler/test_profiler_abi --scenario train), which loads the
@@ -55,8 +57,20 @@ value() { grep -o "$1=[^ ]*" "$out" | head -1 | cut -d= -f2-; }
 comment_of() { timeout 10 squeue -h -t all -j "$1" -o %k; }
 show='echo $(hostname) SLURM_JOB_ID=$SLURM_JOB_ID LAGOM_PLAN_ID=$LAGOM_PLAN_ID NCCL_PROFILER_PLUGIN=$NCCL_PROFILER_PLUGIN LAGOM_MEASURE_DIR=$LAGOM_MEASURE_DIR'
 
+# sacct field Comment of JOB, polled until it contains WORD (the
+# job-complete record reaches slurmdbd shortly after the job ends)
+sacct_comment() { # JOB WORD
+	local c= _
+	for _ in $(seq 1 20); do
+		c=$(timeout 10 sacct -X -n -P -j "$1" -o Comment 2>/dev/null | head -1)
+		case $c in *"$2"*) break ;; esac
+		sleep 0.5
+	done
+	echo "$c"
+}
+
 # --- step 1: measured ------------------------------------------------------
-run srun -N3 --gres=gpu:4 -J lagom-measure-it --lagom=auto \
+run srun -N3 --gres=gpu:4 -J lagom-measure-it --lagom=auto --comment="my own words" \
 	bash -c "$show; HP_LOG=/dev/null HP_RANKS=12 HP_NODES=3 $drive --scenario train 5"
 check_that "step 1 runs the harness on 3 nodes" '[ "$rc" -eq 0 ]'
 job1=$(value SLURM_JOB_ID)
@@ -80,6 +94,14 @@ assert s["iteration_collectives"] == 4, s
 ' "$out" "$job1.0" "$plan1"
 check "the step's predictions are next to its records" \
 	grep -q "^plan $plan1\$" "$dir1/predicted"
+# the step's end: node 0 adds what the records it sees measured (all three
+# here: the demo cluster's nodes share one spool)
+c1=$(sacct_comment "$job1" "measured=")
+diag "sacct comment of job $job1: $c1"
+check "sacct: step 1's comment gained the measured figure after the launch text" \
+	grep -Eq "\{lagom: lagom [^ ]+ plan=$plan1 .* measured=$job1\.0 tasks=3 iter_ms=[0-9]+\.[0-9]{3} comm_ms=[0-9]+\.[0-9]{3} #" <<<"$c1"
+check "... and kept the user's own text" grep -q '^my own words {lagom: ' <<<"$c1"
+check "... within 1024 bytes" [ "${#c1}" -le 1024 ]
 
 # --- step 2: same key, no workload: planned from step 1 ---------------------
 run srun -v -N3 --gres=gpu:4 -J lagom-measure-it --lagom=auto bash -c "$show"
@@ -92,6 +114,25 @@ c2=$(comment_of "$job2")
 diag "comment of job $job2: $c2"
 check "its comment names what it learned from: workload=measured-$job1.0" \
 	grep -q "workload=measured-$job1.0" <<<"$c2"
+# the model corrected per class by measured / model at NCCL's configuration
+check "... and the classes it corrected from step 1's times" \
+	grep -Eq " corrected=[a-z]+@[0-9]+[KM]?i?B:x[0-9]+\.[0-9]{2}.* from=$job1\.0( |$)" <<<"$c2"
+run srun -N3 --gres=gpu:4 -J lagom-measure-it --lagom=explain bash -c true
+check_that "explain shows each correction, measured against the model" \
+	'grep -q "corrected from measured step $job1.0 (measured / model):" "$err" &&
+	grep -Eq "sendrecv .* measured 50\.0 us \(at [0-9.]+KiB, 240 calls\), model [0-9.]+ us: x[0-9.]+" "$err"'
+
+# --- step 2b: planned from step 1 and measured: predicted against measured ---
+run srun -N3 --gres=gpu:4 -J lagom-measure-it --lagom=auto \
+	bash -c "$show; HP_LOG=/dev/null HP_RANKS=12 HP_NODES=3 $drive --scenario train 5"
+job2b=$(value SLURM_JOB_ID)
+check "the same measurements give the same plan ($plan2)" \
+	[ "$rc" -eq 0 ] && [ "$(value LAGOM_PLAN_ID)" = "$plan2" ]
+c2b=$(sacct_comment "$job2b" "measured=")
+diag "sacct comment of job $job2b: $c2b"
+check "its comment: the corrections, then measured against predicted" \
+	grep -Eq "corrected=.* from=$job1\.0 measured=$job2b\.0 tasks=3 iter_ms=[0-9.]+ comm_ms=[0-9.]+ predicted_iter_ms=[0-9.]+ predicted_comm_ms=[0-9.]+ #" <<<"$c2b"
+dir1=$spool/root/$job2b.0 # the latest measured step of the key
 
 # --- another user: none of it ------------------------------------------------
 run runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" srun -N3 --gres=gpu:4 \

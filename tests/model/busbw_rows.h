@@ -48,4 +48,7 @@ unsigned busbw_rows_group(struct busbw_row *rows, size_t n);
  * out. */
 void busbw_rows_conventions(FILE *out);
 
+/* Median of v[0..n) (sorts v); NAN for n == 0.  The reports' summaries. */
+double rows_median(double *v, size_t n);
+
 #endif

@@ -403,11 +403,12 @@ int slurm_update_job(job_desc_msg_t *desc)
 /* Planning from measurements: the stub never learns anything. */
 int lagom_plan_compute_learned(const struct lagom_config *cfg,
 			       const struct lagom_step *step,
-			       const struct lagom_workload *learned,
+			       const char *workload,
+			       const struct lagom_learned *learned,
 			       struct lagom_planner_result **out,
 			       struct lagom_error *err)
 {
-	return lagom_plan_compute(cfg, step, NULL, out, err);
+	return lagom_plan_compute(cfg, step, workload, out, err);
 }
 
 /* The planner adapter: a fixed three-variable plan unless plan_rc < 0. */

@@ -3,11 +3,11 @@
 table `lagom workload import --format json` printed (argv[2]) from the raw
 trace (argv[1]): the rules of doc/workload-import.md.  Prints one line per
 disagreement; exit 1 if any."""
-import gzip, json, statistics, sys
+import gzip, json, math, statistics, sys
 
 
 def fnv(s):
-    h = 1469598103934665603
+    h = 0xCBF29CE484222325  # FNV-1a 64-bit offset basis
     for b in s.encode():
         h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
     return "%016x" % h
@@ -25,6 +25,41 @@ def prod(v):
     return p
 
 
+DTYPE = {"float": 4, "int": 4, "long": 8, "half": 2, "c10::half": 2,
+         "bfloat16": 2, "c10::bfloat16": 2, "double": 8, "byte": 1,
+         "char": 1, "int8": 1, "uint8": 1}
+
+
+def nbytes(nelems, dtype):
+    return nelems * DTYPE.get(str(dtype).lower(), 4)
+
+
+def coll_size(n, launches, annots):
+    """Bytes of NCCL kernel n: its own args (Kineto copies
+    record_param_comms onto it), else the innermost nccl:* annotation with
+    input dims around its launch on the launching thread; None unknown."""
+    a = n["args"]
+    if "In msg nelems" in a:
+        key = "Out msg nelems" if a.get("Collective name") == "all_gather" \
+            else "In msg nelems"
+        return nbytes(a[key], a.get("dtype", "float"))
+    launch = launches.get(a.get("correlation"))
+    if launch is None:
+        return None
+    best = None
+    for c in annots:
+        if c["tid"] == launch["tid"] and \
+                c["ts"] <= launch["ts"] <= c["ts"] + c["dur"] and \
+                (best is None or c["ts"] >= best["ts"]):
+            best = c
+    if best is None:
+        return None
+    elems = 1
+    for d in best["args"]["Input Dims"][0]:
+        elems *= d
+    return nbytes(elems, best["args"]["Input type"][0])
+
+
 trace = json.load(gzip.open(sys.argv[1]))
 props = trace["deviceProperties"][0]
 max_warps = props["maxThreadsPerMultiprocessor"] // props["warpSize"]
@@ -34,13 +69,21 @@ nk = [e for e in ev if nccl(e["name"])]
 dev = nk[0]["args"]["device"]
 nk = [e for e in nk if e["args"]["device"] == dev]
 comp = [e for e in ev if not nccl(e["name"]) and e["args"]["device"] == dev]
+launches = {e["args"].get("correlation"): e for e in trace["traceEvents"]
+            if e.get("cat") == "cuda_runtime"}
+annots = [e for e in trace["traceEvents"]
+          if e.get("cat") in ("user_annotation", "cpu_op")
+          and e.get("name", "").startswith("nccl:")
+          and e.get("args", {}).get("Input Dims")]
+for n in nk:
+    n["bytes"] = coll_size(n, launches, annots)
 bad = 0
 mins = report["min_samples"]
 for row in report["rows"]:
     kind = [e for e in comp if fnv(e["name"]) == row["kernel_id"]
             and prod(e["args"]["grid"]) == row["grid_blocks"]
             and prod(e["args"]["block"]) == row["block_threads"]]
-    alone, beside = [], []
+    alone, beside, group = [], [], []
     for e in kind:
         s, t = e["ts"], e["ts"] + e["dur"]
         over = [n for n in nk if n["ts"] < t and n["ts"] + n["dur"] > s]
@@ -51,6 +94,10 @@ for row in report["rows"]:
             if (prod(n["args"]["grid"]) == row["nccl_channels"]
                     and prod(n["args"]["block"]) == row["nccl_threads"]):
                 beside.append(e["dur"])
+                b = n["bytes"]
+                log2 = math.floor(math.log2(b)) if b else -1
+                if b is not None and log2 == row["nccl_size_log2"]:
+                    group.append((b, b / (n["dur"] * 1e-6)))
     # blocks_per_sm (CUDA occupancy rules) against Kineto's own "est.
     # achieved occupancy %" = min(blocks per SM, grid / SMs) x warps per
     # block / warps per SM, printed as an integer (0 where Kineto's
@@ -76,6 +123,24 @@ for row in report["rows"]:
          "slowdown = beside / alone"),
         (row["plausible"] == (row["slowdown"] >= 0.95), "plausible flag"),
     ]
+    # the NCCL kernels' size group (power of two of their bytes), median
+    # bytes and median rate bytes / kernel duration
+    if row["nccl_size_log2"] >= 0:
+        sizes = [g[0] for g in group]
+        rates = [g[1] for g in group]
+        checks += [
+            (len(group) == row["beside_n"], "size group beside_n %d" %
+             len(group)),
+            (sizes and abs(statistics.median(sizes) - row["nccl_bytes"])
+             <= 1, "median bytes %s" % (statistics.median(sizes)
+                                        if sizes else None)),
+            (rates and abs(statistics.median(rates) / row["nccl_Bps"] - 1)
+             < 1e-6, "median rate %s B/s" % (statistics.median(rates)
+                                            if rates else None)),
+        ]
+    else:
+        checks.append((row["nccl_bytes"] == 0 and row["nccl_Bps"] == 0,
+                       "unsized: bytes and rate 0"))
     for good, what in checks:
         if not good:
             bad += 1

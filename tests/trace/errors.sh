@@ -21,7 +21,7 @@ refused() {
 	if [ "$rc" -eq "$want" ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] &&
 		grep -q "^lagom: .*$needle" "$tmp/stderr" &&
 		[ ! -s "$tmp/stdout" ] && [ ! -e "$tmp/out.json" ] &&
-		[ -z "$(ls "$tmp" | grep out.json.tmp)" ]; then
+		[ -z "$(ls "$tmp" | grep "out\.json\.")" ]; then
 		ok "$what: exit $rc, $(cat "$tmp/stderr")"
 	else
 		sed 's/^/# /' "$tmp/stderr" | head -5

@@ -10,7 +10,7 @@ fuzz_setup lagom-tracefuzz
 s=$top_srcdir
 if ! fuzz_build fuzz_trace "$s/tests/fuzz/fuzz_trace.c" "$s"/trace/*.c \
 	"$s/workload/workload.c" $(ls "$s"/model/*.c "$s"/catalog/*.c 2>/dev/null) \
-	"$s/common/error.c" \
+	"$s"/common/*.c \
 	-lyajl -lz -ljansson -lm; then
 	plan_skip_all "libFuzzer unavailable: $(fuzz_build_error fuzz_trace)"
 fi

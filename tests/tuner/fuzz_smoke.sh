@@ -1,13 +1,15 @@
 #!/bin/sh
-# A bounded (about 10 s) libFuzzer run of the plan reader from the seed
-# corpus: no crash, no sanitizer report, no broken invariant.
+# A bounded (about 10 s) libFuzzer run of plan/'s decoder (and the
+# encoder's round trip) from the seed corpus: no crash, no sanitizer
+# report, no broken invariant.
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/fuzz.sh"
 
 fuzz_setup lagom-fuzz
 if ! fuzz_build fuzz_plan "$top_srcdir/tests/fuzz/fuzz_plan.c" \
-	"$top_srcdir/tuner/plan_read.c" "$top_srcdir/common/error.c" \
-	"$top_srcdir/common/nccl_names.c"; then
+	"$top_srcdir/plan/rules.c" "$top_srcdir/plan/encode.c" \
+	"$top_srcdir/plan/decode.c" "$top_srcdir/common/error.c" \
+	"$top_srcdir/common/hash.c" "$top_srcdir/common/nccl_names.c"; then
 	plan_skip_all "libFuzzer unavailable: $(fuzz_build_error fuzz_plan)"
 fi
 

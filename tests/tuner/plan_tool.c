@@ -7,12 +7,12 @@
 
 #include <stdio.h>
 
-#include "tuner/plan_read.h"
+#include "plan/plan.h"
 
 int main(int argc, char **argv)
 {
-	static char text[TUNER_PLAN_MAX_BYTES + 2];
-	static struct tuner_plan plan;
+	static char text[LAGOM_PLAN_MAX_BYTES + 2];
+	static struct lagom_plan_wire plan;
 	struct lagom_error err = { 0 };
 	size_t len;
 	FILE *f;
@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 	}
 	len = fread(text, 1, sizeof(text) - 1, f);
 	fclose(f);
-	if (tuner_plan_parse(text, len, &plan, &err) != 0) {
+	if (lagom_plan_wire_decode(text, len, &plan, &err) != 0) {
 		printf("%s\n", err.text);
 		return 1;
 	}

@@ -323,6 +323,31 @@ static void t_names(void **state)
 	assert_null(h_symbol(7));
 }
 
+/* A plan of a newer format minor (keys this tuner does not know, in the
+ * env record and after chunk=) and a 1.1 key: still applied. */
+static void t_newer_minor(void **state)
+{
+	static const char newer[] =
+		"lagom-plan 1.9 @VERSION@ 3f2a9c0d11e4b7a5 job=4242 ranks=16 "
+		"nodes=2;env proto=any algo=any ctapolicy=efficiency tuner=1 "
+		"smcap=12 ctas=2-16 buffsize=0 nthreads=0;"
+		"coll allreduce 0 " MAXB " ranks=16 nodes=2 algo=ring "
+		"proto=simple nc=7 chunk=0 nvlsctas=4;end";
+	int v = version_of(state);
+	void *ctx = NULL;
+	float t[H_CELLS];
+
+	h_set_plan(newer);
+	unsetenv("SLURM_JOB_ID");
+	h_log_reset();
+	assert_int_equal(h_init(v, 16, 2, &ctx), 0);
+	assert_non_null(ctx);
+	assert_int_equal(h_log_count(LAGOM_NCCL_LOG_INFO), 1);
+	assert_int_equal(
+		call(v, ctx, LAGOM_NCCL_FUNC_ALLREDUCE, 4096, t, BASIC, 0), 7);
+	assert_int_equal(h_finalize(v, ctx), 0);
+}
+
 static int versions[H_VERSIONS] = { 2, 3, 4, 5, 6 };
 
 #define AT(f, i)                                            \
@@ -341,7 +366,7 @@ int main(void)
 		V2_TO_V6(t_shape_selects),    AT(t_six_algorithms, 3),
 		AT(t_six_algorithms, 4),      AT(t_six_algorithms, 5),
 		AT(t_six_algorithms, 6),      V2_TO_V6(t_null_context),
-		cmocka_unit_test(t_chunk_v6),
+		cmocka_unit_test(t_chunk_v6), V2_TO_V6(t_newer_minor),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

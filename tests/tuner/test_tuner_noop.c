@@ -48,7 +48,7 @@ static const struct bad_case bad_cases[] = {
 	{ "format version 2",
 	  "lagom-plan 2 " PACKAGE_VERSION
 	  " 3f2a9c0d11e4b7a5 job=4242 ranks=16 nodes=2;" ENV_REC ENTRY "end",
-	  NULL, 16, 2, "format version" },
+	  NULL, 16, 2, "format major version is not 1" },
 	{ "another lagom",
 	  "lagom-plan 1 0.0.9 3f2a9c0d11e4b7a5 job=4242 ranks=16 nodes=2;" ENV_REC
 		  ENTRY "end",

@@ -1,0 +1,859 @@
+/*
+ * profile/digest.c - the cluster digest's format, its strict reader and the
+ * planner's lookup.  See digest.h; the format is in doc/profile-format.md.
+ *
+ *	lagom-digest 1
+ *	node NAME ino=I size=S mtime=SEC.NSEC fingerprint=F KEY=VALUE ...
+ *	end N
+ *
+ * Entries hold every field lagom_profile_to_hw() reads: the hardware
+ * section and the scalar measurements and contention curve.  Doubles are
+ * written as the 16 hex digits of their IEEE-754 bits (exact, and free of
+ * the decimal comma some locales print).  Texts are %XX-escaped.  The part
+ * from "fingerprint=" to the end of the line is the node's hardware text:
+ * nodes with the same text share one parse and one conversion.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/hash.h"
+#include "profile/digest.h"
+#include "profile/profile_int.h"
+
+/* One distinct hardware text and what it says. */
+struct digest_rec {
+	const char *text; /* from "fingerprint=" to the end of the line */
+	size_t len;
+	uint64_t hash;
+	struct lagom_profile_hw hw;
+	char fingerprint[32];
+	struct lagom_quantity gemm[LAGOM_PREC_COUNT];
+	struct lagom_quantity hbm, intra, nic;
+	enum lagom_source csrc;
+	enum lagom_precision cprec;
+	size_t ncont;
+	struct lagom_contention_point *cont;
+	int state; /* 0 not converted yet, 1 converted, -1 does not convert */
+	struct lagom_hw model;
+};
+
+struct digest_entry {
+	const char *name; /* not NUL-terminated: name_len */
+	size_t name_len;
+	const char *line; /* the whole line, without its newline */
+	size_t line_len;
+	uint64_t ino;
+	int64_t size, mtime_s;
+	long mtime_ns;
+	size_t rec;
+};
+
+struct lagom_digest {
+	char *buf;
+	size_t len;
+	struct digest_entry *entries;
+	size_t n;
+	struct digest_rec *recs;
+	size_t nrecs;
+	struct lagom_profile *scratch; /* for the conversion, made on demand */
+};
+
+/* ---- writing ---- */
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	int failed;
+};
+
+static void put(struct sbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void put(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->failed)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->failed = 1;
+			return;
+		}
+		if ((size_t)n < b->cap - b->len) {
+			b->len += (size_t)n;
+			return;
+		}
+		char *np = realloc(b->p, b->cap * 2 + (size_t)n);
+
+		if (!np) {
+			b->failed = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = b->cap * 2 + (size_t)n;
+	}
+}
+
+static uint64_t bits_of(double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, sizeof(u));
+	return u;
+}
+
+static int text_char_ok(unsigned char c)
+{
+	return c > 0x20 && c < 0x7f && c != '%' && c != '=';
+}
+
+static void put_text(struct sbuf *b, const char *key, const char *s)
+{
+	put(b, " %s=", key);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (text_char_ok(c))
+			put(b, "%c", c);
+		else
+			put(b, "%%%02X", c);
+	}
+}
+
+static void put_quantity(struct sbuf *b, const char *key,
+			 const struct lagom_quantity *q)
+{
+	if (q->source == LAGOM_SOURCE_ABSENT)
+		put(b, " %s=-", key);
+	else
+		put(b, " %s=%s:%016" PRIx64, key, lagom_source_name(q->source),
+		    bits_of(q->value));
+}
+
+int lagom_digest_format_entry(const struct lagom_profile *p,
+			      const struct stat *st, char **line,
+			      struct lagom_error *err)
+{
+	const struct lagom_profile_hw *h = &p->hw;
+	const struct lagom_profile_measurements *m = &p->meas;
+	const char *intra = lagom_profile_intra_name(h->intra);
+	char fp[32];
+	struct sbuf b = { .cap = 1024 };
+
+	if (!lagom_profile_node_name_ok(p->node) || !intra ||
+	    !lagom_source_name(m->contention_source) ||
+	    (m->contention_source != LAGOM_SOURCE_ABSENT &&
+	     (!lagom_precision_name(m->contention_precision) ||
+	      m->n_contention > LAGOM_PROFILE_MAX_POINTS)))
+		return lagom_errprintf(err, EINVAL,
+				       "profile %s: not a valid profile",
+				       p->node);
+	lagom_profile_fingerprint(h, fp, sizeof(fp));
+	if (!(b.p = malloc(b.cap)))
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	put(&b,
+	    "node %s ino=%" PRIu64 " size=%" PRId64 " mtime=%" PRId64
+	    ".%09ld fingerprint=%s",
+	    p->node, (uint64_t)st->st_ino, (int64_t)st->st_size,
+	    (int64_t)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec, fp);
+	put_text(&b, "cpu_model", h->cpu_model);
+	put(&b, " cpu_cores=%d numa_nodes=%d", h->cpu_cores, h->numa_nodes);
+	put_text(&b, "gpu_model", h->gpu_model);
+	put(&b,
+	    " gpu_count=%d gpu_sm_count=%d gpu_memory_bytes=%" PRIu64
+	    " intra=%s nvlinks_per_gpu=%d nvlink_peers=%d pcie_gen=%d"
+	    " pcie_lanes=%d gpus_per_pcie_switch=%d nic_count=%d nic_rdma=%d"
+	    " gpus_per_nic=%d nic_link_bw_Bps=%016" PRIx64
+	    " nic_transport=%d nvl_domain_nodes=%d",
+	    h->gpu_count, h->gpu_sm_count, h->gpu_memory_bytes, intra,
+	    h->nvlinks_per_gpu, h->nvlink_peers, h->pcie_gen, h->pcie_lanes,
+	    h->gpus_per_pcie_switch, h->nic_count, h->nic_rdma != 0,
+	    h->gpus_per_nic, bits_of(h->nic_link_bw_Bps), h->nic_transport,
+	    h->nvl_domain_nodes);
+	for (int i = 0; i < LAGOM_PREC_COUNT; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "gemm_%s",
+			 lagom_precision_name((enum lagom_precision)i));
+		put_quantity(&b, key, &m->gemm_flops[i]);
+	}
+	put_quantity(&b, "hbm_bw_Bps", &m->hbm_bw_Bps);
+	put_quantity(&b, "intra_bw_Bps", &m->intra_bw_Bps);
+	put_quantity(&b, "nic_bw_Bps", &m->nic_bw_Bps);
+	if (m->contention_source == LAGOM_SOURCE_ABSENT)
+		put(&b, " contention=-");
+	else
+		put(&b, " contention=%s:%s:%zu",
+		    lagom_source_name(m->contention_source),
+		    lagom_precision_name(m->contention_precision),
+		    m->n_contention);
+	for (size_t i = 0;
+	     m->contention_source != LAGOM_SOURCE_ABSENT && i < m->n_contention;
+	     i++)
+		put(&b, ":%d,%" PRIu64 ",%016" PRIx64, m->contention[i].ctas,
+		    m->contention[i].chunk_bytes,
+		    bits_of(m->contention[i].slowdown));
+	if (b.failed) {
+		free(b.p);
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	}
+	*line = b.p;
+	return 0;
+}
+
+/* ---- reading ---- */
+
+/* A cursor over one line. */
+struct cur {
+	const char *p, *end;
+	unsigned line;
+	struct lagom_error *err;
+};
+
+static int bad(struct cur *c, const char *what, const char *key)
+{
+	return lagom_errprintf(c->err, EINVAL, "line %u: %s%s%s", c->line,
+			       key ? key : "", key ? ": " : "", what);
+}
+
+/* The value of " key=" at the cursor (the first key has no space). */
+static int value(struct cur *c, const char *key, bool first, const char **v,
+		 size_t *vlen)
+{
+	size_t klen = strlen(key);
+	const char *s = c->p;
+
+	if (!first) {
+		if (s >= c->end || *s != ' ')
+			return bad(c, "missing", key);
+		s++;
+	}
+	if ((size_t)(c->end - s) <= klen || memcmp(s, key, klen) != 0 ||
+	    s[klen] != '=')
+		return bad(c, "expected here", key);
+	s += klen + 1;
+	*v = s;
+	while (s < c->end && *s != ' ')
+		s++;
+	*vlen = (size_t)(s - *v);
+	c->p = s;
+	return 0;
+}
+
+static int parse_u64(const char *v, size_t n, uint64_t *out)
+{
+	uint64_t x = 0;
+
+	if (n == 0 || n > 20)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9' || x > (UINT64_MAX - 9) / 10)
+			return -1;
+		x = x * 10 + (uint64_t)(v[i] - '0');
+	}
+	*out = x;
+	return 0;
+}
+
+static int get_u64(struct cur *c, const char *key, uint64_t max, uint64_t *out)
+{
+	const char *v;
+	size_t n;
+
+	if (value(c, key, false, &v, &n))
+		return -EINVAL;
+	if (parse_u64(v, n, out) || *out > max)
+		return bad(c, "not a number in range", key);
+	return 0;
+}
+
+static int get_int(struct cur *c, const char *key, int *out)
+{
+	uint64_t u;
+	int rc = get_u64(c, key, 1000000, &u);
+
+	if (rc == 0)
+		*out = (int)u;
+	return rc;
+}
+
+static int hex_bits(const char *v, size_t n, double *out)
+{
+	uint64_t u = 0;
+
+	if (n != 16)
+		return -1;
+	for (size_t i = 0; i < 16; i++) {
+		char ch = v[i];
+		int d = ch >= '0' && ch <= '9'	 ? ch - '0'
+			: ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+						 : -1;
+
+		if (d < 0)
+			return -1;
+		u = u << 4 | (uint64_t)d;
+	}
+	memcpy(out, &u, sizeof(*out));
+	return isfinite(*out) ? 0 : -1;
+}
+
+static int get_double(struct cur *c, const char *key, double *out)
+{
+	const char *v;
+	size_t n;
+
+	if (value(c, key, false, &v, &n))
+		return -EINVAL;
+	if (hex_bits(v, n, out) || *out < 0)
+		return bad(c, "not 16 hex digits of a finite double >= 0", key);
+	return 0;
+}
+
+/* Two upper-case hex digits (as the writer prints them), or 0x100. */
+static unsigned hex2(const char *v)
+{
+	unsigned x = 0;
+
+	for (int i = 0; i < 2; i++) {
+		char ch = v[i];
+
+		if (ch >= '0' && ch <= '9')
+			x = x * 16 + (unsigned)(ch - '0');
+		else if (ch >= 'A' && ch <= 'F')
+			x = x * 16 + (unsigned)(ch - 'A' + 10);
+		else
+			return 0x100;
+	}
+	return x;
+}
+
+static int get_text(struct cur *c, const char *key, char *out, size_t size)
+{
+	const char *v;
+	size_t n, o = 0;
+
+	if (value(c, key, false, &v, &n))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned x;
+
+		if (o + 1 >= size)
+			return bad(c, "too long", key);
+		if (v[i] != '%') {
+			if (!text_char_ok((unsigned char)v[i]))
+				return bad(c, "bad character", key);
+			out[o++] = v[i];
+			continue;
+		}
+		if (i + 2 >= n || (x = hex2(v + i + 1)) > 0xff || x == 0 ||
+		    text_char_ok((unsigned char)x))
+			return bad(c, "bad %XX escape", key);
+		out[o++] = (char)x;
+		i += 2;
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+static int source_of(const char *v, size_t n, enum lagom_source *out)
+{
+	for (int s = LAGOM_SOURCE_TABLE; s <= LAGOM_SOURCE_MEASURED; s++) {
+		const char *name = lagom_source_name((enum lagom_source)s);
+
+		if (strlen(name) == n && memcmp(v, name, n) == 0) {
+			*out = (enum lagom_source)s;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int get_quantity(struct cur *c, const char *key,
+			struct lagom_quantity *q)
+{
+	const char *v, *colon;
+	size_t n;
+
+	if (value(c, key, false, &v, &n))
+		return -EINVAL;
+	*q = (struct lagom_quantity){ 0 };
+	if (n == 1 && v[0] == '-')
+		return 0;
+	colon = memchr(v, ':', n);
+	if (!colon || source_of(v, (size_t)(colon - v), &q->source) ||
+	    hex_bits(colon + 1, n - (size_t)(colon - v) - 1, &q->value) ||
+	    !(q->value > 0))
+		return bad(c,
+			   "expected - or SOURCE:16 hex digits of a value > 0",
+			   key);
+	return 0;
+}
+
+/* "-" or SOURCE:PRECISION:N then N times ":ctas,chunk_bytes,slowdown". */
+static int get_contention(struct cur *c, struct digest_rec *r)
+{
+	char text[64];
+	const char *v, *end, *s;
+	size_t n;
+	uint64_t u = 0;
+
+	if (value(c, "contention", false, &v, &n))
+		return -EINVAL;
+	end = v + n;
+	if (n == 1 && v[0] == '-')
+		return 0;
+	for (int field = 0; field < 3; field++) {
+		const char *colon = memchr(v, ':', (size_t)(end - v));
+		size_t fl = (size_t)((colon ? colon : end) - v);
+
+		if (fl >= sizeof(text))
+			return bad(c, "malformed", "contention");
+		memcpy(text, v, fl);
+		text[fl] = '\0';
+		if ((field == 0 && source_of(v, fl, &r->csrc)) ||
+		    (field == 1 && lagom_precision_parse(text, &r->cprec)) ||
+		    (field == 2 &&
+		     (parse_u64(v, fl, &u) || u > LAGOM_PROFILE_MAX_POINTS)))
+			return bad(c, "malformed", "contention");
+		v = colon ? colon + 1 : end;
+		if (!colon && field < 2)
+			return bad(c, "malformed", "contention");
+		if (!colon)
+			v = NULL;
+	}
+	r->ncont = (size_t)u;
+	if (r->ncont && !(r->cont = calloc(r->ncont, sizeof(*r->cont))))
+		return lagom_errprintf(c->err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->ncont; i++) {
+		const char *c1, *c2, *colon;
+		long ctas;
+		char *e;
+
+		if (!v)
+			return bad(c, "fewer points than said", "contention");
+		colon = memchr(v, ':', (size_t)(end - v));
+		s = colon ? colon : end;
+		c1 = memchr(v, ',', (size_t)(s - v));
+		c2 = c1 ? memchr(c1 + 1, ',', (size_t)(s - c1 - 1)) : NULL;
+		if (!c2 || c1 - v > 12 || c1 == v)
+			return bad(c, "malformed point", "contention");
+		memcpy(text, v, (size_t)(c1 - v));
+		text[c1 - v] = '\0';
+		ctas = strtol(text, &e, 10);
+		if (*e || ctas < -1000000 || ctas > 1000000 ||
+		    parse_u64(c1 + 1, (size_t)(c2 - c1 - 1), &u) ||
+		    hex_bits(c2 + 1, (size_t)(s - c2 - 1),
+			     &r->cont[i].slowdown))
+			return bad(c, "malformed point", "contention");
+		r->cont[i].ctas = (int)ctas;
+		r->cont[i].chunk_bytes = u;
+		v = colon ? colon + 1 : NULL;
+	}
+	if (v)
+		return bad(c, "more points than said", "contention");
+	return 0;
+}
+
+static int get_intra(struct cur *c, enum lagom_intra *out)
+{
+	const char *v;
+	size_t n;
+
+	if (value(c, "intra", false, &v, &n))
+		return -EINVAL;
+	for (int i = 0; i < LAGOM_INTRA_COUNT; i++) {
+		const char *name = lagom_profile_intra_name(
+			(enum lagom_intra)i);
+
+		if (name && strlen(name) == n && memcmp(v, name, n) == 0) {
+			*out = (enum lagom_intra)i;
+			return 0;
+		}
+	}
+	return bad(c, "unknown", "intra");
+}
+
+/* The hardware text of an entry, from "fingerprint=" on. */
+static int parse_rec(struct cur *c, struct digest_rec *r)
+{
+	struct lagom_profile_hw *h = &r->hw;
+	const char *v;
+	char fp[32];
+	uint64_t mem;
+	int rc = 0, rdma = 0;
+	size_t n;
+
+	if (value(c, "fingerprint", true, &v, &n))
+		return -EINVAL;
+	if (n >= sizeof(r->fingerprint))
+		return bad(c, "too long", "fingerprint");
+	memcpy(r->fingerprint, v, n);
+	r->fingerprint[n] = '\0';
+	if ((rc = get_text(c, "cpu_model", h->cpu_model,
+			   sizeof(h->cpu_model))) ||
+	    (rc = get_int(c, "cpu_cores", &h->cpu_cores)) ||
+	    (rc = get_int(c, "numa_nodes", &h->numa_nodes)) ||
+	    (rc = get_text(c, "gpu_model", h->gpu_model,
+			   sizeof(h->gpu_model))) ||
+	    (rc = get_int(c, "gpu_count", &h->gpu_count)) ||
+	    (rc = get_int(c, "gpu_sm_count", &h->gpu_sm_count)) ||
+	    (rc = get_u64(c, "gpu_memory_bytes", UINT64_MAX, &mem)) ||
+	    (rc = get_intra(c, &h->intra)) ||
+	    (rc = get_int(c, "nvlinks_per_gpu", &h->nvlinks_per_gpu)) ||
+	    (rc = get_int(c, "nvlink_peers", &h->nvlink_peers)) ||
+	    (rc = get_int(c, "pcie_gen", &h->pcie_gen)) ||
+	    (rc = get_int(c, "pcie_lanes", &h->pcie_lanes)) ||
+	    (rc = get_int(c, "gpus_per_pcie_switch",
+			  &h->gpus_per_pcie_switch)) ||
+	    (rc = get_int(c, "nic_count", &h->nic_count)) ||
+	    (rc = get_int(c, "nic_rdma", &rdma)) ||
+	    (rc = get_int(c, "gpus_per_nic", &h->gpus_per_nic)) ||
+	    (rc = get_double(c, "nic_link_bw_Bps", &h->nic_link_bw_Bps)) ||
+	    (rc = get_int(c, "nic_transport", &h->nic_transport)) ||
+	    (rc = get_int(c, "nvl_domain_nodes", &h->nvl_domain_nodes)))
+		return rc;
+	if (rdma > 1)
+		return bad(c, "not 0 or 1", "nic_rdma");
+	h->gpu_memory_bytes = mem;
+	h->nic_rdma = rdma;
+	for (int i = 0; i < LAGOM_PREC_COUNT; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "gemm_%s",
+			 lagom_precision_name((enum lagom_precision)i));
+		if ((rc = get_quantity(c, key, &r->gemm[i])))
+			return rc;
+	}
+	if ((rc = get_quantity(c, "hbm_bw_Bps", &r->hbm)) ||
+	    (rc = get_quantity(c, "intra_bw_Bps", &r->intra)) ||
+	    (rc = get_quantity(c, "nic_bw_Bps", &r->nic)) ||
+	    (rc = get_contention(c, r)))
+		return rc;
+	if (c->p != c->end)
+		return bad(c, "unexpected text after the last key", NULL);
+	lagom_profile_fingerprint(h, fp, sizeof(fp));
+	if (strcmp(fp, r->fingerprint) != 0)
+		return bad(c, "does not match the hardware", "fingerprint");
+	return 0;
+}
+
+/* The entry's own part: "node NAME ino=I size=S mtime=SEC.NSEC ". */
+static int parse_head(struct cur *c, struct digest_entry *e)
+{
+	const char *v, *dot;
+	char name[LAGOM_PROFILE_NAME_MAX + 1];
+	uint64_t u, ns;
+	size_t n;
+
+	if ((size_t)(c->end - c->p) < 5 || memcmp(c->p, "node ", 5) != 0)
+		return bad(c, "expected \"node NAME ...\" or \"end N\"", NULL);
+	c->p += 5;
+	v = c->p;
+	while (c->p < c->end && *c->p != ' ')
+		c->p++;
+	n = (size_t)(c->p - v);
+	if (n >= sizeof(name))
+		return bad(c, "node name too long", NULL);
+	memcpy(name, v, n);
+	name[n] = '\0';
+	if (!lagom_profile_node_name_ok(name))
+		return bad(c, "not a valid node name", NULL);
+	e->name = v;
+	e->name_len = n;
+	if (get_u64(c, "ino", UINT64_MAX, &e->ino) ||
+	    get_u64(c, "size", LAGOM_PROFILE_MAX_BYTES, &u))
+		return -EINVAL;
+	e->size = (int64_t)u;
+	if (value(c, "mtime", false, &v, &n))
+		return -EINVAL;
+	dot = memchr(v, '.', n);
+	if (!dot || parse_u64(v, (size_t)(dot - v), &u) || u > INT64_MAX ||
+	    v + n - dot - 1 != 9 || parse_u64(dot + 1, 9, &ns))
+		return bad(c, "expected SECONDS.NANOSECONDS", "mtime");
+	e->mtime_s = (int64_t)u;
+	e->mtime_ns = (long)ns;
+	if (c->p >= c->end || *c->p != ' ')
+		return bad(c, "missing", "fingerprint");
+	c->p++;
+	return 0;
+}
+
+static int name_cmp(const char *a, size_t an, const char *b, size_t bn)
+{
+	int r = memcmp(a, b, an < bn ? an : bn);
+
+	return r ? r : (an > bn) - (an < bn);
+}
+
+/* Find or add the record of the hardware text at c (hash table tab of
+ * size mask + 1 holding record index + 1). */
+static int intern(struct lagom_digest *d, struct cur *c, size_t *tab,
+		  size_t mask, size_t *out)
+{
+	const char *text = c->p;
+	size_t len = (size_t)(c->end - c->p);
+	uint64_t h = lagom_fnv1a64(text, len);
+	size_t i = (size_t)h & mask;
+	struct digest_rec *r;
+	int rc;
+
+	for (; tab[i]; i = (i + 1) & mask) {
+		r = &d->recs[tab[i] - 1];
+		if (r->hash == h && r->len == len &&
+		    memcmp(r->text, text, len) == 0) {
+			*out = tab[i] - 1;
+			return 0;
+		}
+	}
+	r = &d->recs[d->nrecs];
+	*r = (struct digest_rec){ .text = text, .len = len, .hash = h };
+	d->nrecs++; /* counted before parsing: destroy frees its points */
+	if ((rc = parse_rec(c, r)))
+		return rc;
+	tab[i] = d->nrecs;
+	*out = d->nrecs - 1;
+	return 0;
+}
+
+static int parse_lines(struct lagom_digest *d, struct lagom_error *err)
+{
+	struct cur c = { .err = err, .line = 1 };
+	const char *p = d->buf, *end = d->buf + d->len, *nl;
+	size_t lines = 0, mask = 1, *tab = NULL;
+	char header[32];
+	int rc = 0;
+
+	snprintf(header, sizeof(header), "%s %d\n", LAGOM_DIGEST_FORMAT,
+		 LAGOM_DIGEST_VERSION);
+	if (d->len < strlen(LAGOM_DIGEST_FORMAT) + 1 ||
+	    memcmp(p, LAGOM_DIGEST_FORMAT " ", strlen(LAGOM_DIGEST_FORMAT) + 1))
+		return lagom_errprintf(err, EPROTONOSUPPORT,
+				       "not a lagom cluster digest");
+	if (d->len < strlen(header) || memcmp(p, header, strlen(header)))
+		return lagom_errprintf(
+			err, EPROTONOSUPPORT, "line 1: not \"%s %d\"",
+			LAGOM_DIGEST_FORMAT, LAGOM_DIGEST_VERSION);
+	for (const char *q = p; (q = memchr(q, '\n', (size_t)(end - q))); q++)
+		lines++;
+	if (lines < 2)
+		return lagom_errprintf(err, EINVAL, "no \"end N\" line");
+	if (lines - 2 > LAGOM_DIGEST_MAX_NODES)
+		return lagom_errprintf(err, EINVAL, "more than %d entries",
+				       LAGOM_DIGEST_MAX_NODES);
+	while (mask + 1 < 2 * lines)
+		mask = mask * 2 + 1;
+	d->entries = calloc(lines, sizeof(*d->entries));
+	d->recs = calloc(lines, sizeof(*d->recs));
+	tab = calloc(mask + 1, sizeof(*tab));
+	if (!d->entries || !d->recs || !tab) {
+		rc = lagom_errprintf(err, ENOMEM, "out of memory");
+		goto out;
+	}
+	p += strlen(header);
+	for (;;) {
+		struct digest_entry *e = &d->entries[d->n];
+		uint64_t count;
+
+		c.line++;
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl) {
+			rc = bad(&c, "no newline at the end", NULL);
+			goto out;
+		}
+		c.p = p;
+		c.end = nl;
+		if ((size_t)(nl - p) > 4 && memcmp(p, "end ", 4) == 0) {
+			if (parse_u64(p + 4, (size_t)(nl - p - 4), &count) ||
+			    count != d->n || nl + 1 != end)
+				rc = bad(&c,
+					 "\"end N\" must close the digest "
+					 "with its entry count",
+					 NULL);
+			goto out;
+		}
+		e->line = p;
+		e->line_len = (size_t)(nl - p);
+		if ((rc = parse_head(&c, e)) ||
+		    (rc = intern(d, &c, tab, mask, &e->rec)))
+			goto out;
+		if (d->n > 0 && name_cmp(e[-1].name, e[-1].name_len, e->name,
+					 e->name_len) >= 0) {
+			rc = bad(&c,
+				 "node names not in strictly increasing "
+				 "order",
+				 NULL);
+			goto out;
+		}
+		d->n++;
+		p = nl + 1;
+	}
+out:
+	free(tab);
+	return rc;
+}
+
+int lagom_digest_parse(const char *buf, size_t len, struct lagom_digest **out,
+		       struct lagom_error *err)
+{
+	struct lagom_digest *d = calloc(1, sizeof(*d));
+	int rc;
+
+	if (!d || !(d->buf = malloc(len ? len : 1))) {
+		free(d);
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	}
+	memcpy(d->buf, buf, len);
+	d->len = len;
+	rc = parse_lines(d, err);
+	if (rc < 0) {
+		lagom_digest_destroy(d);
+		return rc;
+	}
+	*out = d;
+	return 0;
+}
+
+int lagom_digest_read_at(int dfd, const char *dir,
+			 const struct lagom_trust *trust,
+			 struct lagom_digest **out, struct lagom_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	rc = lagom_profile_read_at(dfd, LAGOM_DIGEST_FILE, trust,
+				   LAGOM_DIGEST_MAX_BYTES, &buf, &len, NULL,
+				   err);
+	if (rc == 0) {
+		rc = lagom_digest_parse(buf, len, out, err);
+		free(buf);
+	}
+	if (rc < 0 && rc != -ENOENT)
+		return lagom_error_prefix(err, "cluster digest %s/%s", dir,
+					  LAGOM_DIGEST_FILE);
+	return rc;
+}
+
+void lagom_digest_destroy(struct lagom_digest *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nrecs; i++)
+		free(d->recs[i].cont);
+	free(d->recs);
+	free(d->entries);
+	free(d->scratch);
+	free(d->buf);
+	free(d);
+}
+
+size_t lagom_digest_count(const struct lagom_digest *d)
+{
+	return d ? d->n : 0;
+}
+
+static const struct digest_entry *find(const struct lagom_digest *d,
+				       const char *node)
+{
+	size_t lo = 0, hi = d->n, len = strlen(node);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct digest_entry *e = &d->entries[mid];
+		int r = name_cmp(e->name, e->name_len, node, len);
+
+		if (r == 0)
+			return e;
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The record as the profile lagom_profile_to_hw() reads. */
+static int convert(struct lagom_digest *d, struct digest_rec *r,
+		   const char *node)
+{
+	struct lagom_profile *p = d->scratch;
+	struct lagom_profile_measurements *m;
+
+	if (!p && !(p = d->scratch = calloc(1, sizeof(*p))))
+		return -ENOMEM;
+	m = &p->meas;
+	snprintf(p->node, sizeof(p->node), "%s", node);
+	p->hw = r->hw;
+	memcpy(p->fingerprint, r->fingerprint, sizeof(p->fingerprint));
+	memcpy(m->gemm_flops, r->gemm, sizeof(r->gemm));
+	m->hbm_bw_Bps = r->hbm;
+	m->intra_bw_Bps = r->intra;
+	m->nic_bw_Bps = r->nic;
+	m->contention_source = r->csrc;
+	m->contention_precision = r->cprec;
+	m->n_contention = r->ncont;
+	if (r->ncont)
+		memcpy(m->contention, r->cont, r->ncont * sizeof(*r->cont));
+	r->state = lagom_profile_to_hw(p, &r->model, NULL) == 0 ? 1 : -1;
+	return 0;
+}
+
+/* The entry of node matches st (the profile's non-following stat). */
+static bool current(const struct digest_entry *e, const struct stat *st)
+{
+	return (uint64_t)st->st_ino == e->ino &&
+	       (int64_t)st->st_size == e->size &&
+	       (int64_t)st->st_mtim.tv_sec == e->mtime_s &&
+	       (long)st->st_mtim.tv_nsec == e->mtime_ns;
+}
+
+int lagom_digest_entry_line(const struct lagom_digest *d, const char *node,
+			    const struct stat *st, const char **line,
+			    size_t *len)
+{
+	const struct digest_entry *e = d ? find(d, node) : NULL;
+
+	if (!e || !current(e, st))
+		return 0;
+	*line = e->line;
+	*len = e->line_len;
+	return 1;
+}
+
+int lagom_digest_node_hw(struct lagom_digest *d, int dfd,
+			 const struct lagom_trust *trust, const char *node,
+			 struct lagom_hw *hw)
+{
+	char base[LAGOM_PROFILE_NAME_MAX + 8];
+	const struct digest_entry *e;
+	struct digest_rec *r;
+	struct stat st;
+
+	if (!d || !lagom_profile_node_name_ok(node) || !(e = find(d, node)))
+		return 0;
+	snprintf(base, sizeof(base), "%s.json", node);
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    lagom_profile_trust_stat(&st, trust, base, NULL) < 0 ||
+	    !current(e, &st))
+		return 0;
+	r = &d->recs[e->rec];
+	if (r->state == 0 && convert(d, r, node) < 0)
+		return -ENOMEM;
+	if (r->state < 0)
+		return 0;
+	*hw = r->model;
+	return 1;
+}

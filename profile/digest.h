@@ -1,0 +1,122 @@
+/*
+ * profile/digest.h - the cluster digest: one file in the profile directory
+ * that holds, for every profiled node, what the planner needs from its
+ * profile, so srun reads one file instead of one profile per node of the
+ * step (doc/consistency.md, doc/profile-format.md "Cluster digest").
+ *
+ * Who uses it: lagom-prolog calls lagom_digest_sync() after it wrote (or
+ * found fresh) its node's profile; the planner reads the digest with
+ * lagom_digest_read_at() and asks lagom_digest_node_hw() for each node of
+ * the step, reading the node's profile itself whenever the digest cannot
+ * answer.
+ *
+ * Correctness never depends on the digest.  An entry records the inode,
+ * size and modification time (ns) of the profile it was made from; the
+ * reader compares them with a non-following fstatat() of the profile (and
+ * applies the profile's trust rules to that stat), so a profile replaced,
+ * removed or made untrusted since is read (or refused) as if there were no
+ * digest.  The entry holds every field lagom_profile_to_hw() reads, so the
+ * hardware, and the plan, are the same bytes either way.
+ *
+ * Contract: functions return 0 (or the documented positive value) or a
+ * negative errno with one line in err (NULL allowed), as profile.h.
+ * Linking: as profile.h.
+ */
+#ifndef LAGOM_PROFILE_DIGEST_H
+#define LAGOM_PROFILE_DIGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/error.h"
+#include "model/model.h"
+#include "profile/profile.h"
+
+/* The digest's name in the profile directory (never "<node>.json"). */
+#define LAGOM_DIGEST_FILE "lagom-cluster.digest"
+/* The writers' lock file beside it (mode 0600: users cannot hold it). */
+#define LAGOM_DIGEST_LOCK_FILE "lagom-cluster.digest.lock"
+#define LAGOM_DIGEST_FORMAT "lagom-digest"
+#define LAGOM_DIGEST_VERSION 1
+/* Digests larger than this are refused unread; more entries than
+ * LAGOM_DIGEST_MAX_NODES are refused. */
+#define LAGOM_DIGEST_MAX_BYTES (64 * 1024 * 1024)
+#define LAGOM_DIGEST_MAX_NODES 65536
+
+struct lagom_digest;
+
+/*
+ * Parse a digest held in memory (len bytes; the text is copied).  Strict:
+ * the header, every entry (keys in their order, numbers in range, the
+ * hardware fingerprint recomputed), names in strictly increasing order and
+ * the closing "end N" line with the entry count must all be right, else
+ * -EINVAL with "line L: ..." in err; another format or version is
+ * -EPROTONOSUPPORT.
+ */
+int lagom_digest_parse(const char *buf, size_t len, struct lagom_digest **out,
+		       struct lagom_error *err);
+
+/*
+ * Read LAGOM_DIGEST_FILE from the profile directory opened as dfd
+ * (lagom_profile_dir_open(): the same trust walk as profiles) under the
+ * profiles' trust rules (trust NULL: none) and parse it.  -ENOENT when
+ * there is none; other errors name the file ("cluster digest DIR/...: ").
+ */
+int lagom_digest_read_at(int dfd, const char *dir,
+			 const struct lagom_trust *trust,
+			 struct lagom_digest **out, struct lagom_error *err);
+
+void lagom_digest_destroy(struct lagom_digest *digest);
+
+/* Entries in the digest. */
+size_t lagom_digest_count(const struct lagom_digest *digest);
+
+/*
+ * The model's hardware of node from the digest: 1 when the digest has an
+ * entry for node and its profile in dfd is still the file the entry was
+ * made from (fstatat without following links: same inode, size and
+ * modification time, and it passes trust); 0 when the profile must be read
+ * instead (no entry, stale, removed, untrusted, or the entry's hardware
+ * does not convert: reading the profile then gives the error a reader
+ * without digest gives).  The conversion is done once per distinct
+ * hardware text and kept in digest.
+ */
+int lagom_digest_node_hw(struct lagom_digest *digest, int dfd,
+			 const struct lagom_trust *trust, const char *node,
+			 struct lagom_hw *hw);
+
+/*
+ * One entry's line (no newline) for profile p read from a file whose
+ * fstat is st; *line is malloc'd.  -EINVAL when p would not validate.
+ */
+struct stat;
+int lagom_digest_format_entry(const struct lagom_profile *p,
+			      const struct stat *st, char **line,
+			      struct lagom_error *err);
+
+/* What lagom_digest_sync() did. */
+struct lagom_digest_sync_report {
+	size_t nodes;	/* entries written (or kept) */
+	size_t kept;	/* entries whose profile had not changed */
+	size_t read;	/* profiles read because new or changed */
+	size_t skipped; /* profiles that failed to read or validate */
+	bool written;	/* the digest file was replaced */
+	char note[LAGOM_ERROR_TEXT_MAX]; /* why an old digest was dropped */
+};
+
+/*
+ * Bring the digest of dir up to date with the profiles in it, under
+ * LAGOM_DIGEST_LOCK_FILE (an fcntl write lock, which works across the
+ * nodes of a shared file system): read the old digest, list "*.json",
+ * keep every entry whose profile is unchanged, read the others (profile
+ * rules and trust), and replace the digest atomically when anything
+ * changed.  Waits at most lock_wait_s for the lock (-EAGAIN after; the
+ * next sync by any node brings every entry up to date, and readers fall
+ * back to the profiles meanwhile).  trust: as for the profiles (NULL: none).
+ * rep may be NULL.
+ */
+int lagom_digest_sync(const char *dir, const struct lagom_trust *trust,
+		      double lock_wait_s, struct lagom_digest_sync_report *rep,
+		      struct lagom_error *err);
+
+#endif /* LAGOM_PROFILE_DIGEST_H */

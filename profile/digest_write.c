@@ -1,0 +1,274 @@
+/*
+ * profile/digest_write.c - lagom_digest_sync(): the prologs keep the
+ * cluster digest up to date.  See digest.h.
+ *
+ * Every writer, under one fcntl lock, rebuilds the whole digest from the
+ * directory: an entry whose profile has not changed is copied from the old
+ * digest, a new or changed profile is read.  So a writer that could not get
+ * the lock in time loses nothing for good: the next sync, by any node,
+ * picks its profile up; and when many prologs write at once, the first to
+ * get the lock takes in every profile written so far and the others find
+ * nothing left to do.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "profile/digest.h"
+#include "profile/profile_int.h"
+
+/* The lock, waiting at most wait_s: a descriptor, or a negative errno. */
+static int take_lock(int dfd, double wait_s, struct lagom_error *err)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	long tries = (long)(wait_s / 0.02) + 1;
+	int fd = openat(dfd, LAGOM_DIGEST_LOCK_FILE,
+			O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return lagom_errprintf(err, errno, "lock %s: %s",
+				       LAGOM_DIGEST_LOCK_FILE, strerror(errno));
+	for (long i = 0; i < tries; i++) {
+		if (fcntl(fd, F_SETLK, &fl) == 0)
+			return fd;
+		if (errno != EACCES && errno != EAGAIN && errno != EINTR)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	if (errno == EACCES || errno == EAGAIN || errno == EINTR)
+		lagom_errprintf(err, EAGAIN,
+				"another writer held the lock for %.1f s",
+				wait_s);
+	else
+		lagom_errprintf(err, errno, "lock %s: %s",
+				LAGOM_DIGEST_LOCK_FILE, strerror(errno));
+	close(fd);
+	return -err->errnum;
+}
+
+struct line {
+	char *name; /* the node */
+	char *text; /* without the newline */
+	size_t len;
+};
+
+static int cmp_lines(const void *a, const void *b)
+{
+	return strcmp(((const struct line *)a)->name,
+		      ((const struct line *)b)->name);
+}
+
+/* The node of a directory entry "<node>.json", or 0. */
+static int node_of(const char *file, char *node, size_t size)
+{
+	size_t n = strlen(file);
+
+	if (n <= 5 || n - 5 >= size || strcmp(file + n - 5, ".json") != 0)
+		return 0;
+	memcpy(node, file, n - 5);
+	node[n - 5] = '\0';
+	return lagom_profile_node_name_ok(node);
+}
+
+/* The entry of one profile: kept from old, else read. 1 added, 0 skipped,
+ * -ENOMEM. */
+static int one_entry(int dfd, const char *dir, const char *node,
+		     const struct lagom_trust *trust,
+		     const struct lagom_digest *old, struct line *out,
+		     struct lagom_digest_sync_report *rep)
+{
+	char base[LAGOM_PROFILE_NAME_MAX + 8];
+	struct lagom_profile *p = NULL;
+	struct stat st;
+	const char *kept;
+	size_t len;
+	int rc;
+
+	snprintf(base, sizeof(base), "%s.json", node);
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    lagom_profile_trust_stat(&st, trust, base, NULL) < 0) {
+		rep->skipped++;
+		return 0;
+	}
+	if (!(out->name = strdup(node)))
+		return -ENOMEM;
+	if (lagom_digest_entry_line(old, node, &st, &kept, &len)) {
+		if (!(out->text = strndup(kept, len)))
+			return -ENOMEM;
+		out->len = len;
+		rep->kept++;
+		return 1;
+	}
+	/* the stat that goes into the entry is the one of the file read */
+	rc = lagom_profile_load_node_at(dfd, dir, node, trust, &p, &st, NULL);
+	if (rc == 0)
+		rc = lagom_digest_format_entry(p, &st, &out->text, NULL);
+	lagom_profile_destroy(p);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0) {
+		free(out->name);
+		out->name = NULL;
+		rep->skipped++;
+		return 0;
+	}
+	out->len = strlen(out->text);
+	rep->read++;
+	return 1;
+}
+
+/* Every "<node>.json" of the directory, as sorted lines. */
+static int collect(int dfd, const char *dir, const struct lagom_trust *trust,
+		   const struct lagom_digest *old, struct line **out, size_t *n,
+		   struct lagom_digest_sync_report *rep,
+		   struct lagom_error *err)
+{
+	char node[LAGOM_PROFILE_NAME_MAX + 1];
+	struct line *lines = NULL;
+	size_t cap = 0;
+	struct dirent *e;
+	int fd = dup(dfd), rc = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	*n = 0;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return lagom_errprintf(err, errno, "cannot list %s: %s", dir,
+				       strerror(errno));
+	}
+	while (rc >= 0 && (e = readdir(d)) != NULL) {
+		if (!node_of(e->d_name, node, sizeof(node)))
+			continue;
+		if (*n == LAGOM_DIGEST_MAX_NODES) {
+			rep->skipped++;
+			continue;
+		}
+		if (*n == cap) {
+			struct line *nl;
+
+			cap = cap ? cap * 2 : 64;
+			if (!(nl = realloc(lines, cap * sizeof(*lines)))) {
+				rc = -ENOMEM;
+				break;
+			}
+			lines = nl;
+		}
+		lines[*n] = (struct line){ 0 };
+		rc = one_entry(dfd, dir, node, trust, old, &lines[*n], rep);
+		if (rc != 0) /* added, or the half-made line is freed below */
+			(*n)++;
+	}
+	closedir(d);
+	if (rc < 0) {
+		*out = lines;
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	}
+	qsort(lines, *n, sizeof(*lines), cmp_lines);
+	*out = lines;
+	return 0;
+}
+
+static void free_lines(struct line *lines, size_t n)
+{
+	for (size_t i = 0; lines && i < n; i++) {
+		free(lines[i].name);
+		free(lines[i].text);
+	}
+	free(lines);
+}
+
+/* The digest's text from sorted lines. */
+static char *render(const struct line *lines, size_t n, size_t *len)
+{
+	size_t size = 64;
+	char *text, *p;
+
+	for (size_t i = 0; i < n; i++)
+		size += lines[i].len + 1;
+	if (!(text = malloc(size)))
+		return NULL;
+	p = text +
+	    sprintf(text, "%s %d\n", LAGOM_DIGEST_FORMAT, LAGOM_DIGEST_VERSION);
+	for (size_t i = 0; i < n; i++) {
+		memcpy(p, lines[i].text, lines[i].len);
+		p += lines[i].len;
+		*p++ = '\n';
+	}
+	p += sprintf(p, "end %zu\n", n);
+	*len = (size_t)(p - text);
+	return text;
+}
+
+static int sync_locked(int dfd, const char *dir,
+		       const struct lagom_trust *trust,
+		       struct lagom_digest_sync_report *rep,
+		       struct lagom_error *err)
+{
+	struct lagom_error old_err = { 0 };
+	struct lagom_digest *old = NULL;
+	struct line *lines = NULL;
+	size_t n = 0, len = 0;
+	char *text;
+	int rc;
+
+	rc = lagom_digest_read_at(dfd, dir, trust, &old, &old_err);
+	if (rc == -ENOMEM)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	if (rc < 0 && rc != -ENOENT)
+		memcpy(rep->note, old_err.text, sizeof(rep->note));
+	rc = collect(dfd, dir, trust, old, &lines, &n, rep, err);
+	rep->nodes = n;
+	if (rc == 0 && old && rep->kept == n && lagom_digest_count(old) == n) {
+		rc = 0; /* nothing changed: leave the file alone */
+	} else if (rc == 0) {
+		if (!(text = render(lines, n, &len))) {
+			rc = lagom_errprintf(err, ENOMEM, "out of memory");
+		} else {
+			rc = lagom_profile_replace_at(dfd, LAGOM_DIGEST_FILE,
+						      text, len, err);
+			rep->written = rc == 0;
+			free(text);
+		}
+	}
+	free_lines(lines, n);
+	lagom_digest_destroy(old);
+	return rc;
+}
+
+int lagom_digest_sync(const char *dir, const struct lagom_trust *trust,
+		      double lock_wait_s, struct lagom_digest_sync_report *rep,
+		      struct lagom_error *err)
+{
+	struct lagom_digest_sync_report dummy;
+	int dfd, lock, rc;
+
+	if (!rep)
+		rep = &dummy;
+	*rep = (struct lagom_digest_sync_report){ 0 };
+	dfd = lagom_profile_dir_open(dir, trust, err);
+	if (dfd < 0)
+		return lagom_error_prefix(err, "cluster digest %s/%s", dir,
+					  LAGOM_DIGEST_FILE);
+	lock = take_lock(dfd, lock_wait_s, err);
+	if (lock < 0) {
+		rc = lock;
+	} else {
+		rc = sync_locked(dfd, dir, trust, rep, err);
+		close(lock); /* releases the lock */
+	}
+	close(dfd);
+	if (rc < 0)
+		return lagom_error_prefix(err, "cluster digest %s/%s", dir,
+					  LAGOM_DIGEST_FILE);
+	return 0;
+}

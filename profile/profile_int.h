@@ -1,0 +1,38 @@
+/*
+ * profile/profile_int.h - private to profile/: what the profile reader and
+ * writer share with the cluster digest (profile/digest.h).
+ */
+#ifndef LAGOM_PROFILE_PROFILE_INT_H
+#define LAGOM_PROFILE_PROFILE_INT_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "common/error.h"
+#include "profile/profile.h"
+
+/*
+ * Replace the file final of the directory dfd by len bytes of text: a
+ * temporary file ".<final>.<pid>.<n>", written, fsync'd, mode 0644, renamed
+ * over final, then the directory fsync'd; temporaries of final older than
+ * ten minutes are removed afterwards.  0 or a negative errno (err says
+ * why, without the file's name).
+ */
+int lagom_profile_replace_at(int dfd, const char *final, const char *text,
+			     size_t len, struct lagom_error *err);
+
+/* The trust policy of a profile file on st (from fstat or a
+ * non-following fstatat): a regular file owned by root or the trusted uid,
+ * not writable by group or others.  0 or -EPERM (err names base). */
+int lagom_profile_trust_stat(const struct stat *st,
+			     const struct lagom_trust *trust, const char *base,
+			     struct lagom_error *err);
+
+/* For the digest's writer: 1 and the line (no newline) of node's entry in
+ * digest when it was made from the file whose stat is st, else 0. */
+struct lagom_digest;
+int lagom_digest_entry_line(const struct lagom_digest *digest, const char *node,
+			    const struct stat *st, const char **line,
+			    size_t *len);
+
+#endif /* LAGOM_PROFILE_PROFILE_INT_H */

@@ -1,0 +1,219 @@
+/*
+ * tests/spank/test_measured.c - the step's end (spank/measure.c,
+ * spank/comment.c): the measured figure of a step's records against its
+ * predictions, and how it joins lagom's segment of the job comment (the
+ * launch text and the user's text kept, an earlier figure replaced).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/lib/lagom_test.h"
+
+#include "profiler/predicted.h"
+#include "profiler/record.h"
+#include "spank/lagom.h"
+#include "tests/spank/stub.h"
+
+#define PLAN "00000000000000aa"
+
+static void comment_gains_measured_figure(void **state)
+{
+	char *seg;
+
+	stub_reset(S_CTX_REMOTE);
+	stub.job_id = 42;
+	strcpy(stub.comment, "my run, measured=by hand");
+	assert_int_equal(
+		lagom_comment_update(42, "lagom 0.1.0 plan=" PLAN, false, NULL),
+		0);
+	assert_int_equal(
+		lagom_comment_add_measured(
+			42, "measured=42.0 tasks=2 iter_ms=1.000", false, NULL),
+		0);
+	seg = strstr(stub.comment, " {lagom: ");
+	assert_non_null(seg);
+	/* the user's text, their own "measured=" included, is kept */
+	assert_memory_equal(stub.comment,
+			    "my run, measured=by hand {lagom: ", 33);
+	assert_non_null(strstr(seg, "{lagom: lagom 0.1.0 plan=" PLAN
+				    " measured=42.0 tasks=2 iter_ms=1.000 #"));
+	/* a later figure replaces the earlier one, never adds up */
+	assert_int_equal(
+		lagom_comment_add_measured(
+			42, "measured=42.1 tasks=2 iter_ms=2.000", false, NULL),
+		0);
+	assert_non_null(strstr(stub.comment,
+			       "plan=" PLAN
+			       " measured=42.1 tasks=2 iter_ms=2.000 #"));
+	assert_null(strstr(stub.comment, "42.0"));
+	/* no segment yet: the figure becomes one */
+	strcpy(stub.comment, "mine");
+	assert_int_equal(lagom_comment_add_measured(42, "measured=42.2 tasks=1",
+						    false, NULL),
+			 0);
+	assert_non_null(
+		strstr(stub.comment, "mine {lagom: measured=42.2 tasks=1 #"));
+	/* a job slurmctld does not know: an error, nothing written */
+	assert_true(lagom_comment_add_measured(7, "measured=7.0", false, NULL) <
+		    0);
+}
+
+/* A record of one task: all-reduce 100 us + all-gather 200 us + send
+ * 50 us per iteration of period_ns. */
+static void write_record(const char *dir, const char *name, int task,
+			 uint64_t period_ns)
+{
+	static struct lagom_rec r;
+	static char text[LAGOM_REC_MAX_BYTES];
+	struct lagom_rec_comm *c = &r.comm[0];
+	char path[256];
+	FILE *f;
+	int n;
+
+	memset(&r, 0, sizeof(r));
+	r.abi = 5;
+	strcpy(r.job, "42");
+	strcpy(r.step, "0");
+	strcpy(r.plan, PLAN);
+	r.task = task;
+	r.pid = 100 + (uint64_t)task;
+	r.start_unix = 1700000000;
+	r.written_unix = 1700000010;
+	r.n_comms = 1;
+	c->id = 0x1122334455667788ull;
+	c->ranks = 16;
+	c->nodes = 2;
+	c->rank = (uint32_t)task;
+	c->n_classes = 2;
+	c->cls[0] = (struct lagom_rec_class){ .op = LAGOM_REC_OP_ALLREDUCE,
+					      .algo = LAGOM_REC_ALGO_RING,
+					      .proto = LAGOM_REC_PROTO_SIMPLE,
+					      .channels = 8,
+					      .bytes = 1 << 20,
+					      .count = 40,
+					      .gpu_n = 40,
+					      .gpu_ns = 40 * 100000ull,
+					      .gpu_min_ns = 100000,
+					      .gpu_max_ns = 100000 };
+	c->cls[1] = (struct lagom_rec_class){ .op = LAGOM_REC_OP_ALLGATHER,
+					      .algo = LAGOM_REC_ALGO_RING,
+					      .proto = LAGOM_REC_PROTO_LL128,
+					      .channels = 4,
+					      .bytes = 65536,
+					      .count = 40,
+					      .gpu_n = 40,
+					      .gpu_ns = 40 * 200000ull,
+					      .gpu_min_ns = 200000,
+					      .gpu_max_ns = 200000 };
+	c->cls[2] = (struct lagom_rec_class){ .op = LAGOM_REC_OP_SEND,
+					      .algo = LAGOM_REC_ALGO_P2P,
+					      .proto = LAGOM_REC_PROTO_NONE,
+					      .channels = 1,
+					      .bytes = 131072,
+					      .count = 40,
+					      .gpu_n = 40,
+					      .gpu_ns = 40 * 50000ull,
+					      .gpu_min_ns = 50000,
+					      .gpu_max_ns = 50000 };
+	c->n_classes = 3;
+	c->period_len = 3;
+	c->period_n = 20;
+	c->period_ns = period_ns;
+	c->seq[0] = 0;
+	c->seq[1] = 1;
+	c->seq[2] = 2;
+	n = lagom_rec_format(&r, text, sizeof(text));
+	assert_true(n > 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+}
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void figure_of_records(void **state)
+{
+	char dir[] = "/tmp/lagom-figure-XXXXXX", out[512], path[300];
+	long uid = (long)getuid();
+
+	assert_non_null(mkdtemp(dir));
+	/* nothing measured: nothing to say */
+	assert_int_equal(
+		lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)), -1);
+	write_record(dir, "task-0.100.rec", 0, 1500000);
+	write_record(dir, "task-1.101.rec", 1, 1700000);
+	write_text(dir, "task-2.102.rec", "lagom-measure 1\nabi 9\n");
+	assert_true(lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)) >
+		    0);
+	/* the corrupt record does not count; no predictions yet */
+	assert_string_equal(out, "measured=42.0 tasks=2 iter_ms=1.600 "
+				 "comm_ms=0.350");
+	/* the plan's predictions: every class predicted (a send is the
+	 * plan's sendrecv) */
+	write_text(dir, LAGOM_MEASURE_PRED_FILE,
+		   "lagom-predicted 1\nplan " PLAN "\niteration_ns 1400000\n"
+		   "class allreduce 0 2097152 16 2 90000\n"
+		   "class allgather 1048576 1048576 16 2 250000\n"
+		   "class sendrecv 131072 131072 16 2 60000\nend\n");
+	assert_true(lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)) >
+		    0);
+	assert_string_equal(out, "measured=42.0 tasks=2 iter_ms=1.600 "
+				 "comm_ms=0.350 predicted_iter_ms=1.400 "
+				 "predicted_comm_ms=0.400");
+	/* a class the plan did not predict: no predicted figures */
+	write_text(dir, LAGOM_MEASURE_PRED_FILE,
+		   "lagom-predicted 1\nplan " PLAN "\niteration_ns 1400000\n"
+		   "class allreduce 0 2097152 16 2 90000\nend\n");
+	assert_true(lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)) >
+		    0);
+	assert_string_equal(out, "measured=42.0 tasks=2 iter_ms=1.600 "
+				 "comm_ms=0.350");
+	/* another plan's predictions are not these records' */
+	write_text(dir, LAGOM_MEASURE_PRED_FILE,
+		   "lagom-predicted 1\nplan 00000000000000bb\n"
+		   "iteration_ns 1400000\n"
+		   "class allreduce 0 2097152 16 2 90000\n"
+		   "class allgather 1048576 1048576 16 2 250000\nend\n");
+	assert_true(lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)) >
+		    0);
+	assert_null(strstr(out, "predicted"));
+	/* records of another owner are not read */
+	assert_int_equal(
+		lagom_measure_figure(dir, "42.0", uid + 1, out, sizeof(out)),
+		-1);
+	snprintf(path, sizeof(path), "%s/task-0.100.rec", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/task-1.101.rec", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/task-2.102.rec", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/" LAGOM_MEASURE_PRED_FILE, dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(comment_gains_measured_figure),
+		cmocka_unit_test(figure_of_records),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
