@@ -49,7 +49,7 @@ int cli_parse_bytes(const char *opt, const char *arg, unsigned long long max,
 		    unsigned long long *out);
 
 /* --nic: "4x400" -> 4, 400.0; "none" or "0" -> 0, 0. */
-int cli_parse_nic(const char *arg, unsigned *count, double *gbps);
+int cli_parse_nic(const char *arg, unsigned *count, double *Gbit);
 
 /*
  * Common handling of an unknown option or a stray argument from getopt_long:

@@ -36,7 +36,7 @@ struct cli_hw_opts {
 	enum lagom_intra intra;
 	bool intra_given;
 	unsigned nic_count;
-	double nic_gbps;
+	double nic_Gbit;
 	bool nic_given;
 };
 

@@ -47,7 +47,7 @@ struct synth_opts {
 	enum cli_format format;
 	const char *gpu, *intra, *node, *output;
 	unsigned gpus, nic_count, nvl_domain;
-	double nic_gbps;
+	double nic_Gbit;
 	bool list;
 	const char *transport;
 };
@@ -67,7 +67,7 @@ static int synth_opt(void *ctx, int c, const char *arg)
 		o->intra = arg;
 		return 0;
 	case 'n':
-		return cli_parse_nic(arg, &o->nic_count, &o->nic_gbps);
+		return cli_parse_nic(arg, &o->nic_count, &o->nic_Gbit);
 	case 'N':
 		o->node = arg;
 		return 0;
@@ -125,16 +125,10 @@ static void fill_hw(struct lagom_profile *p, const struct lagom_hw *hw)
 	h->gpu_count = (int)hw->gpus_per_node;
 	h->gpu_sm_count = (int)hw->gpu.sm_count;
 	h->gpu_memory_bytes = hw->gpu.mem_bytes;
-	h->intra = hw->gpus_per_node < 2 ? LAGOM_PROFILE_INTRA_NONE
-		   : hw->intra == LAGOM_INTRA_NVSWITCH
-			   ? LAGOM_PROFILE_INTRA_NVSWITCH
-		   : hw->intra == LAGOM_INTRA_NVLINK
-			   ? LAGOM_PROFILE_INTRA_NVLINK
-			   : LAGOM_PROFILE_INTRA_PCIE;
-	if (h->intra == LAGOM_PROFILE_INTRA_NVLINK ||
-	    h->intra == LAGOM_PROFILE_INTRA_NVSWITCH)
+	h->intra = hw->gpus_per_node < 2 ? LAGOM_INTRA_NONE : hw->intra;
+	if (h->intra == LAGOM_INTRA_NVLINK || h->intra == LAGOM_INTRA_NVSWITCH)
 		h->nvlinks_per_gpu = (int)hw->intra_links;
-	if (h->intra == LAGOM_PROFILE_INTRA_NVLINK)
+	if (h->intra == LAGOM_INTRA_NVLINK)
 		h->nvlink_peers = (int)hw->nvlink_peers;
 	h->pcie_gen = (int)hw->pcie_gen;
 	h->pcie_lanes = (int)hw->pcie_lanes;
@@ -215,13 +209,13 @@ static int synth_hw(const struct synth_opts *o, struct lagom_hw *hw)
 				"profile synth --list')",
 				o->gpu);
 	if (o->intra && (lagom_intra_parse(o->intra, &fabric) != 0 ||
-			 fabric == LAGOM_INTRA_DEFAULT))
+			 fabric >= LAGOM_INTRA_DEFAULT))
 		return cli_fail(CLI_USAGE,
 				"--intra: expected nvswitch, nvlink or pcie, "
 				"got '%s'",
 				o->intra);
 	if (lagom_hw_from_spec(o->gpu, o->gpus, fabric, o->nic_count,
-			       o->nic_gbps, hw, &err))
+			       o->nic_Gbit, hw, &err))
 		return cli_fail(CLI_USAGE, "profile synth: %s", err.text);
 	return synth_rack(o, hw);
 }
@@ -286,7 +280,7 @@ int cli_cmd_profile_synth(int argc, char **argv)
 {
 	struct synth_opts o = { .format = CLI_TEXT,
 				.nic_count = 1,
-				.nic_gbps = 400 };
+				.nic_Gbit = 400 };
 	struct lagom_error err = { 0 };
 	struct lagom_profile *p;
 	struct lagom_hw hw;

@@ -41,7 +41,7 @@ static double gpu_nvlink_Bps(const struct lagom_node_topo *t, int g)
 	double sum = 0;
 	int j;
 
-	for (j = 0; j < t->ngpus; j++)
+	for (j = 0; j < t->gpus_per_node; j++)
 		sum += t->nvlink_bw_Bps[g][j];
 	return sum;
 }
@@ -75,8 +75,8 @@ static json_t *nic_json(const struct lagom_node_topo *t, int n)
 	return json_pack("{s:i, s:s, s:s, s:s, s:I, s:s, s:i, s:i}", "index", n,
 			 "name", nic->name, "netdev", nic->netdev, "kind",
 			 lagom_nic_kind_name(nic->kind), "speed_Mbps",
-			 (json_int_t)nic->speed_Mbps, "busid", nic->busid,
-			 "numa_node", nic->numa_node, "gpus_served",
+			 (json_int_t)(nic->speed_Gbit * 1000 + 0.5), "busid",
+			 nic->busid, "numa_node", nic->numa_node, "gpus_served",
 			 lagom_topo_gpus_per_nic(t, n));
 }
 
@@ -86,7 +86,7 @@ static int topo_json(const struct lagom_node_topo *t, const char *path)
 	json_t *gpus = json_array(), *nics = json_array();
 	int i;
 
-	for (i = 0; i < t->ngpus; i++)
+	for (i = 0; i < t->gpus_per_node; i++)
 		json_array_append_new(gpus, gpu_json(t, i));
 	for (i = 0; i < t->nnics; i++)
 		json_array_append_new(nics, nic_json(t, i));
@@ -117,7 +117,7 @@ static void topo_text_gpus(const struct lagom_node_topo *t)
 	struct cli_table *tb = cli_table_create(10, hdr, right);
 	int g, n;
 
-	for (g = 0; tb && g < t->ngpus; g++) {
+	for (g = 0; tb && g < t->gpus_per_node; g++) {
 		const struct lagom_topo_gpu *gpu = &t->gpus[g];
 		char nics[128] = "";
 		size_t len = 0;
@@ -168,9 +168,9 @@ static void topo_text_nics(const struct lagom_node_topo *t)
 		const struct lagom_topo_nic *nic = &t->nics[n];
 		char speed[32] = "unknown";
 
-		if (nic->speed_Mbps)
+		if (nic->speed_Gbit > 0)
 			snprintf(speed, sizeof(speed), "%.0f Gb/s",
-				 nic->speed_Mbps / 1000.0);
+				 nic->speed_Gbit);
 		cli_table_addf(tb, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d", n,
 			       nic->name, nic->netdev[0] ? nic->netdev : "-",
 			       lagom_nic_kind_name(nic->kind), speed,
@@ -188,9 +188,9 @@ static void topo_text(const struct lagom_node_topo *t, const char *path)
 	       path ? path : "");
 	printf("gpus: %d  nics: %d  nvswitches: %d  nvlink: %s  numa nodes: "
 	       "%d\n",
-	       t->ngpus, t->nnics, t->nnvswitches, t->has_nvlink ? "yes" : "no",
-	       t->nnuma);
-	if (t->ngpus) {
+	       t->gpus_per_node, t->nnics, t->nnvswitches,
+	       t->has_nvlink ? "yes" : "no", t->nnuma);
+	if (t->gpus_per_node) {
 		printf("\nGPUs:\n");
 		topo_text_gpus(t);
 	}

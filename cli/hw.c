@@ -12,7 +12,7 @@
 #include "cli/cli_hw.h"
 #include "planner/planner.h"
 
-int cli_parse_nic(const char *arg, unsigned *count, double *gbps)
+int cli_parse_nic(const char *arg, unsigned *count, double *Gbit)
 {
 	unsigned long long n, g;
 	const char *x = strchr(arg, 'x');
@@ -20,7 +20,7 @@ int cli_parse_nic(const char *arg, unsigned *count, double *gbps)
 
 	if (strcmp(arg, "none") == 0 || strcmp(arg, "0") == 0) {
 		*count = 0;
-		*gbps = 0;
+		*Gbit = 0;
 		return 0;
 	}
 	if (!x || (size_t)(x - arg) >= sizeof(head))
@@ -34,7 +34,7 @@ int cli_parse_nic(const char *arg, unsigned *count, double *gbps)
 	    cli_parse_uint("--nic Gb/s", x + 1, 1, 100000, &g))
 		return CLI_USAGE;
 	*count = (unsigned)n;
-	*gbps = (double)g;
+	*Gbit = (double)g;
 	return 0;
 }
 
@@ -54,7 +54,7 @@ int cli_hw_opt(struct cli_hw_opts *o, int c, const char *arg)
 					  &o->gpus_per_node);
 	case CLI_OPT_INTRA:
 		if (lagom_intra_parse(arg, &o->intra) != 0 ||
-		    o->intra == LAGOM_INTRA_DEFAULT)
+		    o->intra >= LAGOM_INTRA_DEFAULT)
 			return cli_fail(CLI_USAGE,
 					"--intra: expected nvswitch, nvlink or "
 					"pcie, got '%s'",
@@ -62,7 +62,7 @@ int cli_hw_opt(struct cli_hw_opts *o, int c, const char *arg)
 		o->intra_given = true;
 		return 0;
 	case CLI_OPT_NIC:
-		if ((rc = cli_parse_nic(arg, &o->nic_count, &o->nic_gbps)))
+		if ((rc = cli_parse_nic(arg, &o->nic_count, &o->nic_Gbit)))
 			return rc;
 		o->nic_given = true;
 		return 0;
@@ -114,7 +114,7 @@ int cli_hw_load(const struct cli_hw_opts *o, struct lagom_hw *hw)
 	rc = lagom_hw_from_spec(o->gpu, o->gpus_per_node ? o->gpus_per_node : 8,
 				o->intra_given ? o->intra : LAGOM_INTRA_DEFAULT,
 				o->nic_given ? o->nic_count : 1,
-				o->nic_given ? o->nic_gbps : 400, hw, &err);
+				o->nic_given ? o->nic_Gbit : 400, hw, &err);
 	if (rc)
 		return cli_fail(CLI_USAGE, "%s", err.text);
 	return 0;

@@ -245,7 +245,7 @@ static void hw_defaults(struct lagom_hw *hw)
 
 int lagom_hw_from_spec(const char *gpu, unsigned gpus_per_node,
 		       enum lagom_intra intra, unsigned nic_count,
-		       double nic_gbps, struct lagom_hw *out,
+		       double nic_Gbit, struct lagom_hw *out,
 		       struct lagom_error *err)
 {
 	const struct lagom_gpu_spec *g = lagom_gpu_lookup(gpu);
@@ -266,10 +266,10 @@ int lagom_hw_from_spec(const char *gpu, unsigned gpus_per_node,
 	if (intra != LAGOM_INTRA_PCIE && g->nvlink_gen == 0)
 		return lagom_errprintf(err, EINVAL, "%s has no NVLink for %s",
 				       g->name, lagom_intra_name(intra));
-	if (nic_count > 0 && !(nic_gbps > 0 && isfinite(nic_gbps)))
+	if (nic_count > 0 && !(nic_Gbit > 0 && isfinite(nic_Gbit)))
 		return lagom_errprintf(err, EINVAL,
 				       "NIC speed must be > 0 Gb/s, got %g",
-				       nic_gbps);
+				       nic_Gbit);
 	hw.gpu = *g;
 	hw.intra = intra;
 	hw.intra_link_Bps = intra == LAGOM_INTRA_PCIE ? 0 : g->nvlink_link_Bps;
@@ -280,7 +280,7 @@ int lagom_hw_from_spec(const char *gpu, unsigned gpus_per_node,
 	hw.gpus_per_pcie_switch = gpus_per_node < 2 ? 1 : 2;
 	hw.pcie_Bps = pcie_Bps(g->pcie_gen, g->pcie_lanes);
 	hw.nic_count = nic_count;
-	hw.nic_Bps = nic_count ? nic_gbps * 1e9 / 8.0 : 0;
+	hw.nic_Bps = nic_count ? nic_Gbit * 1e9 / 8.0 : 0;
 	hw.gpus_per_nic = nic_count
 				  ? (gpus_per_node + nic_count - 1) / nic_count
 				  : 0;

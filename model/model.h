@@ -104,16 +104,18 @@ unsigned lagom_precision_bytes(enum lagom_precision prec);
 
 #define LAGOM_GPU_NAME_MAX 32
 
-/* Intra-node fabric between the GPUs of one node. */
+/* Intra-node fabric between the GPUs of one node: the one fabric enum of
+ * the tree (model, topology/, profiles). */
 enum lagom_intra {
 	LAGOM_INTRA_PCIE,     /* PCIe only (through switches / host bridge) */
 	LAGOM_INTRA_NVLINK,   /* direct NVLink: bridges (pairs) or a mesh */
 	LAGOM_INTRA_NVSWITCH, /* all GPUs on NVSwitches (full bandwidth) */
 	LAGOM_INTRA_DEFAULT,  /* lagom_hw_from_spec() only: from the GPU kind */
+	LAGOM_INTRA_NONE,     /* profiles only: fewer than two GPUs */
 	LAGOM_INTRA_COUNT
 };
 
-/* "pcie" "nvlink" "nvswitch" "default"; parse is case-insensitive. */
+/* "pcie" "nvlink" "nvswitch" "default" "none"; parse is case-insensitive. */
 const char *lagom_intra_name(enum lagom_intra intra);
 int lagom_intra_parse(const char *name, enum lagom_intra *out);
 
@@ -251,15 +253,15 @@ struct lagom_hw {
  * Fill *out from the built-in table for a site without measurements.
  * gpu: a name for lagom_gpu_lookup(); intra: LAGOM_INTRA_DEFAULT takes the
  * GPU's usual fabric (NVSwitch for SXM parts from A100 on, NVLink for
- * V100-SXM, PCIe otherwise); nic_count may be 0 (single node); nic_gbps is
+ * V100-SXM, PCIe otherwise); nic_count may be 0 (single node); nic_Gbit is
  * per NIC in Gb/s (e.g. 400).  Errors: -EINVAL for an unknown GPU,
  * gpus_per_node 0 or > 64, NVLink or NVSwitch on a GPU without NVLink,
- * nic_count > 0 with nic_gbps <= 0.  Defaults of the other fields (latencies,
+ * nic_count > 0 with nic_Gbit <= 0.  Defaults of the other fields (latencies,
  * contention coefficients): doc/model.md section 1.
  */
 int lagom_hw_from_spec(const char *gpu, unsigned gpus_per_node,
 		       enum lagom_intra intra, unsigned nic_count,
-		       double nic_gbps, struct lagom_hw *out,
+		       double nic_Gbit, struct lagom_hw *out,
 		       struct lagom_error *err);
 
 /* Check a hw description (profile readers call this): 0 or -EINVAL. */

@@ -25,10 +25,7 @@ static const char *const precision_names[LAGOM_PREC_COUNT] = {
 static const unsigned precision_bytes[LAGOM_PREC_COUNT] = { 4, 4, 2, 2, 1 };
 
 static const char *const intra_names[LAGOM_INTRA_COUNT] = {
-	"pcie",
-	"nvlink",
-	"nvswitch",
-	"default",
+	"pcie", "nvlink", "nvswitch", "default", "none", /* profiles only */
 };
 
 static const char *const hops_names[LAGOM_HOPS_COUNT] = {

@@ -182,11 +182,13 @@ int lagom_switch_tree_hops(const struct lagom_switch_tree *tree, const char *a,
 			   unsigned *switch_hops, struct lagom_error *err);
 
 /*
- * The farthest pair of a step's nodes: class, switch hops and the number of
- * leaf switches the step spans.  Linear in the number of nodes.
+ * The farthest pair of a step's n nodes (distinct names, in any order):
+ * class (SAME_NODE for one node, SAME_LEAF, SPINE), switch hops and the
+ * number of leaf switches the step spans.  Linear in the number of nodes.
+ * Errors as lagom_switch_tree_hops(); -EINVAL for no tree or no nodes.
  */
 int lagom_switch_tree_span(const struct lagom_switch_tree *tree,
-			   const struct lagom_nodelist *nodes,
+			   const char *const *names, size_t n,
 			   enum lagom_hops *cls, unsigned *switch_hops,
 			   unsigned *leaves, struct lagom_error *err);
 

@@ -558,7 +558,7 @@ static unsigned span_hops(const struct lagom_switch_tree *t, const int *leaf,
 }
 
 static int collect_leaves(const struct lagom_switch_tree *tree,
-			  const struct lagom_nodelist *nodes, int *leaf,
+			  const char *const *names, size_t n, int *leaf,
 			  size_t *nleaves, int *top, struct lagom_error *err)
 {
 	bool *seen = calloc(tree->nsw, sizeof(*seen));
@@ -567,8 +567,8 @@ static int collect_leaves(const struct lagom_switch_tree *tree,
 	if (!seen)
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	*nleaves = 0;
-	for (size_t i = 0; i < lagom_nodelist_count(nodes); i++) {
-		const char *name = lagom_nodelist_name(nodes, i);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = names[i];
 		int l = leaf_of(tree, name, err);
 
 		if (l < 0) {
@@ -578,8 +578,7 @@ static int collect_leaves(const struct lagom_switch_tree *tree,
 		*top = *nleaves ? climb(tree, *top, l, &ua, &ub) : l;
 		if (*top < 0) {
 			free(seen);
-			return disconnected(err, lagom_nodelist_name(nodes, 0),
-					    name);
+			return disconnected(err, names[0], name);
 		}
 		if (!seen[l]) {
 			seen[l] = true;
@@ -591,20 +590,20 @@ static int collect_leaves(const struct lagom_switch_tree *tree,
 }
 
 int lagom_switch_tree_span(const struct lagom_switch_tree *tree,
-			   const struct lagom_nodelist *nodes,
+			   const char *const *names, size_t n,
 			   enum lagom_hops *cls, unsigned *switch_hops,
 			   unsigned *leaves, struct lagom_error *err)
 {
-	size_t n = lagom_nodelist_count(nodes), nleaves = 0;
+	size_t nleaves = 0;
 	int *leaf, top = -1, rc;
 
-	if (!tree || n == 0)
+	if (!tree || !names || n == 0)
 		return lagom_errprintf(err, EINVAL,
 				       "no switch tree or no nodes");
 	leaf = malloc(tree->nsw * sizeof(*leaf));
 	if (!leaf)
 		return lagom_errprintf(err, ENOMEM, "out of memory");
-	rc = collect_leaves(tree, nodes, leaf, &nleaves, &top, err);
+	rc = collect_leaves(tree, names, n, leaf, &nleaves, &top, err);
 	if (rc == 0) {
 		*leaves = (unsigned)nleaves;
 		*cls = n == 1	      ? LAGOM_HOPS_SAME_NODE

@@ -467,19 +467,19 @@ static int get_contention(struct cur *c, struct digest_rec *r)
 	return 0;
 }
 
-static int get_intra(struct cur *c, enum lagom_profile_intra *out)
+static int get_intra(struct cur *c, enum lagom_intra *out)
 {
 	const char *v;
 	size_t n;
 
 	if (value(c, "intra", false, &v, &n))
 		return -EINVAL;
-	for (int i = 0; i < LAGOM_PROFILE_INTRA_COUNT; i++) {
+	for (int i = 0; i < LAGOM_INTRA_COUNT; i++) {
 		const char *name = lagom_profile_intra_name(
-			(enum lagom_profile_intra)i);
+			(enum lagom_intra)i);
 
-		if (strlen(name) == n && memcmp(v, name, n) == 0) {
-			*out = (enum lagom_profile_intra)i;
+		if (name && strlen(name) == n && memcmp(v, name, n) == 0) {
+			*out = (enum lagom_intra)i;
 			return 0;
 		}
 	}

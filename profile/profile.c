@@ -16,13 +16,6 @@ static const char *const source_names[] = {
 	[LAGOM_SOURCE_MEASURED] = "measured",
 };
 
-static const char *const intra_names[LAGOM_PROFILE_INTRA_COUNT] = {
-	[LAGOM_PROFILE_INTRA_NONE] = "none",
-	[LAGOM_PROFILE_INTRA_PCIE] = "pcie",
-	[LAGOM_PROFILE_INTRA_NVLINK] = "nvlink",
-	[LAGOM_PROFILE_INTRA_NVSWITCH] = "nvswitch",
-};
-
 const char *lagom_source_name(enum lagom_source source)
 {
 	if ((unsigned)source > LAGOM_SOURCE_MEASURED)
@@ -30,11 +23,11 @@ const char *lagom_source_name(enum lagom_source source)
 	return source_names[source];
 }
 
-const char *lagom_profile_intra_name(enum lagom_profile_intra intra)
+const char *lagom_profile_intra_name(enum lagom_intra intra)
 {
-	if ((unsigned)intra >= LAGOM_PROFILE_INTRA_COUNT)
+	if (intra == LAGOM_INTRA_DEFAULT)
 		return NULL;
-	return intra_names[intra];
+	return lagom_intra_name(intra);
 }
 
 int lagom_profile_node_name_ok(const char *name)
@@ -69,6 +62,7 @@ struct lagom_profile *lagom_profile_create(const char *node)
 	p->version_major = LAGOM_PROFILE_VERSION_MAJOR;
 	p->version_minor = LAGOM_PROFILE_VERSION_MINOR;
 	snprintf(p->node, sizeof(p->node), "%s", node);
+	p->hw.intra = LAGOM_INTRA_NONE; /* no GPU yet */
 	snprintf(p->prov.lagom_version, sizeof(p->prov.lagom_version), "%s",
 		 PACKAGE_VERSION);
 	return p;

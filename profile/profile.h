@@ -65,15 +65,6 @@ enum lagom_source {
  * file.  Programs that link libprofile.la also link libmodel.la after it.
  */
 
-/* How the GPUs of a node talk to each other ("none", "pcie", ...). */
-enum lagom_profile_intra {
-	LAGOM_PROFILE_INTRA_NONE, /* fewer than two GPUs */
-	LAGOM_PROFILE_INTRA_PCIE,
-	LAGOM_PROFILE_INTRA_NVLINK, /* direct NVLink between GPUs */
-	LAGOM_PROFILE_INTRA_NVSWITCH,
-	LAGOM_PROFILE_INTRA_COUNT
-};
-
 /* A scalar with its provenance; the unit is in the field's name. */
 struct lagom_quantity {
 	double value; /* finite, > 0 when source != ABSENT */
@@ -94,7 +85,8 @@ struct lagom_profile_hw {
 	int gpu_count;
 	int gpu_sm_count;	   /* SMs per GPU, 0 when unknown */
 	uint64_t gpu_memory_bytes; /* per GPU, 0 when unknown */
-	enum lagom_profile_intra intra;
+	/* NONE (fewer than two GPUs), PCIE, NVLINK or NVSWITCH. */
+	enum lagom_intra intra;
 	int nvlinks_per_gpu; /* 0 unless intra is NVLINK or NVSWITCH */
 	int nvlink_peers;    /* NVLINK: GPUs one GPU reaches directly */
 	int pcie_gen;	     /* GPU's PCIe link generation, 0 when unknown */
@@ -197,7 +189,8 @@ void lagom_profile_fingerprint(const struct lagom_profile_hw *hw, char *out,
 
 /* Names used in the file; NULL for an out-of-range value. */
 const char *lagom_source_name(enum lagom_source source);
-const char *lagom_profile_intra_name(enum lagom_profile_intra intra);
+/* "none", "pcie", "nvlink", "nvswitch"; NULL for DEFAULT, out of range. */
+const char *lagom_profile_intra_name(enum lagom_intra intra);
 
 /*
  * Parse and validate a profile held in memory (len bytes, need not be

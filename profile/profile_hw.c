@@ -12,16 +12,12 @@
 #include "model/model.h"
 #include "profile/profile.h"
 
-static enum lagom_intra intra_of(enum lagom_profile_intra intra)
+/* A node without a fabric (fewer than two GPUs) plans as PCIe. */
+static enum lagom_intra intra_of(enum lagom_intra intra)
 {
-	switch (intra) {
-	case LAGOM_PROFILE_INTRA_NVLINK:
-		return LAGOM_INTRA_NVLINK;
-	case LAGOM_PROFILE_INTRA_NVSWITCH:
-		return LAGOM_INTRA_NVSWITCH;
-	default:
-		return LAGOM_INTRA_PCIE;
-	}
+	return intra == LAGOM_INTRA_NVLINK || intra == LAGOM_INTRA_NVSWITCH
+		       ? intra
+		       : LAGOM_INTRA_PCIE;
 }
 
 static void override_u(unsigned *dst, int value)

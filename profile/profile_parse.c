@@ -26,9 +26,17 @@ static const char *collective_name_i(int i)
 	return lagom_coll_name(i);
 }
 
+/* The fabrics a profile names (model's enum lagom_intra, no DEFAULT). */
+static const enum lagom_intra profile_intras[] = {
+	LAGOM_INTRA_NONE,
+	LAGOM_INTRA_PCIE,
+	LAGOM_INTRA_NVLINK,
+	LAGOM_INTRA_NVSWITCH,
+};
+
 static const char *intra_name_i(int i)
 {
-	return lagom_profile_intra_name(i);
+	return lagom_profile_intra_name(profile_intras[i]);
 }
 
 static const char *const quantity_keys[] = { "value", "unit", "source", NULL };
@@ -118,8 +126,10 @@ static int parse_hw(struct pctx *c, const json_t *hw,
 			       &o->gpu_sm_count)) < 0 ||
 	    (rc = pj_get_int(c, hw, p, "gpu_memory_bytes", 0,
 			     (json_int_t)1 << 50, &mem)) < 0 ||
-	    (rc = pj_get_enum(c, hw, p, "intra", intra_name_i, 0,
-			      LAGOM_PROFILE_INTRA_COUNT, &intra)) < 0 ||
+	    (rc = pj_get_enum(
+		     c, hw, p, "intra", intra_name_i, 0,
+		     (int)(sizeof(profile_intras) / sizeof(profile_intras[0])),
+		     &intra)) < 0 ||
 	    (rc = pj_get_count(c, hw, p, "nvlinks_per_gpu", 1024,
 			       &o->nvlinks_per_gpu)) < 0 ||
 	    (rc = pj_get_count(c, hw, p, "nvlink_peers", 1024,
@@ -139,7 +149,7 @@ static int parse_hw(struct pctx *c, const json_t *hw,
 	    (rc = parse_hw_rack(c, hw, p, o)) < 0)
 		return rc;
 	o->gpu_memory_bytes = (uint64_t)mem;
-	o->intra = intra;
+	o->intra = profile_intras[intra];
 	return 0;
 }
 

@@ -66,90 +66,31 @@ static void cpu_info(struct lagom_profile_hw *hw)
 				   : (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-static int pcie_gen_of(double GTps)
+/* The topology's summary (topology/) in the profile's terms. */
+static void hw_from_summary(const struct lagom_topo_summary *s,
+			    struct lagom_profile_hw *hw)
 {
-	static const double rate[] = { 2.5, 5, 8, 16, 32, 64 };
+	const struct lagom_gpu_spec *spec = lagom_gpu_lookup(s->gpu_model);
 
-	for (int i = 0; i < 6; i++)
-		if (GTps > rate[i] * 0.9 && GTps < rate[i] * 1.1)
-			return i + 1;
-	return 0;
-}
-
-static enum lagom_profile_intra intra_of(const struct lagom_node_topo *t)
-{
-	if (t->ngpus < 2)
-		return LAGOM_PROFILE_INTRA_NONE;
-	if (t->nnvswitches > 0 || t->gpus[0].nvswitch_bw_Bps > 0)
-		return LAGOM_PROFILE_INTRA_NVSWITCH;
-	if (t->has_nvlink)
-		return LAGOM_PROFILE_INTRA_NVLINK;
-	return LAGOM_PROFILE_INTRA_PCIE;
-}
-
-/* GPU 0 stands for all: lagom assumes a node's GPUs are alike. */
-static void gpu_info(const struct lagom_node_topo *t,
-		     struct lagom_profile_hw *hw)
-{
-	const struct lagom_topo_gpu *g = &t->gpus[0];
-	const struct lagom_gpu_spec *spec;
-	int links = g->nvswitch_links, peers = 0, shared = 0;
-
-	hw->gpu_count = t->ngpus;
-	hw->intra = intra_of(t);
-	if (t->ngpus == 0)
-		return;
-	snprintf(hw->gpu_model, sizeof(hw->gpu_model), "%s", g->model);
-	spec = lagom_gpu_lookup(g->model);
-	if (spec != NULL) {
+	snprintf(hw->gpu_model, sizeof(hw->gpu_model), "%s", s->gpu_model);
+	hw->gpu_count = s->gpus_per_node;
+	if (spec != NULL && s->gpus_per_node > 0) {
 		hw->gpu_sm_count = (int)spec->sm_count;
 		hw->gpu_memory_bytes = spec->mem_bytes;
 	}
-	for (int j = 1; j < t->ngpus; j++) {
-		if (t->nvlink_bw_Bps[0][j] > 0)
-			peers++;
-		if (g->nvswitch_links == 0)
-			links += t->nvlink_links[0][j];
-		if (g->pcie.pcie_depth > 0 && t->gpus[j].pcie.pcie_depth > 0 &&
-		    t->gpus[j].pcie.pcie_path[0] == g->pcie.pcie_path[0])
-			shared++;
+	hw->intra = s->gpus_per_node < 2 ? LAGOM_INTRA_NONE : s->intra;
+	if (hw->intra == LAGOM_INTRA_NVLINK ||
+	    hw->intra == LAGOM_INTRA_NVSWITCH) {
+		hw->nvlinks_per_gpu = s->nvlinks_per_gpu;
+		hw->nvlink_peers = s->nvlink_peers;
 	}
-	if (hw->intra >= LAGOM_PROFILE_INTRA_NVLINK) {
-		if (links == 0 && spec != NULL)
-			links = (int)spec->nvlink_links;
-		hw->nvlinks_per_gpu = links;
-		hw->nvlink_peers = hw->intra == LAGOM_PROFILE_INTRA_NVLINK
-					   ? peers
-					   : t->ngpus - 1;
-	}
-	hw->pcie_gen = pcie_gen_of(g->pcie.pcie_GTps);
-	hw->pcie_lanes = g->pcie.pcie_width;
-	hw->gpus_per_pcie_switch = g->pcie.pcie_depth > 0 ? shared + 1 : 0;
-}
-
-/* NICs NCCL would use: the RDMA ones when there are any, else Ethernet. */
-static void nic_info(const struct lagom_node_topo *t,
-		     struct lagom_profile_hw *hw)
-{
-	int rdma = 0;
-
-	for (int n = 0; n < t->nnics; n++)
-		rdma += t->nics[n].kind != LAGOM_NIC_ETHERNET;
-	hw->nic_rdma = rdma > 0;
-	for (int n = 0; n < t->nnics; n++) {
-		const struct lagom_topo_nic *nic = &t->nics[n];
-		double bw = (double)nic->speed_Mbps * 1e6 / 8;
-		int per;
-
-		if (rdma > 0 && nic->kind == LAGOM_NIC_ETHERNET)
-			continue;
-		hw->nic_count++;
-		if (bw > hw->nic_link_bw_Bps)
-			hw->nic_link_bw_Bps = bw;
-		per = lagom_topo_gpus_per_nic(t, n);
-		if (t->ngpus > 0 && per > hw->gpus_per_nic)
-			hw->gpus_per_nic = per;
-	}
+	hw->pcie_gen = s->pcie_gen;
+	hw->pcie_lanes = s->pcie_lanes;
+	hw->gpus_per_pcie_switch = s->gpus_per_pcie_switch;
+	hw->nic_count = s->nic_count;
+	hw->nic_rdma = s->nic_rdma;
+	hw->gpus_per_nic = s->gpus_per_nic;
+	hw->nic_link_bw_Bps = s->nic_Gbit * 1e9 / 8;
 }
 
 int prolog_hwinfo(struct lagom_profile_hw *hw, struct lagom_error *err)
@@ -158,20 +99,24 @@ int prolog_hwinfo(struct lagom_profile_hw *hw, struct lagom_error *err)
 	int rc;
 
 	memset(hw, 0, sizeof(*hw));
+	hw->intra = LAGOM_INTRA_NONE; /* until topology/ shows GPUs */
 	cpu_info(hw);
 	if (t == NULL)
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	rc = lagom_topo_load_hwloc(NULL, t, err);
 	if (rc == 0)
-		prolog_hw_from_topo(t, hw);
+		rc = prolog_hw_from_topo(t, hw, err);
 	free(t);
 	return rc;
 }
 
-void prolog_hw_from_topo(const struct lagom_node_topo *t,
-			 struct lagom_profile_hw *hw)
+int prolog_hw_from_topo(const struct lagom_node_topo *t,
+			struct lagom_profile_hw *hw, struct lagom_error *err)
 {
+	struct lagom_topo_summary s;
+	int rc = lagom_topo_summarize(t, &s, err);
+
 	hw->numa_nodes = t->nnuma;
-	gpu_info(t, hw);
-	nic_info(t, hw);
+	hw_from_summary(&s, hw);
+	return rc;
 }

@@ -26,8 +26,12 @@ tests_prolog_print_ptx_SOURCES = tests/prolog/print_ptx.c
 tests_prolog_print_ptx_LDADD = $(PROLOG_LIBS)
 EXTRA_DIST += tests/prolog/prolog.sh tests/prolog/ptx.sh
 
-UNIT_TESTS += tests/prolog/test_prolog
-check_PROGRAMS += tests/prolog/test_prolog
+UNIT_TESTS += tests/prolog/test_prolog tests/prolog/test_hw_paths
+check_PROGRAMS += tests/prolog/test_prolog tests/prolog/test_hw_paths
 tests_prolog_test_prolog_SOURCES = tests/prolog/test_prolog.c
 tests_prolog_test_prolog_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_prolog_test_prolog_LDADD = $(PROLOG_LIBS) $(CMOCKA_LIBS)
+tests_prolog_test_hw_paths_SOURCES = tests/prolog/test_hw_paths.c \
+	tests/topology/topo_fixture.h
+tests_prolog_test_hw_paths_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_prolog_test_hw_paths_LDADD = $(PROLOG_LIBS) $(CMOCKA_LIBS)

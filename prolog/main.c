@@ -293,7 +293,8 @@ static void fill_from_table(struct lagom_profile *p)
 		m->hbm_bw_Bps = (struct lagom_quantity){ spec->hbm_Bps,
 							 LAGOM_SOURCE_TABLE };
 	if (m->intra_bw_Bps.source == LAGOM_SOURCE_ABSENT &&
-	    p->hw.intra >= LAGOM_PROFILE_INTRA_NVLINK &&
+	    (p->hw.intra == LAGOM_INTRA_NVLINK ||
+	     p->hw.intra == LAGOM_INTRA_NVSWITCH) &&
 	    spec->nvlink_link_Bps * spec->nvlink_links > 0)
 		m->intra_bw_Bps = (struct lagom_quantity){
 			spec->nvlink_link_Bps * spec->nvlink_links,
@@ -424,7 +425,7 @@ static void run(struct opts *o)
 			sync_digest(o);
 		goto out;
 	}
-	po.ngpus_hint = p->hw.gpu_count;
+	po.gpus_per_node_hint = p->hw.gpu_count;
 	po.budget_s = o->budget_s >= 0	    ? o->budget_s
 		      : p->hw.gpu_count > 0 ? DEFAULT_BUDGET_GPU_S
 					    : DEFAULT_BUDGET_NOGPU_S;

@@ -51,7 +51,7 @@ static void probe_child(const struct probe_opts *o, struct probe_result *r)
 
 	/* NCCL first: its chunk-size sweep forks, which must happen before
 	 * this process touches CUDA. */
-	probe_nccl(r, o->ngpus_hint, deadline, o->verbose);
+	probe_nccl(r, o->gpus_per_node_hint, deadline, o->verbose);
 	if (probe_cuda(r, deadline, o->verbose) == 0 && r->gpus_seen > 0)
 		probe_contention(r, deadline, o->verbose);
 }

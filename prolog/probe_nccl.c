@@ -201,12 +201,13 @@ static void run_grid(const struct cudart *rt, const struct nccl *nc,
 }
 
 /* In the forked process: one NCCL_BUFFSIZE, all channel counts. */
-static void grid_process(int ngpus, size_t buffsize, double deadline, int fd)
+static void grid_process(int gpus_per_node, size_t buffsize, double deadline,
+			 int fd)
 {
 	struct probe_result scratch = { 0 };
 	struct cudart rt = { 0 };
 	struct nccl nc = { 0 };
-	struct ranks r = { .n = ngpus };
+	struct ranks r = { .n = gpus_per_node };
 	struct grid g = { 0 };
 	char env[32];
 	int version = 0, bad = 0;
@@ -244,7 +245,7 @@ static void collect(struct probe_result *res, const struct grid *g)
 }
 
 /* Fork one grid process and take its points, killing it at the deadline. */
-static void one_buffsize(struct probe_result *res, int ngpus, size_t bs,
+static void one_buffsize(struct probe_result *res, int gpus_per_node, size_t bs,
 			 double deadline)
 {
 	struct grid g = { 0 };
@@ -257,7 +258,7 @@ static void one_buffsize(struct probe_result *res, int ngpus, size_t bs,
 	pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
-		grid_process(ngpus, bs, deadline, fds[1]);
+		grid_process(gpus_per_node, bs, deadline, fds[1]);
 	}
 	close(fds[1]);
 	pfd = (struct pollfd){ .fd = fds[0], .events = POLLIN };
@@ -275,7 +276,7 @@ static void one_buffsize(struct probe_result *res, int ngpus, size_t bs,
 	}
 }
 
-int probe_nccl(struct probe_result *res, int ngpus, double deadline,
+int probe_nccl(struct probe_result *res, int gpus_per_node, double deadline,
 	       bool verbose)
 {
 	static const size_t buffsizes[] = { 1 << 20, 4 << 20, 16 << 20 };
@@ -288,17 +289,17 @@ int probe_nccl(struct probe_result *res, int ngpus, double deadline,
 		snprintf(res->nccl_version, sizeof(res->nccl_version),
 			 "%d.%d.%d", v / 10000, v % 10000 / 100, v % 100);
 	dlclose(nc.handle);
-	if (ngpus < 2) {
+	if (gpus_per_node < 2) {
 		probe_note(res, "NCCL grid needs 2 or more GPUs");
 		return -ENODEV;
 	}
-	if (ngpus > NCCL_MAX_GPUS)
-		ngpus = NCCL_MAX_GPUS;
+	if (gpus_per_node > NCCL_MAX_GPUS)
+		gpus_per_node = NCCL_MAX_GPUS;
 	for (size_t i = 0; i < 3 && prolog_now() < deadline; i++)
-		one_buffsize(res, ngpus, buffsizes[i], deadline);
+		one_buffsize(res, gpus_per_node, buffsizes[i], deadline);
 	if (res->meas.n_busbw > 0) {
 		res->meas.busbw_source = LAGOM_SOURCE_MEASURED;
-		res->meas.busbw_nranks = ngpus;
+		res->meas.busbw_nranks = gpus_per_node;
 	}
 	if (verbose)
 		fprintf(stderr, "lagom-prolog: NCCL grid: %zu points\n",

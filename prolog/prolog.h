@@ -27,14 +27,17 @@
 
 /* Fill the hardware section of the local node from topology/ (hwloc) and
  * sysfs.  Always fills what it can; returns -errno and a reason in err when
- * the topology could not be read (hw then holds only the CPU part). */
+ * the topology could not be read (hw then holds only the CPU part) or its
+ * GPUs differ (hw then has no gpu_model: no table values, no plan). */
 int prolog_hwinfo(struct lagom_profile_hw *hw, struct lagom_error *err);
 
-/* The GPU, fabric and NIC fields of hw (NUMA too) from a topology; the CPU
- * fields are left as they are.  GPU 0 stands for all GPUs. */
+/* The GPU, fabric and NIC fields of hw (NUMA too) from a topology through
+ * lagom_topo_summarize(), the translation lagom_topo_to_hw() uses too; SM
+ * count and memory from the GPU table; the CPU fields are left as they
+ * are.  0, or lagom_topo_summarize()'s error (GPUs differ). */
 struct lagom_node_topo;
-void prolog_hw_from_topo(const struct lagom_node_topo *t,
-			 struct lagom_profile_hw *hw);
+int prolog_hw_from_topo(const struct lagom_node_topo *t,
+			struct lagom_profile_hw *hw, struct lagom_error *err);
 
 /* Read lagom's arguments from plugstack.conf at path into cfg (defaults
  * first).  -ENOENT when the file or lagom's line is missing, -EINVAL (err
@@ -54,8 +57,8 @@ struct probe_result {
 };
 
 struct probe_opts {
-	double budget_s; /* wall-clock limit for all probes together */
-	int ngpus_hint;	 /* GPUs topology/ saw (decides the NCCL grid) */
+	double budget_s;	/* wall-clock limit for all probes together */
+	int gpus_per_node_hint; /* GPUs topology/ saw (decides the NCCL grid) */
 	bool verbose;
 };
 
@@ -68,7 +71,7 @@ void probe_run(const struct probe_opts *opts, struct probe_result *res);
  * res->note.  deadline is CLOCK_MONOTONIC seconds. */
 int probe_cuda(struct probe_result *res, double deadline, bool verbose);
 int probe_contention(struct probe_result *res, double deadline, bool verbose);
-int probe_nccl(struct probe_result *res, int ngpus, double deadline,
+int probe_nccl(struct probe_result *res, int gpus_per_node, double deadline,
 	       bool verbose);
 
 /* A symbol to resolve: *addr = dlsym(handle, name). */

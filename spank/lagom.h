@@ -1,7 +1,8 @@
 /*
  * spank/lagom.h - private header of the SPANK plugin lagom.so.
  *
- * Layout (after pyxis): lagom.c holds SPANK_PLUGIN() and the dispatchers;
+ * Layout (after pyxis): lagom.c holds SPANK_PLUGIN() and only dispatches;
+ * log.c the state, its setup from plugstack.conf and the log lines;
  * options.c the --lagom and --lagom-workload options; local.c the srun and
  * sbatch/salloc side (srun plans once per step in local_user_init, reading
  * the step with srun_step.c, and hands the plan to every node as
@@ -13,7 +14,7 @@
  * slurmstepd; plan.c is the only caller of the planner.
  *
  * All mutable state lives in one struct lagom_state, the plugin's only
- * global, owned by lagom.c.  Each Slurm process (srun, sbatch, slurmstepd)
+ * global, owned by log.c.  Each Slurm process (srun, sbatch, slurmstepd)
  * loads its own copy of the plugin, so the struct is per process.
  */
 #ifndef LAGOM_SPANK_LAGOM_H
@@ -83,8 +84,17 @@ struct lagom_state {
 	char measure_dir[LAGOM_MEASURE_PATH_MAX + 128];
 };
 
-/* The plugin's one state struct (lagom.c). */
+/* The plugin's one state struct (log.c). */
 extern struct lagom_state lagom_g;
+
+/* log.c: slurm_spank_init's work in srun, sbatch, salloc and slurmstepd:
+ * zero lagom_g, register the options, parse plugstack.conf (ac, av). */
+int lagom_state_init(spank_t sp, spank_context_t ctx, int ac, char **av);
+/* log.c: an inert lagom (bad plugstack.conf line) tells a step that asks
+ * for it (--lagom other than off) why nothing happens. */
+void lagom_tell_inert(spank_t sp, spank_context_t ctx);
+/* srun, sbatch and salloc: a user is watching (errors may refuse the job). */
+bool lagom_context_is_user_facing(spank_context_t ctx);
 
 /* options.c */
 int lagom_options_register(spank_t sp);
@@ -217,7 +227,7 @@ struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
 				       void *ctx);
 void lagom_learn_write_key(spank_t sp, const struct lagom_state *st);
 
-/* lagom.c: logging with the "lagom: " prefix, escaped (common/escape.h). */
+/* log.c: logging with the "lagom: " prefix, escaped (common/escape.h). */
 void lagom_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lagom_log_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));

@@ -162,13 +162,13 @@ static int make_gpu(struct parser *P, struct frame *pci)
 	struct lagom_topo_gpu *g;
 	const char *model;
 
-	if (t->ngpus == LAGOM_TOPO_MAX_GPUS)
+	if (t->gpus_per_node == LAGOM_TOPO_MAX_GPUS)
 		return lagom_errprintf(
 			P->err, E2BIG,
 			"NCCL topology line %u: more than %d GPUs", P->x.line,
 			LAGOM_TOPO_MAX_GPUS);
-	pci->gpu = t->ngpus;
-	g = &t->gpus[t->ngpus++];
+	pci->gpu = t->gpus_per_node;
+	g = &t->gpus[t->gpus_per_node++];
 	lagom_topo_copy(g->busid, sizeof(g->busid), pci->busid);
 	g->pci_vendor = pci->vendor;
 	g->pci_device = pci->device;
@@ -331,7 +331,7 @@ static enum lagom_nic_kind nic_kind(const char *name, uint16_t vendor)
 }
 
 static int make_nic(struct parser *P, struct frame *pci, const char *name,
-		    uint64_t speed_Mbps)
+		    double speed_Gbit)
 {
 	struct lagom_node_topo *t = P->t;
 	struct lagom_topo_nic *nic;
@@ -349,7 +349,7 @@ static int make_nic(struct parser *P, struct frame *pci, const char *name,
 	nic->pci_device = pci->device;
 	nic->numa_node = current_numa(P);
 	nic->pcie = pci->pcie;
-	nic->speed_Mbps = speed_Mbps;
+	nic->speed_Gbit = speed_Gbit;
 	nic->kind = nic_kind(name, pci->vendor);
 	pci->nics++;
 	return 0;
@@ -370,7 +370,7 @@ static int open_net(struct parser *P)
 	if (rc)
 		return rc;
 	xml_attr_copy(&P->x, "name", name);
-	return make_nic(P, pci, name, speed);
+	return make_nic(P, pci, name, (double)speed / 1000.0); /* Mb/s */
 }
 
 static enum ekind kind_of(const char *name, size_t len)
@@ -492,7 +492,7 @@ static int parse_document(struct parser *P)
 
 static int gpu_by_busid(const struct lagom_node_topo *t, const char *busid)
 {
-	for (int g = 0; g < t->ngpus; g++)
+	for (int g = 0; g < t->gpus_per_node; g++)
 		if (strcasecmp(t->gpus[g].busid, busid) == 0)
 			return g;
 	return -1;

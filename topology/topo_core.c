@@ -172,7 +172,7 @@ static void swap_gpus(struct lagom_node_topo *t, int a, int b)
 /* Insertion sort: at most 64 GPUs. */
 void lagom_topo_sort_gpus(struct lagom_node_topo *t)
 {
-	for (int i = 1; i < t->ngpus; i++)
+	for (int i = 1; i < t->gpus_per_node; i++)
 		for (int j = i; j > 0 && strcmp(t->gpus[j - 1].busid,
 						t->gpus[j].busid) > 0;
 		     j--)
@@ -234,7 +234,7 @@ static void gpu_affinity(struct lagom_node_topo *t, struct lagom_topo_gpu *g)
 
 void lagom_topo_compute_affinity(struct lagom_node_topo *t)
 {
-	for (int g = 0; g < t->ngpus; g++)
+	for (int g = 0; g < t->gpus_per_node; g++)
 		gpu_affinity(t, &t->gpus[g]);
 }
 
@@ -244,7 +244,7 @@ int lagom_topo_gpus_per_nic(const struct lagom_node_topo *t, int n)
 
 	if (n < 0 || n >= t->nnics)
 		return 0;
-	for (int g = 0; g < t->ngpus; g++)
+	for (int g = 0; g < t->gpus_per_node; g++)
 		if (t->gpus[g].nic_mask & (UINT64_C(1) << n))
 			count++;
 	return count;
@@ -252,7 +252,7 @@ int lagom_topo_gpus_per_nic(const struct lagom_node_topo *t, int n)
 
 int lagom_topo_nics_per_gpu(const struct lagom_node_topo *t, int g)
 {
-	if (g < 0 || g >= t->ngpus)
+	if (g < 0 || g >= t->gpus_per_node)
 		return 0;
 	return __builtin_popcountll(t->gpus[g].nic_mask);
 }

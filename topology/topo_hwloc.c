@@ -91,7 +91,7 @@ static bool netdev_is_ib(hwloc_obj_t os)
 static void nic_live_rdma(struct lagom_topo_nic *nic)
 {
 	char path[256], line[128];
-	double gbps;
+	double Gbit;
 
 	snprintf(path, sizeof(path),
 		 "/sys/class/infiniband/%s/ports/1/link_layer", nic->name);
@@ -101,20 +101,20 @@ static void nic_live_rdma(struct lagom_topo_nic *nic)
 	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/rate",
 		 nic->name);
 	if (sysfs_line(path, line, sizeof(line)) &&
-	    sscanf(line, "%lf Gb/sec", &gbps) == 1 && gbps > 0 && gbps < 1e6)
-		nic->speed_Mbps = (uint64_t)(gbps * 1000.0);
+	    sscanf(line, "%lf Gb/sec", &Gbit) == 1 && Gbit > 0 && Gbit < 1e6)
+		nic->speed_Gbit = Gbit;
 }
 
 /* Live only: the speed of an Ethernet netdev in Mb/s (-1 when down). */
 static void nic_live_netdev(struct lagom_topo_nic *nic)
 {
 	char path[256], line[64];
-	long mbps;
+	long Mbit;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", nic->netdev);
 	if (sysfs_line(path, line, sizeof(line)) &&
-	    sscanf(line, "%ld", &mbps) == 1 && mbps > 0)
-		nic->speed_Mbps = (uint64_t)mbps;
+	    sscanf(line, "%ld", &Mbit) == 1 && Mbit > 0)
+		nic->speed_Gbit = (double)Mbit / 1000.0;
 }
 
 static bool pci_is_live_vf(const char *busid)
@@ -210,17 +210,17 @@ static int add_gpu(struct hwloc_load *L, hwloc_obj_t pci)
 	struct lagom_node_topo *t = L->t;
 	struct lagom_topo_gpu *g;
 
-	if (t->ngpus == LAGOM_TOPO_MAX_GPUS)
+	if (t->gpus_per_node == LAGOM_TOPO_MAX_GPUS)
 		return lagom_errprintf(L->err, E2BIG, "more than %d GPUs",
 				       LAGOM_TOPO_MAX_GPUS);
-	g = &t->gpus[t->ngpus];
+	g = &t->gpus[t->gpus_per_node];
 	busid_of(&pci->attr->pcidev, g->busid, sizeof(g->busid));
 	g->pci_vendor = pci->attr->pcidev.vendor_id;
 	g->pci_device = pci->attr->pcidev.device_id;
 	g->numa_node = numa_of(L->topo, pci);
 	gpu_names(pci, g);
 	pcie_link_of(pci, &g->pcie);
-	L->gpu_obj[t->ngpus++] = pci;
+	L->gpu_obj[t->gpus_per_node++] = pci;
 	return pcie_path_of(L, pci, &g->pcie);
 }
 
@@ -278,7 +278,7 @@ static int add_nic(struct hwloc_load *L, hwloc_obj_t pci)
 	nic_names(pci, nic);
 	if (L->live && strcmp(nic->name, nic->netdev) != 0)
 		nic_live_rdma(nic);
-	if (L->live && nic->speed_Mbps == 0 && nic->netdev[0])
+	if (L->live && nic->speed_Gbit == 0 && nic->netdev[0])
 		nic_live_netdev(nic);
 	pcie_link_of(pci, &nic->pcie);
 	return pcie_path_of(L, pci, &nic->pcie);
@@ -314,7 +314,7 @@ static int gpu_index_of(const struct hwloc_load *L, hwloc_obj_t obj)
 {
 	if (obj->type == HWLOC_OBJ_OS_DEVICE)
 		obj = obj->parent;
-	for (int g = 0; g < L->t->ngpus; g++)
+	for (int g = 0; g < L->t->gpus_per_node; g++)
 		if (L->gpu_obj[g] == obj)
 			return g;
 	return -1;
@@ -370,7 +370,7 @@ static int read_nvlink(struct hwloc_load *L)
 	unsigned nr = 1;
 	int rc;
 
-	for (int g = 0; g < L->t->ngpus; g++)
+	for (int g = 0; g < L->t->gpus_per_node; g++)
 		if (L->t->gpus[g].nvml_name[0])
 			L->t->nvlink_known = true;
 	if (hwloc_distances_get_by_name(L->topo, "NVLinkBandwidth", &nr, &d,

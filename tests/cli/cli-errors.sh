@@ -4,7 +4,7 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/cli/lib.sh"
 
-plan 48
+plan 51
 
 P=$TMP/n001.json
 "$LAGOM" profile synth --gpu H100-SXM --gpus-per-node 8 --node n001 \
@@ -45,6 +45,12 @@ expect_status 2 "unknown GPU model" profile synth --gpu Voodoo5 \
 	--gpus-per-node 8
 expect_status 2 "NVSwitch on a GPU without NVLink" profile synth --gpu L40S \
 	--gpus-per-node 8 --intra nvswitch
+expect_status 2 "--intra none (a profile's word, not a fabric)" profile \
+	synth --gpu H100-SXM --gpus-per-node 8 --intra none
+check "--intra none: the clear usage line" \
+	grep -q "expected nvswitch, nvlink or pcie" "$TMP/err"
+expect_status 2 "predict --intra default" predict --gpu H100-SXM \
+	--nodes 2 --intra default --collective allreduce --bytes 1M
 expect_status 2 "bad --nic" profile synth --gpu H100-SXM --gpus-per-node 8 \
 	--nic 4y400
 expect_status 2 "unknown workload" plan --profile "$P" --nodes 2 \

@@ -26,10 +26,11 @@ static void check_pcie(const struct lagom_node_topo *t,
 
 static void check(const struct lagom_node_topo *t)
 {
-	if (t->ngpus < 0 || t->ngpus > LAGOM_TOPO_MAX_GPUS || t->nnics < 0 ||
-	    t->nnics > LAGOM_TOPO_MAX_NICS || t->npcisw > LAGOM_TOPO_MAX_PCISW)
+	if (t->gpus_per_node < 0 || t->gpus_per_node > LAGOM_TOPO_MAX_GPUS ||
+	    t->nnics < 0 || t->nnics > LAGOM_TOPO_MAX_NICS ||
+	    t->npcisw > LAGOM_TOPO_MAX_PCISW)
 		__builtin_trap();
-	for (int g = 0; g < t->ngpus; g++) {
+	for (int g = 0; g < t->gpus_per_node; g++) {
 		check_pcie(t, &t->gpus[g].pcie);
 		if (t->nnics < 64 && (t->gpus[g].nic_mask >> t->nnics) != 0)
 			__builtin_trap();

@@ -64,21 +64,41 @@ static void test_three_levels(void **state)
 	lagom_switch_tree_destroy(NULL);
 }
 
+/* The names of a Slurm hostlist expression, borrowed from *nl. */
+static const char **names_of(const char *expr, struct lagom_nodelist **nl,
+			     size_t *n)
+{
+	struct lagom_error err = { 0 };
+	const char **names;
+
+	*nl = lagom_nodelist_create(expr, &err);
+	if (!*nl)
+		fail_msg("%s: %s", expr, err.text);
+	*n = lagom_nodelist_count(*nl);
+	names = calloc(*n, sizeof(*names));
+	assert_non_null(names);
+	for (size_t i = 0; i < *n; i++)
+		names[i] = lagom_nodelist_name(*nl, i);
+	return names;
+}
+
 static void check_span(const struct lagom_switch_tree *t, const char *nodes,
 		       enum lagom_hops cls, unsigned hops, unsigned leaves)
 {
 	struct lagom_error err = { 0 };
-	struct lagom_nodelist *nl = lagom_nodelist_create(nodes, &err);
+	struct lagom_nodelist *nl;
+	size_t n;
+	const char **names = names_of(nodes, &nl, &n);
 	enum lagom_hops got_cls;
 	unsigned got_hops, got_leaves;
 
-	assert_non_null(nl);
-	if (lagom_switch_tree_span(t, nl, &got_cls, &got_hops, &got_leaves,
-				   &err) != 0)
+	if (lagom_switch_tree_span(t, names, n, &got_cls, &got_hops,
+				   &got_leaves, &err) != 0)
 		fail_msg("%s: %s", nodes, err.text);
 	assert_int_equal(got_cls, cls);
 	assert_int_equal(got_hops, hops);
 	assert_int_equal(got_leaves, leaves);
+	free(names);
 	lagom_nodelist_destroy(nl);
 }
 
@@ -87,6 +107,8 @@ static void test_span(void **state)
 	struct lagom_switch_tree *t = tree3();
 	struct lagom_error err = { 0 };
 	struct lagom_nodelist *nl;
+	const char **names;
+	size_t n;
 	enum lagom_hops cls;
 	unsigned hops, leaves;
 
@@ -96,11 +118,12 @@ static void test_span(void **state)
 	check_span(t, "gpu[001-008]", LAGOM_HOPS_SPINE, 3, 2);
 	check_span(t, "gpu[009,001,002]", LAGOM_HOPS_SPINE, 5, 2);
 	check_span(t, "gpu[001-016]", LAGOM_HOPS_SPINE, 5, 4);
-	nl = lagom_nodelist_create("gpu001,cpu7", &err);
+	names = names_of("gpu001,cpu7", &nl, &n);
 	assert_int_equal(
-		lagom_switch_tree_span(t, nl, &cls, &hops, &leaves, &err),
+		lagom_switch_tree_span(t, names, n, &cls, &hops, &leaves, &err),
 		-ENOENT);
 	assert_non_null(strstr(err.text, "cpu7"));
+	free(names);
 	lagom_nodelist_destroy(nl);
 	lagom_switch_tree_destroy(t);
 }

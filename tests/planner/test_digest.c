@@ -47,7 +47,7 @@ static struct lagom_profile *profile(const char *node, const char *gpu,
 	p->hw.gpu_count = 8;
 	p->hw.gpu_sm_count = 132;
 	p->hw.gpu_memory_bytes = 85899345920ull;
-	p->hw.intra = LAGOM_PROFILE_INTRA_NVSWITCH;
+	p->hw.intra = LAGOM_INTRA_NVSWITCH;
 	p->hw.nvlinks_per_gpu = 18;
 	p->hw.nic_count = 8;
 	p->hw.nic_rdma = 1;

@@ -41,7 +41,7 @@ static void write_profile(const char *dir, const char *node)
 	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "H100-SXM");
 	p->hw.gpu_count = 8;
 	p->hw.gpu_sm_count = 132;
-	p->hw.intra = LAGOM_PROFILE_INTRA_NVSWITCH;
+	p->hw.intra = LAGOM_INTRA_NVSWITCH;
 	p->hw.nvlinks_per_gpu = 18;
 	p->hw.nic_count = 4;
 	p->hw.nic_link_bw_Bps = 50e9;

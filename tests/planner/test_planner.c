@@ -34,7 +34,7 @@ static void write_profile(const char *dir, const char *node, const char *gpu,
 	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "%s", gpu);
 	p->hw.gpu_count = 8;
 	p->hw.gpu_sm_count = sms;
-	p->hw.intra = LAGOM_PROFILE_INTRA_NVSWITCH;
+	p->hw.intra = LAGOM_INTRA_NVSWITCH;
 	p->hw.nvlinks_per_gpu = 12;
 	p->hw.nic_count = 4;
 	p->hw.nic_link_bw_Bps = 50e9;

@@ -4,9 +4,10 @@
  * which node measured its bandwidths (issue 12's two planner/hw.c bugs).
  *
  * Every order of the step's nodes gives the same struct lagom_hw, plan text,
- * plan id and predicted time; the same two profiles under names that sort
- * the other way give the same plan; a profile's GPUs-per-NIC survives the
- * combination.
+ * plan id and predicted time (three nodes, and all 24 orders of a mixed
+ * four-node step under two sets of names); the same two profiles under
+ * names that sort the other way give the same plan; a profile's
+ * GPUs-per-NIC survives the combination.
  */
 #include "config.h"
 
@@ -23,31 +24,37 @@
 
 static char dir[64];
 
-/*
- * An 8 x H100 node with 4 NICs, each shared by 4 GPUs (two NICs idle for
- * NCCL); measured: its intra-node and NIC bandwidths come from the prolog's
- * probes, else from the table.
- */
-static void write_h100(const char *node, bool measured)
+/* One node's profile: 8 GPUs on NVSwitches, 4 RDMA NICs of nic_Bps, each
+ * shared by 4 GPUs (two NICs idle for NCCL); a measured bandwidth (> 0)
+ * comes from the prolog's probes, else from the table. */
+struct node_hw {
+	const char *gpu;
+	int sm_count, nvlinks_per_gpu;
+	double nic_Bps, intra_measured_Bps, nic_measured_Bps;
+};
+
+static void write_node(const char *node, const struct node_hw *h)
 {
 	struct lagom_profile *p = lagom_profile_create(node);
 	struct lagom_error err = { 0 };
 
 	assert_non_null(p);
 	snprintf(p->hostname, sizeof(p->hostname), "%s", node);
-	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "H100-SXM");
+	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "%s", h->gpu);
 	p->hw.gpu_count = 8;
-	p->hw.gpu_sm_count = 132;
-	p->hw.intra = LAGOM_PROFILE_INTRA_NVSWITCH;
-	p->hw.nvlinks_per_gpu = 18;
+	p->hw.gpu_sm_count = h->sm_count;
+	p->hw.intra = LAGOM_INTRA_NVSWITCH;
+	p->hw.nvlinks_per_gpu = h->nvlinks_per_gpu;
 	p->hw.nic_count = 4;
-	p->hw.nic_link_bw_Bps = 50e9;
+	p->hw.nic_link_bw_Bps = h->nic_Bps;
 	p->hw.nic_rdma = 1;
 	p->hw.gpus_per_nic = 4;
-	if (measured) {
-		p->meas.intra_bw_Bps.value = 345e9;
+	if (h->intra_measured_Bps > 0) {
+		p->meas.intra_bw_Bps.value = h->intra_measured_Bps;
 		p->meas.intra_bw_Bps.source = LAGOM_SOURCE_MEASURED;
-		p->meas.nic_bw_Bps.value = 46e9;
+	}
+	if (h->nic_measured_Bps > 0) {
+		p->meas.nic_bw_Bps.value = h->nic_measured_Bps;
 		p->meas.nic_bw_Bps.source = LAGOM_SOURCE_MEASURED;
 	}
 	snprintf(p->prov.lagom_version, sizeof(p->prov.lagom_version), "0.1.0");
@@ -56,6 +63,32 @@ static void write_h100(const char *node, bool measured)
 		fail_msg("writing %s: %s", node, err.text);
 	lagom_profile_destroy(p);
 }
+
+/* An 8 x H100 node; measured: intra-node and NIC bandwidths probed. */
+static void write_h100(const char *node, bool measured)
+{
+	const struct node_hw h = {
+		"H100-SXM",	    132, 18, 50e9, measured ? 345e9 : 0,
+		measured ? 46e9 : 0
+	};
+
+	write_node(node, &h);
+}
+
+/*
+ * A mixed four-node step: a measured H100, a table H100, a table A100 with
+ * slower NICs, an H100 whose intra-node bandwidth alone was measured (so
+ * its bandwidths stay nominal).  mixed[i] and renamed[i] hold the same
+ * hardware; the renamed names sort the other way round.
+ */
+static const struct node_hw mixed_hw[4] = {
+	{ "H100-SXM", 132, 18, 50e9, 345e9, 46e9 },
+	{ "H100-SXM", 132, 18, 50e9, 0, 0 },
+	{ "A100-SXM", 108, 12, 25e9, 0, 0 },
+	{ "H100-SXM", 132, 18, 50e9, 300e9, 0 },
+};
+static const char *const mixed[4] = { "a1", "a2", "a3", "a4" };
+static const char *const renamed[4] = { "z4", "z3", "z2", "z1" };
 
 static int setup(void **state)
 {
@@ -68,12 +101,18 @@ static int setup(void **state)
 	write_h100("m1", false);
 	write_h100("m2", true);
 	write_h100("t1", false);
+	for (int i = 0; i < 4; i++) {
+		write_node(mixed[i], &mixed_hw[i]);
+		write_node(renamed[i], &mixed_hw[i]);
+	}
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	static const char *const nodes[] = { "n1", "n2", "m1", "m2", "t1" };
+	static const char *const nodes[] = { "n1", "n2", "m1", "m2", "t1",
+					     "a1", "a2", "a3", "a4", "z1",
+					     "z2", "z3", "z4" };
 	char path[128];
 	size_t i;
 
@@ -151,6 +190,68 @@ static void every_order_same_plan(void **state)
 	lagom_planner_result_destroy(first);
 }
 
+/* Next permutation of idx[0..n) in lexicographic order; false after the
+ * last. */
+static bool next_perm(int *idx, int n)
+{
+	int i = n - 2, j = n - 1, t;
+
+	while (i >= 0 && idx[i] >= idx[i + 1])
+		i--;
+	if (i < 0)
+		return false;
+	while (idx[j] <= idx[i])
+		j--;
+	t = idx[i], idx[i] = idx[j], idx[j] = t;
+	for (int a = i + 1, b = n - 1; a < b; a++, b--)
+		t = idx[a], idx[a] = idx[b], idx[b] = t;
+	return true;
+}
+
+/*
+ * The mixed four-node step in all 24 orders, under both sets of names:
+ * one weakest hardware (the A100's GPU and NICs, the measured H100's
+ * achievable basis), one plan text, one plan id, one predicted time.
+ */
+static void mixed_step_every_order_every_name(void **state)
+{
+	const char *const *sets[2] = { mixed, renamed };
+	struct lagom_planner_result *first = NULL;
+	struct lagom_error err = { 0 };
+	struct lagom_hw a100;
+	int runs = 0;
+
+	for (int s = 0; s < 2; s++) {
+		int idx[4] = { 0, 1, 2, 3 };
+
+		do {
+			const char *names[4];
+			struct lagom_planner_result *r;
+
+			for (int j = 0; j < 4; j++)
+				names[j] = sets[s][idx[j]];
+			r = plan(names, 4);
+			runs++;
+			if (!first) {
+				first = r;
+				continue;
+			}
+			assert_same(first, r);
+			lagom_planner_result_destroy(r);
+		} while (next_perm(idx, 4));
+	}
+	assert_int_equal(runs, 48);
+	assert_string_equal(first->hw->gpu.name, "A100-SXM");
+	assert_true(first->hw->bw_measured);
+	/* The A100's table NICs on the achievable basis are the slowest. */
+	assert_int_equal(lagom_hw_from_spec("A100-SXM", 8, LAGOM_INTRA_NVSWITCH,
+					    4, 25e9 * 8 / 1e9, &a100, &err),
+			 0);
+	lagom_hw_bw_achievable(&a100);
+	assert_double_rel(first->hw->nic_Bps, a100.nic_Bps, 1e-12);
+	lagom_planner_result_destroy(first);
+}
+
 /* planner_weakest_hw itself, on every order of four different nodes. */
 static void weakest_hw_is_order_free(void **state)
 {
@@ -214,6 +315,7 @@ int main(void)
 		cmocka_unit_test(names_do_not_change_the_plan),
 		cmocka_unit_test(every_order_same_plan),
 		cmocka_unit_test(weakest_hw_is_order_free),
+		cmocka_unit_test(mixed_step_every_order_every_name),
 		cmocka_unit_test(gpus_per_nic_kept),
 	};
 

@@ -30,7 +30,7 @@ static void fill_sample(struct lagom_profile *p, int points)
 	p->hw.gpu_count = 8;
 	p->hw.gpu_sm_count = 108;
 	p->hw.gpu_memory_bytes = 85899345920ULL;
-	p->hw.intra = LAGOM_PROFILE_INTRA_NVSWITCH;
+	p->hw.intra = LAGOM_INTRA_NVSWITCH;
 	p->hw.nvlinks_per_gpu = 12;
 	p->hw.nic_count = 8;
 	p->hw.nic_link_bw_Bps = 25e9;

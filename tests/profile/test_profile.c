@@ -23,7 +23,7 @@ static struct lagom_profile *sample(const char *node)
 	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "H100-SXM5-80GB");
 	p->hw.gpu_count = 8;
 	p->hw.gpu_sm_count = 132;
-	p->hw.intra = LAGOM_PROFILE_INTRA_NVSWITCH;
+	p->hw.intra = LAGOM_INTRA_NVSWITCH;
 	p->hw.nic_link_bw_Bps = 5e10;
 	p->meas.gemm_flops[LAGOM_PREC_BF16] = (struct lagom_quantity){
 		7.1e14, LAGOM_SOURCE_MEASURED
@@ -59,7 +59,7 @@ static void round_trip_keeps_every_field(void **state)
 	assert_string_equal(q->node, "gpu001");
 	assert_int_equal(q->version_major, LAGOM_PROFILE_VERSION_MAJOR);
 	assert_int_equal(q->hw.gpu_sm_count, 132);
-	assert_int_equal(q->hw.intra, LAGOM_PROFILE_INTRA_NVSWITCH);
+	assert_int_equal(q->hw.intra, LAGOM_INTRA_NVSWITCH);
 	assert_int_equal(q->meas.gemm_flops[LAGOM_PREC_BF16].source,
 			 LAGOM_SOURCE_MEASURED);
 	assert_int_equal(q->meas.gemm_flops[LAGOM_PREC_FP8].source,
@@ -108,6 +108,22 @@ static void node_names_cannot_leave_the_directory(void **state)
 	assert_false(lagom_profile_node_name_ok("a b"));
 	assert_false(lagom_profile_node_name_ok(NULL));
 	assert_null(lagom_profile_create("../x"));
+}
+
+/* A new profile has no GPU: its fabric is "none" (zero is PCIe in the one
+ * fabric enum, so lagom_profile_create sets it). */
+static void new_profile_has_no_fabric(void **state)
+{
+	struct lagom_profile *p = lagom_profile_create("gpu001");
+	struct lagom_error err = { 0 };
+	char *text = NULL;
+
+	assert_non_null(p);
+	assert_int_equal(p->hw.intra, LAGOM_INTRA_NONE);
+	assert_int_equal(lagom_profile_to_string(p, &text, &err), 0);
+	assert_non_null(strstr(text, "\"intra\": \"none\""));
+	free(text);
+	lagom_profile_destroy(p);
 }
 
 static void fingerprint_follows_the_hardware(void **state)
@@ -442,6 +458,7 @@ int main(void)
 		cmocka_unit_test(round_trip_keeps_every_field),
 		cmocka_unit_test(writer_refuses_non_finite_numbers),
 		cmocka_unit_test(node_names_cannot_leave_the_directory),
+		cmocka_unit_test(new_profile_has_no_fabric),
 		cmocka_unit_test(fingerprint_follows_the_hardware),
 		cmocka_unit_test(write_then_load),
 		cmocka_unit_test(write_into_missing_dir_fails_cleanly),

@@ -118,7 +118,7 @@ static void zero_budget_stops_the_probes(void **state)
 
 static void without_a_gpu_nothing_is_measured(void **state)
 {
-	struct probe_opts o = { .budget_s = 20, .ngpus_hint = 0 };
+	struct probe_opts o = { .budget_s = 20, .gpus_per_node_hint = 0 };
 	struct probe_result r;
 
 	/* cmocka 1.1.5's skip() prints "not ok # SKIP", a FAIL for automake */
@@ -172,13 +172,13 @@ static void dgx2_hardware_section(void **state)
 
 	assert_non_null(t);
 	load_fixture("hwloc/nvidiaDGX2.xml", t);
-	prolog_hw_from_topo(t, &hw);
+	assert_int_equal(prolog_hw_from_topo(t, &hw, NULL), 0);
 	assert_int_equal(hw.gpu_count, 16);
 	assert_string_equal(hw.gpu_model, "Tesla V100-SXM3-32GB-H");
 	spec = lagom_gpu_lookup(hw.gpu_model);
 	assert_non_null(spec);
 	assert_int_equal(hw.gpu_sm_count, spec->sm_count);
-	assert_int_equal(hw.intra, LAGOM_PROFILE_INTRA_NVSWITCH);
+	assert_int_equal(hw.intra, LAGOM_INTRA_NVSWITCH);
 	assert_int_equal(hw.nvlinks_per_gpu, 6);
 	assert_int_equal(hw.nvlink_peers, 15);
 	assert_int_equal(hw.pcie_gen, 3);
@@ -196,9 +196,9 @@ static void power8_nvlink_pairs(void **state)
 
 	assert_non_null(t);
 	load_fixture("hwloc/power8gpudistances.xml", t);
-	prolog_hw_from_topo(t, &hw);
+	assert_int_equal(prolog_hw_from_topo(t, &hw, NULL), 0);
 	assert_int_equal(hw.gpu_count, 4);
-	assert_int_equal(hw.intra, LAGOM_PROFILE_INTRA_NVLINK);
+	assert_int_equal(hw.intra, LAGOM_INTRA_NVLINK);
 	assert_int_equal(hw.nvlink_peers, 1);
 	free(t);
 }

@@ -50,7 +50,8 @@ static void test_nvlink(void **state)
 	struct lagom_error err = { 0 };
 
 	assert_int_equal(parse(nvlink_xml, t, &err), 0);
-	assert_int_equal(t->ngpus, 2); /* the one under <unknownthing> is not */
+	assert_int_equal(t->gpus_per_node,
+			 2); /* the one under <unknownthing> is not */
 	assert_true(t->has_nvlink);
 	assert_int_equal(t->nvlink_links[0][1], 12);
 	assert_int_equal(t->nvlink_links[1][0], 12);
@@ -59,7 +60,7 @@ static void test_nvlink(void **state)
 	assert_string_equal(t->gpus[0].model, "H100-SXM5-80GB");
 	assert_int_equal(t->gpus[0].numa_node, 1);
 	assert_int_equal(t->nnics, 2);
-	assert_int_equal(t->nics[1].speed_Mbps, 400000);
+	assert_true(t->nics[1].speed_Gbit == 400);
 	assert_int_equal(t->nics[1].kind, LAGOM_NIC_IB);
 	assert_string_equal(t->nics[1].busid, "0000:03:00.0");
 	/* No PCIe switch: GPU and NICs meet on NUMA node 1. */
@@ -122,13 +123,14 @@ static void test_malformed(void **state)
 		struct lagom_error err = { 0 };
 		int rc;
 
-		t->ngpus = 99;
+		t->gpus_per_node = 99;
 		rc = parse(bad_inputs[i].xml, t, &err);
 		if (rc != bad_inputs[i].rc ||
 		    !strstr(err.text, bad_inputs[i].says))
 			fail_msg("input %zu '%s': rc %d, message '%s'", i,
 				 bad_inputs[i].xml, rc, err.text);
-		assert_int_equal(t->ngpus, 99); /* untouched on failure */
+		assert_int_equal(t->gpus_per_node,
+				 99); /* untouched on failure */
 	}
 	free(t);
 }

@@ -11,23 +11,8 @@
 
 #include "model/model.h"
 #include "tests/lib/lagom_test.h"
+#include "tests/topology/topo_fixture.h"
 #include "topology/topology.h"
-
-static struct lagom_node_topo *load(const char *rel, bool nccl)
-{
-	char path[4096];
-	struct lagom_error err = { 0 };
-	struct lagom_node_topo *t = malloc(sizeof(*t));
-	int rc;
-
-	assert_non_null(t);
-	lagom_fixture(path, sizeof(path), rel);
-	rc = nccl ? lagom_topo_load_nccl_file(path, t, &err)
-		  : lagom_topo_load_hwloc(path, t, &err);
-	if (rc != 0)
-		fail_msg("%s: %s", rel, err.text);
-	return t;
-}
 
 /*
  * nvidiaDGX2.xml: 16 PCIDev "0302 [10de:1db8]" each with an nvmlN OS device
@@ -39,9 +24,10 @@ static struct lagom_node_topo *load(const char *rel, bool nccl)
  */
 static void test_dgx2(void **state)
 {
-	struct lagom_node_topo *t = load("hwloc/nvidiaDGX2.xml", false);
+	struct lagom_node_topo *t = topo_fixture_load("hwloc/nvidiaDGX2.xml",
+						      false);
 
-	assert_int_equal(t->ngpus, 16);
+	assert_int_equal(t->gpus_per_node, 16);
 	assert_int_equal(t->nnvswitches, 12);
 	assert_true(t->has_nvlink);
 	assert_int_equal(t->nnuma, 2);
@@ -72,9 +58,10 @@ static void test_dgx2(void **state)
  */
 static void test_power8(void **state)
 {
-	struct lagom_node_topo *t = load("hwloc/power8gpudistances.xml", false);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"hwloc/power8gpudistances.xml", false);
 
-	assert_int_equal(t->ngpus, 4);
+	assert_int_equal(t->gpus_per_node, 4);
 	assert_true(t->has_nvlink);
 	assert_int_equal(t->nnvswitches, 0);
 	assert_double_rel(t->nvlink_bw_Bps[0][1], 40000e6, 1e-9);
@@ -100,9 +87,10 @@ static void test_power8(void **state)
 /* nvidia-dgx-gb10.xml: one Package, one NUMANode, no PCI object at all. */
 static void test_gb10(void **state)
 {
-	struct lagom_node_topo *t = load("hwloc/nvidia-dgx-gb10.xml", false);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"hwloc/nvidia-dgx-gb10.xml", false);
 
-	assert_int_equal(t->ngpus, 0);
+	assert_int_equal(t->gpus_per_node, 0);
 	assert_int_equal(t->nnics, 0);
 	assert_int_equal(t->nnuma, 1);
 	assert_false(t->has_nvlink);
@@ -116,7 +104,8 @@ static void test_gb10(void **state)
  */
 static void test_24em64t(void **state)
 {
-	struct lagom_node_topo *t = load("hwloc/24em64t-2n6c2t-pci.xml", false);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"hwloc/24em64t-2n6c2t-pci.xml", false);
 
 	assert_int_equal(t->nnics, 3);
 	assert_int_equal(t->nvfs_skipped, 0);
@@ -126,7 +115,7 @@ static void test_24em64t(void **state)
 	assert_string_equal(t->nics[2].netdev, "ib0");
 	assert_int_equal(t->nics[2].kind, LAGOM_NIC_IB);
 	assert_int_equal(t->nics[2].numa_node, 0);
-	assert_int_equal(t->ngpus, 3);
+	assert_int_equal(t->gpus_per_node, 3);
 	assert_false(t->has_nvlink);
 	/* 06:00.0 is on NUMA node 0 with all three NICs (same node). */
 	assert_string_equal(t->gpus[0].busid, "0000:06:00.0");
@@ -147,10 +136,10 @@ static void test_24em64t(void **state)
  */
 static void test_32em64t(void **state)
 {
-	struct lagom_node_topo *t = load(
+	struct lagom_node_topo *t = topo_fixture_load(
 		"hwloc/32em64t-2n8c2t-pci-normalio.xml", false);
 
-	assert_int_equal(t->ngpus, 3);
+	assert_int_equal(t->gpus_per_node, 3);
 	assert_int_equal(t->nnics, 3);
 	assert_false(t->has_nvlink);
 	assert_string_equal(t->gpus[2].busid, "0000:84:00.0");
@@ -174,11 +163,12 @@ static void test_32em64t(void **state)
  */
 static void test_many_vfs(void **state)
 {
-	struct lagom_node_topo *t = load("hwloc/16intel64-manyVFs.xml", false);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"hwloc/16intel64-manyVFs.xml", false);
 
 	assert_int_equal(t->nnics, 6);
 	assert_int_equal(t->nvfs_skipped, 12);
-	assert_int_equal(t->ngpus, 0);
+	assert_int_equal(t->gpus_per_node, 0);
 	assert_int_equal(t->nnuma, 2);
 	assert_string_equal(t->nics[2].name, "usnic_0");
 	assert_string_equal(t->nics[2].netdev, "eth4");
@@ -194,10 +184,10 @@ static void test_many_vfs(void **state)
  * NUMA node (4 NUMANode objects); the only display device is an ATI ES1000. */
 static void test_96em64t(void **state)
 {
-	struct lagom_node_topo *t = load("hwloc/96em64t-4n4d3ca2co-pci.xml",
-					 false);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"hwloc/96em64t-4n4d3ca2co-pci.xml", false);
 
-	assert_int_equal(t->ngpus, 0);
+	assert_int_equal(t->gpus_per_node, 0);
 	assert_int_equal(t->nnics, 8);
 	assert_int_equal(t->nnuma, 4);
 	for (int n = 0; n < 8; n++) {
@@ -215,9 +205,9 @@ static void test_96em64t(void **state)
  */
 static void check_p4(const char *rel, const char *model)
 {
-	struct lagom_node_topo *t = load(rel, true);
+	struct lagom_node_topo *t = topo_fixture_load(rel, true);
 
-	assert_int_equal(t->ngpus, 8);
+	assert_int_equal(t->gpus_per_node, 8);
 	assert_int_equal(t->nnics, 4);
 	assert_int_equal(t->nnuma, 2);
 	assert_false(t->has_nvlink); /* the file has no <nvlink> */
@@ -234,7 +224,7 @@ static void check_p4(const char *rel, const char *model)
 		assert_int_equal(t->nics[n].kind, LAGOM_NIC_EFA);
 		assert_int_equal(lagom_topo_gpus_per_nic(t, n), 2);
 		assert_true(t->gpus[2 * n].nic_mask == 1u << n);
-		assert_int_equal(t->nics[n].speed_Mbps, 0);
+		assert_true(t->nics[n].speed_Gbit == 0);
 	}
 	assert_string_equal(t->nics[0].busid, "0000:10:1b.0");
 	free(t);
@@ -253,10 +243,10 @@ static void test_p4d(void **state)
  */
 static void test_p5(void **state)
 {
-	struct lagom_node_topo *t = load("nccl-topo/aws-p5.48xl-topo.xml",
-					 true);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"nccl-topo/aws-p5.48xl-topo.xml", true);
 
-	assert_int_equal(t->ngpus, 8);
+	assert_int_equal(t->gpus_per_node, 8);
 	assert_int_equal(t->nnics, 32);
 	assert_int_equal(t->nnuma, 1);
 	for (int g = 0; g < 8; g++) {
@@ -269,7 +259,7 @@ static void test_p5(void **state)
 	}
 	for (int n = 0; n < 32; n++) {
 		assert_int_equal(t->nics[n].kind, LAGOM_NIC_EFA);
-		assert_int_equal(t->nics[n].speed_Mbps, 100000);
+		assert_true(t->nics[n].speed_Gbit == 100);
 		assert_int_equal(lagom_topo_gpus_per_nic(t, n), 1);
 	}
 	assert_string_equal(t->nics[0].name, "rdmap79s0");
@@ -284,11 +274,11 @@ static void test_p5(void **state)
  */
 static void test_g5(void **state)
 {
-	struct lagom_node_topo *t = load("nccl-topo/aws-g5.48xl-topo.xml",
-					 true);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"nccl-topo/aws-g5.48xl-topo.xml", true);
 
 	assert_int_equal(t->nunknown_pci, 9);
-	assert_int_equal(t->ngpus, 0);
+	assert_int_equal(t->gpus_per_node, 0);
 	assert_int_equal(t->nnics, 0);
 	assert_int_equal(t->nnuma, 2);
 	assert_false(t->has_nvlink);
@@ -300,13 +290,13 @@ static void test_missing_file(void **state)
 	struct lagom_node_topo *t = malloc(sizeof(*t));
 	struct lagom_error err = { 0 };
 
-	t->ngpus = 77;
+	t->gpus_per_node = 77;
 	assert_int_equal(lagom_topo_load_hwloc("/nonexistent.xml", t, &err),
 			 -ENOENT);
 	assert_int_equal(lagom_topo_load_nccl_file("/nonexistent.xml", t, &err),
 			 -ENOENT);
 	assert_non_null(strstr(err.text, "/nonexistent.xml"));
-	assert_int_equal(t->ngpus, 77); /* untouched */
+	assert_int_equal(t->gpus_per_node, 77); /* untouched */
 	free(t);
 }
 
@@ -325,7 +315,7 @@ static void test_live(void **state)
 	for (int n = 0; n < t->nnics; n++)
 		assert_true(t->nics[n].name[0] != '\0');
 	print_message("# live: %d GPUs, %d NICs, %d VFs skipped, %d NUMA\n",
-		      t->ngpus, t->nnics, t->nvfs_skipped, t->nnuma);
+		      t->gpus_per_node, t->nnics, t->nvfs_skipped, t->nnuma);
 	free(t);
 }
 
@@ -337,7 +327,8 @@ static void test_live(void **state)
  */
 static void test_hw_dgx2(void **state)
 {
-	struct lagom_node_topo *t = load("hwloc/nvidiaDGX2.xml", false);
+	struct lagom_node_topo *t = topo_fixture_load("hwloc/nvidiaDGX2.xml",
+						      false);
 	struct lagom_error err = { 0 };
 	struct lagom_hw hw;
 
@@ -361,8 +352,8 @@ static void test_hw_dgx2(void **state)
  */
 static void test_hw_p5(void **state)
 {
-	struct lagom_node_topo *t = load("nccl-topo/aws-p5.48xl-topo.xml",
-					 true);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"nccl-topo/aws-p5.48xl-topo.xml", true);
 	struct lagom_error err = { 0 };
 	struct lagom_hw hw;
 
@@ -383,8 +374,8 @@ static void test_hw_p5(void **state)
 /* p4d: the file gives no NIC speed; with one set, 4 NICs x 2 GPUs. */
 static void test_hw_p4d(void **state)
 {
-	struct lagom_node_topo *t = load("nccl-topo/aws-p4d-24xl-topo.xml",
-					 true);
+	struct lagom_node_topo *t = topo_fixture_load(
+		"nccl-topo/aws-p4d-24xl-topo.xml", true);
 	struct lagom_error err = { 0 };
 	struct lagom_hw hw = { .gpus_per_node = 99 };
 
@@ -392,7 +383,7 @@ static void test_hw_p4d(void **state)
 	assert_non_null(strstr(err.text, "speed"));
 	assert_int_equal(hw.gpus_per_node, 99);
 	for (int n = 0; n < t->nnics; n++)
-		t->nics[n].speed_Mbps = 100000;
+		t->nics[n].speed_Gbit = 100;
 	if (lagom_topo_to_hw(t, &hw, &err) != 0)
 		fail_msg("%s", err.text);
 	/* device="0x20b0" in the file: the 40 GB A100 of p4d.24xlarge */
@@ -419,7 +410,8 @@ static void test_hw_refused(void **state)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct lagom_node_topo *t = load(cases[i].rel, cases[i].nccl);
+		struct lagom_node_topo *t = topo_fixture_load(cases[i].rel,
+							      cases[i].nccl);
 		struct lagom_error err = { 0 };
 		struct lagom_hw hw;
 
