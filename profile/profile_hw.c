@@ -133,7 +133,7 @@ int lagom_profile_to_hw(const struct lagom_profile *p, struct lagom_hw *out,
 {
 	const struct lagom_profile_hw *h = &p->hw;
 	struct lagom_hw hw;
-	double nic_gbps = h->nic_link_bw_Bps * 8 / 1e9;
+	double nic_Gbit = h->nic_link_bw_Bps * 8 / 1e9;
 	unsigned nics = (unsigned)h->nic_count;
 	int rc;
 
@@ -141,11 +141,11 @@ int lagom_profile_to_hw(const struct lagom_profile *p, struct lagom_hw *out,
 		return lagom_errprintf(err, ENODEV, "profile %s: no GPU",
 				       p->node);
 	if (p->meas.nic_bw_Bps.source != LAGOM_SOURCE_ABSENT)
-		nic_gbps = p->meas.nic_bw_Bps.value * 8 / 1e9;
-	if (!(nic_gbps > 0))
+		nic_Gbit = p->meas.nic_bw_Bps.value * 8 / 1e9;
+	if (!(nic_Gbit > 0))
 		nics = 0; /* NICs of unknown speed: treated as single node */
 	rc = lagom_hw_from_spec(h->gpu_model, (unsigned)h->gpu_count,
-				intra_of(h->intra), nics, nic_gbps, &hw, err);
+				intra_of(h->intra), nics, nic_Gbit, &hw, err);
 	if (rc < 0)
 		return lagom_error_prefix(err, "profile %s", p->node);
 	apply_hw(h, &hw);

@@ -14,13 +14,13 @@
 
 /*
  * What a multi-node source leaves out, one line per system (matched on the
- * start of the system name).  nics x gbps per node, the transport, a
+ * start of the system name).  nics x nic_Gbit per node, the transport, a
  * CollNet (SHARP) plugin, nodes per NVLink domain.
  */
 static const struct convention {
 	const char *prefix;
 	unsigned nics;
-	double gbps;
+	double nic_Gbit;
 	enum lagom_transport transport;
 	bool collnet;
 	unsigned domain;
@@ -117,13 +117,13 @@ static enum lagom_intra row_intra(const char *s, unsigned gpus)
 }
 
 /* nccl-busbw.csv: "4x IB HDR 200Gb/s per node", "32 Gb/s TCP", "none". */
-static void row_net(const char *s, unsigned *count, double *gbps, bool *gdr)
+static void row_net(const char *s, unsigned *count, double *nic_Gbit, bool *gdr)
 {
 	const char *g = strstr(s, "Gb/s");
 	const char *num;
 
 	*count = 0;
-	*gbps = 0;
+	*nic_Gbit = 0;
 	*gdr = strstr(s, "TCP") == NULL;
 	if (!g)
 		return;
@@ -133,7 +133,7 @@ static void row_net(const char *s, unsigned *count, double *gbps, bool *gdr)
 	while (num > s &&
 	       ((num[-1] >= '0' && num[-1] <= '9') || num[-1] == '.'))
 		num--;
-	*gbps = atof(num);
+	*nic_Gbit = atof(num);
 	*count = (s[0] >= '0' && s[0] <= '9' && strchr(s, 'x'))
 			 ? (unsigned)atoi(s)
 			 : 1;
@@ -156,7 +156,7 @@ static int row_hw(char **f, bool multinode, struct busbw_row *r,
 	const char *gpu = strcasecmp(f[3], "unknown") == 0 ? "V100-PCIe" : f[3];
 	const struct convention *cv = multinode ? find_convention(f[0]) : NULL;
 	struct lagom_hw *hw = &r->obs.hw;
-	double gbps = 0;
+	double nic_Gbit = 0;
 	bool gdr = true;
 	int rc;
 
@@ -165,12 +165,12 @@ static int row_hw(char **f, bool multinode, struct busbw_row *r,
 				       f[0]);
 	if (cv) {
 		nics = cv->nics;
-		gbps = cv->gbps;
+		nic_Gbit = cv->nic_Gbit;
 	} else {
-		row_net(f[5], &nics, &gbps, &gdr);
+		row_net(f[5], &nics, &nic_Gbit, &gdr);
 	}
-	rc = lagom_hw_from_spec(gpu, gpn, row_intra(f[4], gpn), nics, gbps, hw,
-				err);
+	rc = lagom_hw_from_spec(gpu, gpn, row_intra(f[4], gpn), nics, nic_Gbit,
+				hw, err);
 	if (rc)
 		return rc;
 	hw->nic_gdr = gdr && nics > 0;

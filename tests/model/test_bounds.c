@@ -177,7 +177,7 @@ static void random_hw(struct lagom_hw *hw)
 {
 	static const unsigned gpns[] = { 1, 2, 4, 8 },
 			      nics[] = { 1, 2, 4, 8, 16, 32 };
-	static const double gbps[] = { 25, 100, 200, 400, 800 };
+	static const double nic_Gbit[] = { 25, 100, 200, 400, 800 };
 	size_t ng;
 	const struct lagom_gpu_spec *g = lagom_gpu_table(&ng);
 	const struct lagom_gpu_spec *gpu = &g[pick((unsigned)ng)];
@@ -186,8 +186,8 @@ static void random_hw(struct lagom_hw *hw)
 					 : LAGOM_INTRA_PCIE;
 
 	assert_int_equal(lagom_hw_from_spec(gpu->name, gpn, intra,
-					    nics[pick(6)], gbps[pick(5)], hw,
-					    NULL),
+					    nics[pick(6)], nic_Gbit[pick(5)],
+					    hw, NULL),
 			 0);
 	hw->transport = (enum lagom_transport)pick(LAGOM_NET_COUNT);
 	hw->nic_gdr = pick(4) != 0;

@@ -13,12 +13,13 @@
 #define MIB (1024ull * 1024ull)
 
 static struct lagom_hw spec(const char *gpu, unsigned gpn,
-			    enum lagom_intra intra, unsigned nics, double gbps)
+			    enum lagom_intra intra, unsigned nics,
+			    double nic_Gbit)
 {
 	struct lagom_hw hw;
 	struct lagom_error err = { 0 };
 
-	if (lagom_hw_from_spec(gpu, gpn, intra, nics, gbps, &hw, &err))
+	if (lagom_hw_from_spec(gpu, gpn, intra, nics, nic_Gbit, &hw, &err))
 		fail_msg("hw_from_spec(%s): %s", gpu, err.text);
 	return hw;
 }

@@ -20,7 +20,7 @@ static const struct {
 	unsigned gpn;
 	enum lagom_intra intra;
 	unsigned nics;
-	double gbps;
+	double nic_Gbit;
 } hws[] = {
 	{ "H100-SXM", 8, LAGOM_INTRA_DEFAULT, 8, 400 },
 	{ "A40", 8, LAGOM_INTRA_NVLINK, 2, 400 },
@@ -43,7 +43,7 @@ static struct lagom_hw hw_of(size_t i)
 	struct lagom_error err = { 0 };
 
 	if (lagom_hw_from_spec(hws[i].gpu, hws[i].gpn, hws[i].intra,
-			       hws[i].nics, hws[i].gbps, &hw, &err))
+			       hws[i].nics, hws[i].nic_Gbit, &hw, &err))
 		fail_msg("hw_from_spec(%s): %s", hws[i].gpu, err.text);
 	return hw;
 }

@@ -108,7 +108,7 @@ static void fill_v4(struct lagom_prof_descr_v4 *d, uint64_t type, void *parent,
 		d->coll.func = k->func;
 		d->coll.count = k->count;
 		d->coll.datatype = k->datatype;
-		d->coll.nChannels = (uint8_t)k->n_channels;
+		d->coll.nChannels = (uint8_t)k->nchannels;
 		d->coll.nWarps = 16;
 		d->coll.algo = k->algo;
 		d->coll.proto = k->proto;
@@ -117,43 +117,43 @@ static void fill_v4(struct lagom_prof_descr_v4 *d, uint64_t type, void *parent,
 		d->p2p.datatype = k->datatype;
 		d->p2p.count = k->count;
 		d->p2p.peer = k->peer;
-		d->p2p.nChannels = (uint8_t)k->n_channels;
+		d->p2p.nChannels = (uint8_t)k->nchannels;
 	} else if (type == LAGOM_PROF_KERNEL_CH) {
 		d->kernelCh.pTimer = ptimer;
 	}
 }
 
 /* v5 and v6 fill the same members; parent_group is coll.parentGroup. */
-#define FILL_V5(d, type, parent, k, ptimer, group)                     \
-	do {                                                           \
-		memset(&(d), 0, sizeof(d));                            \
-		(d).type = (type);                                     \
-		(d).parentObj = (parent);                              \
-		if ((type) == LAGOM_PROF_COLL && (k)) {                \
-			(d).coll.func = (k)->func;                     \
-			(d).coll.count = (k)->count;                   \
-			(d).coll.datatype = (k)->datatype;             \
-			(d).coll.nChannels = (uint8_t)(k)->n_channels; \
-			(d).coll.nWarps = 16;                          \
-			(d).coll.algo = (k)->algo;                     \
-			(d).coll.proto = (k)->proto;                   \
-			(d).coll.parentGroup = (group);                \
-		} else if ((type) == LAGOM_PROF_P2P && (k)) {          \
-			(d).p2p.func = (k)->func;                      \
-			(d).p2p.datatype = (k)->datatype;              \
-			(d).p2p.count = (k)->count;                    \
-			(d).p2p.peer = (k)->peer;                      \
-			(d).p2p.nChannels = (uint8_t)(k)->n_channels;  \
-			(d).p2p.parentGroup = (group);                 \
-		} else if ((type) == LAGOM_PROF_COLL_API && (k)) {     \
-			(d).collApi.func = (k)->func;                  \
-			(d).collApi.count = (k)->count;                \
-			(d).collApi.datatype = (k)->datatype;          \
-		} else if ((type) == LAGOM_PROF_GROUP_API) {           \
-			(d).groupApi.groupDepth = 1;                   \
-		} else if ((type) == LAGOM_PROF_KERNEL_CH) {           \
-			(d).kernelCh.pTimer = (ptimer);                \
-		}                                                      \
+#define FILL_V5(d, type, parent, k, ptimer, group)                    \
+	do {                                                          \
+		memset(&(d), 0, sizeof(d));                           \
+		(d).type = (type);                                    \
+		(d).parentObj = (parent);                             \
+		if ((type) == LAGOM_PROF_COLL && (k)) {               \
+			(d).coll.func = (k)->func;                    \
+			(d).coll.count = (k)->count;                  \
+			(d).coll.datatype = (k)->datatype;            \
+			(d).coll.nChannels = (uint8_t)(k)->nchannels; \
+			(d).coll.nWarps = 16;                         \
+			(d).coll.algo = (k)->algo;                    \
+			(d).coll.proto = (k)->proto;                  \
+			(d).coll.parentGroup = (group);               \
+		} else if ((type) == LAGOM_PROF_P2P && (k)) {         \
+			(d).p2p.func = (k)->func;                     \
+			(d).p2p.datatype = (k)->datatype;             \
+			(d).p2p.count = (k)->count;                   \
+			(d).p2p.peer = (k)->peer;                     \
+			(d).p2p.nChannels = (uint8_t)(k)->nchannels;  \
+			(d).p2p.parentGroup = (group);                \
+		} else if ((type) == LAGOM_PROF_COLL_API && (k)) {    \
+			(d).collApi.func = (k)->func;                 \
+			(d).collApi.count = (k)->count;               \
+			(d).collApi.datatype = (k)->datatype;         \
+		} else if ((type) == LAGOM_PROF_GROUP_API) {          \
+			(d).groupApi.groupDepth = 1;                  \
+		} else if ((type) == LAGOM_PROF_KERNEL_CH) {          \
+			(d).kernelCh.pTimer = (ptimer);               \
+		}                                                     \
 	} while (0)
 
 static void *current_group; /* coll.parentGroup for the next start */
@@ -311,7 +311,7 @@ int hp_proxy_part(struct hp_comm *c, struct hp_coll *k, int n)
 		if (!k[i].handle || !k[i].gpu_ns ||
 		    !(hp_mask & LAGOM_PROF_KERNEL_CH))
 			continue;
-		for (ch = 0; ch < k[i].n_channels && ch < HP_MAX_CH; ch++) {
+		for (ch = 0; ch < k[i].nchannels && ch < HP_MAX_CH; ch++) {
 			uint64_t t0 = k[i].gpu_start +
 				      (uint64_t)ch * k[i].skew_ns;
 

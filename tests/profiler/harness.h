@@ -43,7 +43,7 @@ struct hp_comm {
 struct hp_coll {
 	const char *func, *datatype, *algo, *proto; /* NCCL's own strings */
 	size_t count;
-	int n_channels;
+	int nchannels;
 	int p2p, peer;
 	/* GPU globaltimer ns: channel c runs [start + c*skew, start + c*skew
 	 * + ns]; no KernelCh events when ns == 0 */

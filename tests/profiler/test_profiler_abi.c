@@ -46,7 +46,7 @@ static struct hp_coll ar(uint64_t start)
 				 .algo = "RING",
 				 .proto = "SIMPLE",
 				 .count = 262144,
-				 .n_channels = 8,
+				 .nchannels = 8,
 				 .gpu_start = start,
 				 .gpu_ns = AR_NS,
 				 .skew_ns = SKEW_NS };
@@ -60,7 +60,7 @@ static void dp_iteration(struct hp_comm *dp, uint64_t t)
 		  .algo = "RING",
 		  .proto = "LL128",
 		  .count = 4194304,
-		  .n_channels = 4,
+		  .nchannels = 4,
 		  .gpu_start = t + 200000,
 		  .gpu_ns = 300000 },
 		{ .func = "ReduceScatter",
@@ -68,7 +68,7 @@ static void dp_iteration(struct hp_comm *dp, uint64_t t)
 		  .algo = "PAT",
 		  .proto = "SIMPLE",
 		  .count = 2097152,
-		  .n_channels = 2,
+		  .nchannels = 2,
 		  .gpu_start = t + 500000,
 		  .gpu_ns = 200000 },
 	};
@@ -76,7 +76,7 @@ static void dp_iteration(struct hp_comm *dp, uint64_t t)
 		{ .func = "Send",
 		  .datatype = "ncclFloat16",
 		  .count = 65536,
-		  .n_channels = 1,
+		  .nchannels = 1,
 		  .p2p = 1,
 		  .peer = 1,
 		  .gpu_start = t + 800000,
@@ -84,7 +84,7 @@ static void dp_iteration(struct hp_comm *dp, uint64_t t)
 		{ .func = "Recv",
 		  .datatype = "ncclFloat16",
 		  .count = 65536,
-		  .n_channels = 1,
+		  .nchannels = 1,
 		  .p2p = 1,
 		  .peer = 1,
 		  .gpu_start = t + 860000,
@@ -150,7 +150,7 @@ static int scenario_bad(int v)
 	union lagom_prof_state_args args = { .kernelCh = { .pTimer = 9 } };
 	struct hp_comm c, alien;
 	struct hp_coll nulls = {
-		.n_channels = 200, .count = 7, .gpu_start = 1, .gpu_ns = 5
+		.nchannels = 200, .count = 7, .gpu_start = 1, .gpu_ns = 5
 	};
 	struct hp_coll a = ar(7000000), stale;
 	const struct lagom_nccl_profiler_v5 *p5 = hp_symbol(v);
