@@ -48,7 +48,7 @@ static double run(int version)
 				     .algo = "RING",
 				     .proto = "SIMPLE",
 				     .count = (size_t)(1 + i % 5) << 20,
-				     .n_channels = 8,
+				     .nchannels = 8,
 				     .gpu_start = 1000000 + (uint64_t)i * 5000,
 				     .gpu_ns = 3000,
 				     .skew_ns = 10 };

@@ -129,7 +129,7 @@ int h_init(int version, size_t n_ranks, size_t n_nodes, void **ctx)
 
 /* NCCL 2.28.9's v2 wrapper (src/plugin/tuner/tuner_v2.cc). */
 static int coll_v2(const struct lagom_nccl_tuner_v2 *t, void *ctx, int func,
-		   size_t n_bytes, int pipe_ops, float *table, int *n_channels)
+		   size_t n_bytes, int pipe_ops, float *table, int *nchannels)
 {
 	int algo = LAGOM_NCCL_ALGO_UNDEF, proto = LAGOM_NCCL_PROTO_UNDEF;
 	float(*cost)[H_NUM_PROTO] = (float(*)[H_NUM_PROTO])table;
@@ -143,7 +143,7 @@ static int coll_v2(const struct lagom_nccl_tuner_v2 *t, void *ctx, int func,
 	int rc;
 
 	rc = t->getCollInfo(ctx, func, n_bytes, collnet, nvls, pipe_ops, &algo,
-			    &proto, n_channels);
+			    &proto, nchannels);
 	if (rc != 0)
 		return rc;
 	if (algo >= 0 && algo < H_NUM_ALGO && proto >= 0 &&
@@ -154,7 +154,7 @@ static int coll_v2(const struct lagom_nccl_tuner_v2 *t, void *ctx, int func,
 
 int h_coll(int version, void *ctx, int func, size_t n_bytes, int pipe_ops,
 	   float *table, int num_algo, int num_proto, int reg_buff,
-	   int *n_channels)
+	   int *nchannels)
 {
 	const void *sym = h_symbol(version);
 	float **cost = (float **)table; /* NCCL passes the array cast so */
@@ -164,21 +164,19 @@ int h_coll(int version, void *ctx, int func, size_t n_bytes, int pipe_ops,
 	case 2:
 		assert_int_equal(num_algo, H_NUM_ALGO);
 		return coll_v2(sym, ctx, func, n_bytes, pipe_ops, table,
-			       n_channels);
+			       nchannels);
 	case 3:
 		return ((const struct lagom_nccl_tuner_v3 *)sym)
 			->getCollInfo(ctx, func, n_bytes, pipe_ops, cost,
-				      num_algo, num_proto, n_channels);
+				      num_algo, num_proto, nchannels);
 	case 4:
 		return ((const struct lagom_nccl_tuner_v4 *)sym)
 			->getCollInfo(ctx, func, n_bytes, pipe_ops, cost,
-				      num_algo, num_proto, reg_buff,
-				      n_channels);
+				      num_algo, num_proto, reg_buff, nchannels);
 	default:
 		return ((const struct lagom_nccl_tuner_v5 *)sym)
 			->getCollInfo(ctx, func, n_bytes, pipe_ops, cost,
-				      num_algo, num_proto, reg_buff,
-				      n_channels);
+				      num_algo, num_proto, reg_buff, nchannels);
 	}
 }
 

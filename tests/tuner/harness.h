@@ -63,7 +63,7 @@ void h_fill_table(float *table, int num_algo, int num_proto, size_t n_bytes,
 int h_init(int version, size_t n_ranks, size_t n_nodes, void **ctx);
 int h_coll(int version, void *ctx, int func, size_t n_bytes, int pipe_ops,
 	   float *table, int num_algo, int num_proto, int reg_buff,
-	   int *n_channels);
+	   int *nchannels);
 int h_finalize(int version, void *ctx);
 
 /* setenv LAGOM_PLAN to text with "@VERSION@" replaced by PACKAGE_VERSION. */

@@ -59,13 +59,13 @@ static void *open_ctx(int version, size_t ranks, size_t nodes)
 static int call(int version, void *ctx, int func, size_t n_bytes, float *table,
 		unsigned enabled, int reg_buff)
 {
-	int n_channels = 0;
+	int nchannels = 0;
 
 	h_fill_table(table, H_NUM_ALGO, H_NUM_PROTO, n_bytes, enabled);
 	assert_int_equal(h_coll(version, ctx, func, n_bytes, 4, table,
-				H_NUM_ALGO, H_NUM_PROTO, reg_buff, &n_channels),
+				H_NUM_ALGO, H_NUM_PROTO, reg_buff, &nchannels),
 			 0);
-	return n_channels;
+	return nchannels;
 }
 
 /* table equals NCCL's fill except for the cells in changed. */
