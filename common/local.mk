@@ -8,3 +8,9 @@ check_PROGRAMS += tests/common/test_error
 tests_common_test_error_SOURCES = tests/common/test_error.c
 tests_common_test_error_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_common_test_error_LDADD = libcommon.la $(CMOCKA_LIBS)
+
+UNIT_TESTS += tests/common/test_hash
+check_PROGRAMS += tests/common/test_hash
+tests_common_test_hash_SOURCES = tests/common/test_hash.c
+tests_common_test_hash_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_common_test_hash_LDADD = libcommon.la $(CMOCKA_LIBS)
