@@ -99,7 +99,7 @@ fi
 # read no node is tuned
 wlf=$top_srcdir/tests/workload/data/valid/fsdp-layer.json
 if [ -f "$wlf" ]; then
-	install -m 0644 "$wlf" "$work/w.json"
+	cluster_fit_workload "$wlf" "$work/w.json"
 	run "${as_user[@]}" srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=w.json bash -c "$show_env"
 	agree "a workload file srun can read: every task has the same plan" 3 planned
 	chmod 0600 "$work/w.json"

@@ -205,12 +205,7 @@ fail_open "unreadable workload file (read as the user)"
 # --- workload files, read as the user, relative to the job's directory --
 wl=$top_srcdir/tests/workload/data/valid/fsdp-layer.json
 if [ -f "$wl" ]; then
-	# the fixture's 16 ranks on 2 nodes made to fit this 3 x 4 step (a
-	# wider communicator is refused: doc/plan-format.md)
-	sed -e 's/"ranks": 16, "nodes": 2/"ranks": 12, "nodes": 3/' \
-		-e 's/"ranks_per_node": 8/"ranks_per_node": 4/' "$wl" \
-		>"$work/my-workload.json"
-	chmod 0644 "$work/my-workload.json"
+	cluster_fit_workload "$wl" "$work/my-workload.json"
 	run runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" srun -N3 --gres=gpu:4 \
 		--lagom=auto --lagom-workload=my-workload.json bash -c "$show_env"
 	check "a workload file (relative path, read as the user) gives every task the plan" \

@@ -12,6 +12,8 @@
 #   cluster_profiles FIXTURE   # one trusted profile per node from FIXTURE
 # or, for the usual set-up, all but cluster_unexport in one:
 #   cluster_setup FIXTURE [CLEANUP]
+# and:
+#   cluster_fit_workload SRC DEST  # a workload fixture fitted to 3 x 4
 #   run CMD...; dump          # a bounded command; its output as comments
 #
 # One cluster at a time on a machine: cluster_start takes a lock
@@ -135,6 +137,15 @@ cluster_setup() {
 	out=$CLUSTER_DIR/out
 	err=$CLUSTER_DIR/err
 	cd "$work" || exit 1
+}
+
+# cluster_fit_workload SRC DEST: the workload fixture SRC (communicators of
+# 16 ranks on 2 nodes) as DEST, mode 0644, made to fit the cluster's 3 x 4
+# steps (a communicator wider than the step is refused: doc/plan-format.md).
+cluster_fit_workload() {
+	sed -e 's/"ranks": 16, "nodes": 2/"ranks": 12, "nodes": 3/' \
+		-e 's/"ranks_per_node": 8/"ranks_per_node": 4/' "$1" >"$2" &&
+		chmod 0644 "$2"
 }
 
 # run CMD...: CMD bounded by ${run_timeout:-60} seconds, its stdout in $out,
