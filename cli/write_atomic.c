@@ -14,21 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
+#include "common/io.h"
 
 static int fail(const char *what, const char *path, int err)
 {
@@ -53,7 +39,8 @@ static mode_t file_mode(unsigned mode)
 /* Write, set the mode, fsync, close: 0, or -1 with errno. */
 static int fill(int fd, const void *data, size_t len, mode_t mode)
 {
-	int rc = write_all(fd, data, len) || fchmod(fd, mode) || fsync(fd);
+	int rc = lagom_write_all(fd, data, len) || fchmod(fd, mode) ||
+		 fsync(fd);
 	int saved = errno;
 
 	if (close(fd) != 0 && !rc)

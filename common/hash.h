@@ -1,6 +1,7 @@
 /*
- * common/hash.h - the one 64-bit FNV-1a lagom uses (plan ids, profile
- * fingerprints).  libc-free, pure: the tuner and the pure core may link it.
+ * common/hash.h - the FNV-1a hashes lagom uses: 64-bit (plan ids, profile
+ * fingerprints) and 32-bit (the check of lagom's segment in a job's comment).
+ * libc-free, pure: the tuner and the pure core may link it.
  */
 #ifndef LAGOM_COMMON_HASH_H
 #define LAGOM_COMMON_HASH_H
@@ -17,5 +18,10 @@ uint64_t lagom_fnv1a64_update(uint64_t h, const void *data, size_t len);
 
 /* 64-bit FNV-1a of len bytes. */
 uint64_t lagom_fnv1a64(const void *data, size_t len);
+
+/* 32-bit FNV-1a of len bytes (offset basis 0x811c9dc5, prime 0x01000193).
+ * Its value is part of a wire format (the "#xxxxxxxx" check of the comment
+ * segment sacct shows): it must not change. */
+uint32_t lagom_fnv1a32(const void *data, size_t len);
 
 #endif /* LAGOM_COMMON_HASH_H */

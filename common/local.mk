@@ -1,10 +1,22 @@
 noinst_LTLIBRARIES += libcommon.la
 libcommon_la_SOURCES = common/error.c common/error.h \
 	common/hash.c common/hash.h common/nccl_names.c common/nccl_names.h \
-	common/escape.c common/escape.h
+	common/escape.c common/escape.h common/io.c common/io.h
 
 UNIT_TESTS += tests/common/test_error
 check_PROGRAMS += tests/common/test_error
 tests_common_test_error_SOURCES = tests/common/test_error.c
 tests_common_test_error_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_common_test_error_LDADD = libcommon.la $(CMOCKA_LIBS)
+
+UNIT_TESTS += tests/common/test_io
+check_PROGRAMS += tests/common/test_io
+tests_common_test_io_SOURCES = tests/common/test_io.c
+tests_common_test_io_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_common_test_io_LDADD = libcommon.la $(CMOCKA_LIBS)
+
+UNIT_TESTS += tests/common/test_hash
+check_PROGRAMS += tests/common/test_hash
+tests_common_test_hash_SOURCES = tests/common/test_hash.c
+tests_common_test_hash_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_common_test_hash_LDADD = libcommon.la $(CMOCKA_LIBS)

@@ -125,32 +125,6 @@ static int step_gpus(const struct lagom_planner_input *in,
 	return 0;
 }
 
-/* A copy of w the planner may change (the caller's stays borrowed). */
-static struct lagom_workload *copy_workload(const struct lagom_workload *w)
-{
-	struct lagom_workload *c = lagom_workload_create(w->name, w->nregions);
-
-	if (!c)
-		return NULL;
-	if (w->nregions)
-		memcpy(c->regions, w->regions,
-		       w->nregions * sizeof(*w->regions));
-	c->serial_s = w->serial_s;
-	return c;
-}
-
-/* Inter-node hops from topology.conf: every multi-node collective crosses
- * the step's farthest distance. */
-static void set_hops(struct lagom_workload *w, enum lagom_hops hops)
-{
-	size_t r, c;
-
-	for (r = 0; r < w->nregions; r++)
-		for (c = 0; c < w->regions[r].ncolls; c++)
-			if (w->regions[r].colls[c].comm.nodes > 1)
-				w->regions[r].colls[c].comm.hops = hops;
-}
-
 static int make_plan(const struct lagom_planner_input *in,
 		     const struct lagom_hw *hw, enum lagom_hops hops,
 		     unsigned gpus, struct lagom_planner_result *res,
@@ -166,7 +140,8 @@ static int make_plan(const struct lagom_planner_input *in,
 	int rc;
 
 	if (in->workload) {
-		w = copy_workload(in->workload);
+		/* a copy the planner may change (the caller's is borrowed) */
+		w = lagom_search_workload_copy(in->workload);
 		if (!w)
 			return lagom_errprintf(err, ENOMEM, "out of memory");
 	} else if (in->workload_name) {
@@ -176,8 +151,8 @@ static int make_plan(const struct lagom_planner_input *in,
 			return lagom_error_prefix(err, "workload '%s'",
 						  in->workload_name);
 	}
-	if (w && in->topology_conf)
-		set_hops(w, hops);
+	if (w && in->topology_conf) /* inter-node hops from topology.conf */
+		lagom_search_workload_hops(w, hops);
 	if (w && (rc = planner_correct(in->measured, hw, w, res, err)) != 0) {
 		lagom_workload_destroy(w);
 		return rc;

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "policy/policy.h"
 #include "search/search.h"
@@ -34,36 +33,19 @@ int lagom_policy_params_check(const struct lagom_policy_params *p,
 	return 0;
 }
 
-static struct lagom_workload *copy_with_hops(const struct lagom_workload *w,
-					     enum lagom_hops hops)
-{
-	struct lagom_workload *c = lagom_workload_create(w->name, w->nregions);
-
-	if (!c)
-		return NULL;
-	if (w->nregions)
-		memcpy(c->regions, w->regions,
-		       w->nregions * sizeof(*w->regions));
-	c->serial_s = w->serial_s;
-	for (size_t r = 0; r < c->nregions; r++)
-		for (size_t i = 0; i < c->regions[r].ncolls; i++)
-			if (c->regions[r].colls[i].comm.nodes > 1)
-				c->regions[r].colls[i].comm.hops = hops;
-	return c;
-}
-
 /* lagom's predicted iteration time with the plan made for this placement. */
 static int planned_time(const struct lagom_hw *hw,
 			const struct lagom_workload *w, enum lagom_hops hops,
 			unsigned nodes, unsigned gpus, double *time_s,
 			struct lagom_error *err)
 {
-	struct lagom_workload *c = copy_with_hops(w, hops);
+	struct lagom_workload *c = lagom_search_workload_copy(w);
 	struct lagom_plan *plan = NULL;
 	int rc;
 
 	if (!c)
 		return lagom_errprintf(err, ENOMEM, "out of memory");
+	lagom_search_workload_hops(c, hops);
 	rc = lagom_search_plan(hw, c, nodes, gpus, NULL, &plan, err);
 	if (rc == 0) {
 		*time_s = plan->lagom_s;

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "profile/profile.h"
 #include "profile/profile_int.h"
 
@@ -48,21 +49,6 @@ static int create_temp(int dfd, const char *prefix, char *name,
 	return lagom_errprintf(err, EEXIST, "cannot create a temporary file");
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Write text into the temporary file and make it durable before renaming. */
 static int fill_temp(int fd, const char *text, size_t len,
 		     struct lagom_error *err)
@@ -72,7 +58,7 @@ static int fill_temp(int fd, const char *text, size_t len,
 	if (fchmod(fd, 0644) < 0)
 		return lagom_errprintf(err, errno, "fchmod: %s",
 				       strerror(errno));
-	rc = write_all(fd, text, len);
+	rc = lagom_write_all(fd, text, len);
 	if (rc < 0)
 		return lagom_errprintf(err, -rc, "write: %s", strerror(-rc));
 	if (fsync(fd) < 0)

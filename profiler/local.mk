@@ -2,13 +2,14 @@
 # v6) that records per communicator and per collective class what NCCL did
 # and how long it took on the GPU (profiler/prof_int.h, doc/profiler.md);
 # and the strict reader of its record, for `lagom runs` and the planner.
-# The module links nothing but libc.
+# The module links nothing but libc (common/io.c is compiled in).
 
 lagomprofilerdir = $(libdir)
 lagomprofiler_LTLIBRARIES = libnccl-profiler-lagom.la
 libnccl_profiler_lagom_la_SOURCES = profiler/prof_abi.c \
 	profiler/prof_event.c profiler/prof_flush.c profiler/prof_int.h \
-	profiler/nccl_profiler_abi.h profiler/record.c profiler/record.h
+	profiler/nccl_profiler_abi.h profiler/record.c profiler/record.h \
+	common/io.c common/io.h
 libnccl_profiler_lagom_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
 	-pthread
 libnccl_profiler_lagom_la_LDFLAGS = -module -avoid-version -shared \

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "profiler/prof_int.h"
 
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
@@ -378,21 +379,6 @@ static void snap_comm(struct pf_ctx *x, struct lagom_rec_comm *m)
 			m->period_len = m->period_n = 0, m->period_ns = 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int pf_flush_locked(void)
 {
 	struct lagom_rec *r = &pf.snap;
@@ -426,7 +412,7 @@ int pf_flush_locked(void)
 		    0600);
 	if (fd < 0)
 		goto fail;
-	if (write_all(fd, pf.text, (size_t)len) != 0) {
+	if (lagom_write_all(fd, pf.text, (size_t)len) != 0) {
 		close(fd);
 		unlinkat(pf.dir_fd, pf.tmp, 0);
 		goto fail;

@@ -12,27 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "profiler/predicted.h"
 #include "profiler/record.h"
-
-static int read_all(int fd, char *buf, size_t cap, size_t *got)
-{
-	size_t at = 0;
-
-	while (at < cap) {
-		ssize_t n = read(fd, buf + at, cap - at);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		at += (size_t)n;
-	}
-	*got = at;
-	return 0;
-}
 
 int lagom_rec_read_text(const char *path, long owner_uid, char *buf, size_t max,
 			size_t *len, struct lagom_error *err)
@@ -68,7 +50,7 @@ int lagom_rec_read_text(const char *path, long owner_uid, char *buf, size_t max,
 				     path, max);
 		goto out_close;
 	}
-	rc = read_all(fd, buf, max + 1, &got);
+	rc = lagom_read_all(fd, buf, max + 1, &got);
 	if (rc != 0) {
 		lagom_errprintf(err, -rc, "%s: %s", path, strerror(-rc));
 		goto out_close;

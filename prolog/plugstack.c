@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "prolog/prolog.h"
 
 #define MAX_WORDS 64
@@ -79,15 +80,8 @@ static char *read_bounded(const char *path, struct lagom_error *err)
 		lagom_errprintf(err, ENOMEM, "%s: out of memory", path);
 		goto close_fd;
 	}
-	while (got < PLUGSTACK_MAX_BYTES) {
-		ssize_t n = read(fd, buf + got, PLUGSTACK_MAX_BYTES - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
+	/* an error: what was read */
+	(void)lagom_read_all(fd, buf, PLUGSTACK_MAX_BYTES, &got);
 	buf[got] = '\0';
 close_fd:
 	close(fd);

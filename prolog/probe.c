@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "prolog/prolog.h"
 
 double prolog_now(void)
@@ -54,23 +55,6 @@ static void probe_child(const struct probe_opts *o, struct probe_result *r)
 	probe_nccl(r, o->gpus_per_node_hint, deadline, o->verbose);
 	if (probe_cuda(r, deadline, o->verbose) == 0 && r->gpus_seen > 0)
 		probe_contention(r, deadline, o->verbose);
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /* Read exactly len bytes before the deadline; 0, or -1 when short/late. */
@@ -109,7 +93,7 @@ static void run_in_child(const struct probe_opts *o, int fd)
 		_exit(1);
 	r->gpus_seen = -1;
 	probe_child(o, r);
-	_exit(write_all(fd, r, sizeof(*r)) == 0 ? 0 : 1);
+	_exit(lagom_write_all(fd, r, sizeof(*r)) == 0 ? 0 : 1);
 }
 
 void probe_run(const struct probe_opts *o, struct probe_result *res)

@@ -445,3 +445,25 @@ int sproblem_iteration(struct sproblem *p, double *time_s)
 {
 	return sproblem_iteration_x(p, NULL, time_s);
 }
+
+struct lagom_workload *lagom_search_workload_copy(
+	const struct lagom_workload *w)
+{
+	struct lagom_workload *c = lagom_workload_create(w->name, w->nregions);
+
+	if (!c)
+		return NULL;
+	if (w->nregions)
+		memcpy(c->regions, w->regions,
+		       w->nregions * sizeof(*w->regions));
+	c->serial_s = w->serial_s;
+	return c;
+}
+
+void lagom_search_workload_hops(struct lagom_workload *w, enum lagom_hops hops)
+{
+	for (size_t r = 0; r < w->nregions; r++)
+		for (size_t c = 0; c < w->regions[r].ncolls; c++)
+			if (w->regions[r].colls[c].comm.nodes > 1)
+				w->regions[r].colls[c].comm.hops = hops;
+}

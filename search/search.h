@@ -143,6 +143,17 @@ int lagom_search_plan(const struct lagom_hw *hw, const struct lagom_workload *w,
 		      struct lagom_plan **out, struct lagom_error *err);
 
 /*
+ * The step's workload for a caller that changes it before
+ * lagom_search_plan() (the planner, the policy): a copy of w the caller
+ * owns (NULL when out of memory; free with lagom_workload_destroy()), and
+ * the hops every multi-node collective of w crosses (the placement's
+ * farthest distance; single-node collectives keep theirs).
+ */
+struct lagom_workload *lagom_search_workload_copy(
+	const struct lagom_workload *w);
+void lagom_search_workload_hops(struct lagom_workload *w, enum lagom_hops hops);
+
+/*
  * No workload: the global values (channel cap, buffer size) whose worst
  * predicted slowdown against NCCL's defaults over every example workload
  * of the catalog (lagom_workload_examples()) is smallest; NCCL's defaults

@@ -44,24 +44,14 @@
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
+#include "common/hash.h"
 #include "spank/lagom.h"
 
 #define SEG_OPEN "{lagom: "
-/* " #" and 8 hex digits: the check that makes a segment lagom's own */
+/* " #" and 8 hex digits, the 32-bit FNV-1a of TEXT (common/hash.h): the
+ * check that makes a segment lagom's own */
 #define SEG_CHECK_LEN 10
 #define SEG_MIN (16 + SEG_CHECK_LEN) /* "{lagom: ...}" + a little + check */
-
-/* FNV-1a: a check a user's hand-typed "{lagom: ...}" does not match. */
-static uint32_t seg_hash(const char *text, size_t n)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)text[i];
-		h *= 16777619u;
-	}
-	return h;
-}
 
 /*
  * Length of lagom's segment at p ("{lagom: TEXT #XXXXXXXX}": no brace in
@@ -81,7 +71,7 @@ static size_t segment_at(const char *p)
 	if (text[n] != '}' || n < SEG_CHECK_LEN)
 		return 0;
 	snprintf(want, sizeof(want), " #%08x",
-		 (unsigned)seg_hash(text, n - SEG_CHECK_LEN));
+		 (unsigned)lagom_fnv1a32(text, n - SEG_CHECK_LEN));
 	if (memcmp(text + n - SEG_CHECK_LEN, want, SEG_CHECK_LEN) != 0)
 		return 0;
 	return strlen(SEG_OPEN) + n + 1;
@@ -163,7 +153,7 @@ int lagom_comment_merge(const char *existing, const char *text, char *out,
 	}
 	used += (size_t)snprintf(
 		out + used, SEG_CHECK_LEN + 1, " #%08x",
-		(unsigned)seg_hash(out + text_at, used - text_at));
+		(unsigned)lagom_fnv1a32(out + text_at, used - text_at));
 	out[used++] = '}';
 	out[used] = '\0';
 	return 0;

@@ -1,7 +1,8 @@
 # tuner: libnccl-tuner-lagom.so, NCCL's tuner plugin applying LAGOM_PLAN per
 # collective (tuner/nccl_tuner_abi.h, plan/plan.h, doc/tuner.md).
 # It links nothing but libc: plan/'s decoder and the common/ pieces it
-# needs are compiled in ($(PLAN_SOURCES)), no convenience library.
+# needs are compiled in ($(PLAN_SOURCES), common/io.c), no convenience
+# library.
 
 # Installed as $(libdir)/libnccl-tuner-lagom.so.  Its own install-dir name
 # (not lib_LTLIBRARIES, which Makefile.am does not initialise) keeps this
@@ -9,7 +10,8 @@
 lagomtunerdir = $(libdir)
 lagomtuner_LTLIBRARIES = libnccl-tuner-lagom.la
 libnccl_tuner_lagom_la_SOURCES = tuner/tuner.c tuner/tuner_abi.c \
-	tuner/tuner_int.h tuner/nccl_tuner_abi.h $(PLAN_SOURCES)
+	tuner/tuner_int.h tuner/nccl_tuner_abi.h $(PLAN_SOURCES) \
+	common/io.c common/io.h
 libnccl_tuner_lagom_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libnccl_tuner_lagom_la_LDFLAGS = -module -avoid-version -shared \
 	-Wl,--version-script=$(srcdir)/tuner/tuner.map -Wl,--as-needed

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "tuner/tuner_int.h"
 
 #define LOG_LINE_MAX 320
@@ -70,15 +71,7 @@ static int read_plan_file(const char *path, char *buf, size_t cap, size_t *len,
 				       "LAGOM_PLAN=@%.128s: not a regular file",
 				       path);
 	}
-	while (got < cap) {
-		ssize_t n = read(fd, buf + got, cap - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
+	(void)lagom_read_all(fd, buf, cap, &got); /* an error: what was read */
 	close(fd);
 	*len = got;
 	return 0;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "workload/workload.h"
 
 bool lagom_workload_is_file(const char *arg)
@@ -31,6 +32,7 @@ static char *slurp(int fd, const char *path, struct lagom_error *err)
 	struct stat st;
 	char *text;
 	size_t got = 0;
+	int rc;
 
 	if (fstat(fd, &st) < 0) {
 		lagom_errprintf(err, errno, "%s: %s", path, strerror(errno));
@@ -48,20 +50,11 @@ static char *slurp(int fd, const char *path, struct lagom_error *err)
 		return NULL;
 	}
 	/* Bounded by the size fstat saw: a file growing meanwhile is cut. */
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			lagom_errprintf(err, errno, "%s: %s", path,
-					strerror(errno));
-			free(text);
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
+	rc = lagom_read_all(fd, text, (size_t)st.st_size, &got);
+	if (rc < 0) {
+		lagom_errprintf(err, -rc, "%s: %s", path, strerror(-rc));
+		free(text);
+		return NULL;
 	}
 	text[got] = '\0';
 	return text;

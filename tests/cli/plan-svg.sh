@@ -60,7 +60,6 @@ fi
 # No workload: one setting for the catalog, no classes: a valid picture
 # that says so.
 run_lagom "$TMP/o" "$TMP/err" plan --profile "$PROF" --nodes 2 --svg "$TMP/none.svg"
-check_that() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 check_that "plan --svg without a workload: a picture that says why it has no curves" \
 	'[ "$rc" -eq 0 ] && svgcheck "$TMP/none.svg" - "len(panels) == 0 and \"no workload\" in text"'
 

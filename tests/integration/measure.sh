@@ -24,35 +24,14 @@ profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
 for f in "$LAGOM_PLUGIN" "$profiler" "$drive" "$profile_fixture"; do
 	[ -f "$f" ] || plan_skip_all "$f not built or missing"
 done
-for v in $(compgen -e | grep -E '^(LAGOM_|NCCL_|TORCH_NCCL|CUDA_DEVICE_MAX|HP_)'); do
-	export -n "$v"
-done
-
-trap cluster_stop EXIT
-if ! cluster_start; then
-	echo "Bail out! the local cluster did not start"
-	exit 1
-fi
-diag "cluster in $CLUSTER_DIR"
+cluster_unexport HP_
+cluster_setup "$profile_fixture"
 spool=$CLUSTER_DIR/spool
 install -d -m 0755 "$spool"
-P="profile_dir=$CLUSTER_DIR/profiles topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=none"
+P=$CLUSTER_ARGS
 M="measure_dir=$spool profiler=$profiler"
 cluster_plugstack $P $M
-cluster_profiles "$profile_fixture"
-cd "$CLUSTER_DIR/work" || exit 1
-out=$CLUSTER_DIR/out
-err=$CLUSTER_DIR/err
-run() {
-	rc=0
-	timeout 60 "$@" >"$out" 2>"$err" || rc=$?
-}
-dump() { sed 's/^/#   /' "$out" "$err" | head -20; }
-check_that() {
-	local what=$1
-	shift
-	if eval "$*"; then ok "$what"; else not_ok "$what"; dump; fi
-}
+tap_on_fail=dump # a failed check_that shows the last run
 value() { grep -o "$1=[^ ]*" "$out" | head -1 | cut -d= -f2-; }
 comment_of() { timeout 10 squeue -h -t all -j "$1" -o %k; }
 show='echo $(hostname) SLURM_JOB_ID=$SLURM_JOB_ID LAGOM_PLAN_ID=$LAGOM_PLAN_ID NCCL_PROFILER_PLUGIN=$NCCL_PROFILER_PLUGIN LAGOM_MEASURE_DIR=$LAGOM_MEASURE_DIR'

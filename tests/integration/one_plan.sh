@@ -17,35 +17,15 @@ profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
 [ -f "$profile_fixture" ] || plan_skip_all "no profile fixture ($profile_fixture)"
 id nobody >/dev/null 2>&1 || plan_skip_all "no user nobody to run steps as"
 
-for v in $(compgen -e | grep -E '^(LAGOM_|NCCL_|TORCH_NCCL|CUDA_DEVICE_MAX|SLURM_)'); do
-	export -n "$v"
-done
-
-trap cluster_stop EXIT
-if ! cluster_start; then
-	echo "Bail out! the local cluster did not start"
-	exit 1
-fi
-diag "cluster in $CLUSTER_DIR"
-P="profile_dir=$CLUSTER_DIR/profiles topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=none"
-cluster_plugstack $P
-cluster_profiles "$profile_fixture"
+cluster_unexport SLURM_
+cluster_setup "$profile_fixture"
 prof=$CLUSTER_DIR/profiles
-work=$CLUSTER_DIR/work
-cd "$work" || exit 1
 chmod 0777 "$work"
-out=$CLUSTER_DIR/out
-err=$CLUSTER_DIR/err
 wl=phi-2:fsdp
+run_timeout=90
 
-run() {
-	rc=0
-	timeout 90 "$@" >"$out" 2>"$err" || rc=$?
-}
 as_user=(runuser -u nobody -- env SLURM_CONF="$SLURM_CONF")
 show_env='echo $(hostname) $(env | grep -E "^(NCCL_|LAGOM_|SLURM_LAGOM|TORCH_NCCL|CUDA_DEVICE_MAX)" | sort | tr "\n" " ")'
-check_that() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
-dump() { sed 's/^/#   /' "$out" "$err" | head -20; }
 
 # tasks FILE: number of task lines; same FILE: distinct lagom environments
 tasks() { grep -c '^n[0-9]' "$1"; }
@@ -119,7 +99,7 @@ fi
 # read no node is tuned
 wlf=$top_srcdir/tests/workload/data/valid/fsdp-layer.json
 if [ -f "$wlf" ]; then
-	install -m 0644 "$wlf" "$work/w.json"
+	cluster_fit_workload "$wlf" "$work/w.json"
 	run "${as_user[@]}" srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=w.json bash -c "$show_env"
 	agree "a workload file srun can read: every task has the same plan" 3 planned
 	chmod 0600 "$work/w.json"

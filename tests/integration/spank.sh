@@ -14,45 +14,16 @@ LAGOM_PLUGIN=$top_builddir/spank/.libs/lagom.so
 profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
 [ -f "$profile_fixture" ] || plan_skip_all "no profile fixture ($profile_fixture)"
 
-# srun passes the caller's environment on: keep the harness's LAGOM_* and
-# NCCL_* variables out of the tasks, so what a task has came from lagom.
-for v in $(compgen -e | grep -E '^(LAGOM_|NCCL_|TORCH_NCCL|CUDA_DEVICE_MAX)'); do
-	export -n "$v"
-done
+cluster_unexport
+cluster_setup "$profile_fixture"
+P=$CLUSTER_ARGS
 
-trap cluster_stop EXIT
-if ! cluster_start; then
-	echo "Bail out! the local cluster did not start"
-	exit 1
-fi
-diag "cluster in $CLUSTER_DIR"
-P="profile_dir=$CLUSTER_DIR/profiles topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=none"
-cluster_plugstack $P
-cluster_profiles "$profile_fixture"
-work=$CLUSTER_DIR/work
-cd "$work" || exit 1
-out=$CLUSTER_DIR/out
-err=$CLUSTER_DIR/err
-
-# check_that DESC 'SHELL CONDITION' (evaluated here)
-check_that() {
-	local what=$1
-	shift
-	if eval "$*"; then ok "$what"; else not_ok "$what"; fi
-}
-
-# run CMD...: bounded, stdout in $out, stderr in $err, status in $rc
-run() {
-	rc=0
-	timeout 60 "$@" >"$out" 2>"$err" || rc=$?
-}
 # lines of $err that are lagom's
 lagom_lines() { grep -c 'lagom:' "$err"; }
 # distinct values of VAR printed as "host VAR=value" in $out
 values_of() { grep -o "$1=[^ ]*" "$out" | sort -u; }
 show_env='echo $(hostname) $(env | grep -E "^(NCCL_|LAGOM_|TORCH_NCCL|CUDA_DEVICE_MAX)" | sort | tr "\n" " ")'
 step() { run srun -N3 --gres=gpu:4 "$@" bash -c "$show_env"; }
-dump() { sed 's/^/#   /' "$out" "$err" | head -20; }
 
 # --- loading and options -------------------------------------------------
 run srun -N3 true
@@ -234,12 +205,7 @@ fail_open "unreadable workload file (read as the user)"
 # --- workload files, read as the user, relative to the job's directory --
 wl=$top_srcdir/tests/workload/data/valid/fsdp-layer.json
 if [ -f "$wl" ]; then
-	# the fixture's 16 ranks on 2 nodes made to fit this 3 x 4 step (a
-	# wider communicator is refused: doc/plan-format.md)
-	sed -e 's/"ranks": 16, "nodes": 2/"ranks": 12, "nodes": 3/' \
-		-e 's/"ranks_per_node": 8/"ranks_per_node": 4/' "$wl" \
-		>"$work/my-workload.json"
-	chmod 0644 "$work/my-workload.json"
+	cluster_fit_workload "$wl" "$work/my-workload.json"
 	run runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" srun -N3 --gres=gpu:4 \
 		--lagom=auto --lagom-workload=my-workload.json bash -c "$show_env"
 	check "a workload file (relative path, read as the user) gives every task the plan" \

@@ -16,20 +16,10 @@ profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
 trace=$top_srcdir/tests/fixtures/traces/hta-a100-2rank-nccl_data.json.gz
 [ -f "$profile_fixture" ] || plan_skip_all "no profile fixture ($profile_fixture)"
 [ -f "$trace" ] || plan_skip_all "no trace fixture ($trace)"
-for v in $(compgen -e | grep -E '^(LAGOM_|NCCL_|TORCH_NCCL|CUDA_DEVICE_MAX)'); do
-	export -n "$v"
-done
-
-trap cluster_stop EXIT
-if ! cluster_start; then
-	echo "Bail out! the local cluster did not start"
-	exit 1
-fi
+cluster_unexport
+cluster_setup "$profile_fixture"
 plan 4
 cluster_plugstack "profile_dir=$CLUSTER_DIR/profiles tuner=none"
-cluster_profiles "$profile_fixture"
-work=$CLUSTER_DIR/work
-cd "$work" || exit 1
 chmod 0777 "$work"
 install -m 0644 "$trace" "$work/rank0.json.gz"
 

@@ -3,12 +3,18 @@
 # contrib/demo-cluster.sh from a TAP test.  Source after tests/lib/tap.sh.
 #
 #   reason=$(cluster_skip_reason) && plan_skip_all "$reason"
+#   cluster_unexport [PREFIX...]  # the harness's LAGOM_*, NCCL_*... stay out
 #   LAGOM_PLUGIN=...; cluster_start  # sets CLUSTER_DIR, exports SLURM_CONF
 #                              # (keep LAGOM_PLUGIN unexported: srun would
 #                              # pass it into every task's environment)
 #   trap cluster_stop EXIT
 #   cluster_plugstack ARGS...  # rewrite lagom's plugstack.conf line
 #   cluster_profiles FIXTURE   # one trusted profile per node from FIXTURE
+# or, for the usual set-up, all but cluster_unexport in one:
+#   cluster_setup FIXTURE [CLEANUP]
+# and:
+#   cluster_fit_workload SRC DEST  # a workload fixture fitted to 3 x 4
+#   run CMD...; dump          # a bounded command; its output as comments
 #
 # One cluster at a time on a machine: cluster_start takes a lock
 # (/run/lock or /tmp) that cluster_stop releases.
@@ -92,3 +98,63 @@ cluster_profiles() {
 		chmod 0644 "$dir/n$i.json"
 	done
 }
+
+# cluster_unexport [PREFIX...]: srun passes the caller's environment on, so
+# keep the harness's LAGOM_*, NCCL_*, TORCH_NCCL* and CUDA_DEVICE_MAX*
+# variables (and those starting with a PREFIX) out of the tasks: what a
+# task has came from lagom.
+cluster_unexport() {
+	local v re='^(LAGOM_|NCCL_|TORCH_NCCL|CUDA_DEVICE_MAX'
+	for v in "$@"; do
+		re="$re|$v"
+	done
+	for v in $(compgen -e | grep -E "$re)"); do
+		# shellcheck disable=SC2163 # the variable named by v
+		export -n "$v"
+	done
+}
+
+# cluster_setup FIXTURE [CLEANUP]: the usual test cluster.  CLEANUP (default
+# cluster_stop, which it must call) becomes the EXIT trap; the cluster
+# starts (or the test bails out); lagom's line gets CLUSTER_ARGS (the
+# cluster's profile_dir and topology_conf, tuner=none; add to it with
+# cluster_plugstack $CLUSTER_ARGS MORE...); every node gets FIXTURE as its
+# profile; the shell moves to $work.  Sets CLUSTER_ARGS, work, out and err
+# (for run and dump).
+cluster_setup() {
+	# shellcheck disable=SC2064 # the function's name, known now
+	trap "${2:-cluster_stop}" EXIT
+	if ! cluster_start; then
+		echo "Bail out! the local cluster did not start"
+		exit 1
+	fi
+	diag "cluster in $CLUSTER_DIR"
+	CLUSTER_ARGS="profile_dir=$CLUSTER_DIR/profiles topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=none"
+	# shellcheck disable=SC2086 # one word per argument
+	cluster_plugstack $CLUSTER_ARGS
+	cluster_profiles "$1"
+	work=$CLUSTER_DIR/work
+	out=$CLUSTER_DIR/out
+	err=$CLUSTER_DIR/err
+	cd "$work" || exit 1
+}
+
+# cluster_fit_workload SRC DEST: the workload fixture SRC (communicators of
+# 16 ranks on 2 nodes) as DEST, mode 0644, made to fit the cluster's 3 x 4
+# steps (a communicator wider than the step is refused: doc/plan-format.md).
+cluster_fit_workload() {
+	sed -e 's/"ranks": 16, "nodes": 2/"ranks": 12, "nodes": 3/' \
+		-e 's/"ranks_per_node": 8/"ranks_per_node": 4/' "$1" >"$2" &&
+		chmod 0644 "$2"
+}
+
+# run CMD...: CMD bounded by ${run_timeout:-60} seconds, its stdout in $out,
+# its stderr in $err, its exit status in $rc.
+# shellcheck disable=SC2034 # rc is the caller's
+run() {
+	rc=0
+	timeout "${run_timeout:-60}" "$@" >"$out" 2>"$err" || rc=$?
+}
+
+# dump: the start of the last run's output, as TAP comments.
+dump() { sed 's/^/#   /' "$out" "$err" | head -20; }

@@ -37,6 +37,20 @@ check() {
 	if "$@"; then ok "$what"; else not_ok "$what"; fi
 }
 
+# check_that "description" 'CONDITION': ok when the shell condition holds
+# (evaluated here, so it may use the caller's variables and functions);
+# otherwise not_ok, then $tap_on_fail when set (a command that shows why).
+check_that() {
+	local what=$1
+	shift
+	if eval "$*"; then
+		ok "$what"
+	else
+		not_ok "$what"
+		${tap_on_fail:-}
+	fi
+}
+
 done_testing() {
 	[ "$tap_failed" -eq 0 ]
 }

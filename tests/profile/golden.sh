@@ -3,31 +3,14 @@
 # tests/profile/invalid/NAME.json is rejected with exactly the message in
 # NAME.msg.  An oversized file is made on the fly (1 MiB is too big to ship).
 . "${top_srcdir:-.}/tests/lib/tap.sh"
+. "${top_srcdir:-.}/tests/lib/golden.sh"
 
 tool="$top_builddir/tests/profile/profile_tool"
 src="$top_srcdir/tests/profile"
 [ -x "$tool" ] || plan_skip_all "profile_tool not built"
 
-nvalid=$(ls "$src"/valid/*.json | wc -l)
-ninvalid=$(ls "$src"/invalid/*.json | wc -l)
-plan $((nvalid + ninvalid + 2))
-
-for f in "$src"/valid/*.json; do
-	out=$("$tool" read "$f")
-	if [ "$out" = ok ]; then ok "valid/${f##*/}"; else not_ok "valid/${f##*/}: $out"; fi
-done
-
-cd "$src/invalid" || exit 1
-for f in *.json; do
-	want=$(cat "${f%.json}.msg")
-	out=$("$tool" read "$f")
-	st=$?
-	if [ "$out" = "$want" ] && [ $st -eq 1 ]; then
-		ok "invalid/$f: $want"
-	else
-		not_ok "invalid/$f: got '$out' (exit $st), want '$want'"
-	fi
-done
+plan $(($(golden_count "$src" json) + 2))
+golden_check "$src" json "$tool" read
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT

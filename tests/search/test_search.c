@@ -412,6 +412,35 @@ static struct lagom_workload *two_regions(int reversed)
 	return w;
 }
 
+/* A copy the caller owns; hops change only multi-node collectives. */
+static void test_workload_copy_and_hops(void **state)
+{
+	struct lagom_workload *w = two_regions(0), *c;
+
+	assert_non_null(w);
+	w->regions[0].colls[0].comm.nodes = 1; /* one node: keeps its hops */
+	w->regions[0].colls[0].comm.ranks = 8;
+	w->regions[0].colls[0].comm.hops = LAGOM_HOPS_SAME_NODE;
+	c = lagom_search_workload_copy(w);
+	assert_non_null(c);
+	assert_string_equal(c->name, w->name);
+	assert_int_equal(c->nregions, w->nregions);
+	assert_true(c->serial_s == w->serial_s);
+	assert_memory_equal(c->regions, w->regions,
+			    w->nregions * sizeof(*w->regions));
+	assert_ptr_not_equal(c->regions, w->regions);
+	lagom_search_workload_hops(c, LAGOM_HOPS_SPINE);
+	assert_int_equal(c->regions[0].colls[0].comm.hops,
+			 LAGOM_HOPS_SAME_NODE);
+	assert_int_equal(c->regions[1].colls[0].comm.hops, LAGOM_HOPS_SPINE);
+	assert_int_equal(c->regions[1].colls[1].comm.hops, LAGOM_HOPS_SPINE);
+	/* the original is untouched */
+	assert_int_equal(w->regions[1].colls[0].comm.hops,
+			 LAGOM_HOPS_SAME_LEAF);
+	lagom_workload_destroy(c);
+	lagom_workload_destroy(w);
+}
+
 static void test_deterministic(void **state)
 {
 	struct lagom_hw hw;
@@ -957,6 +986,7 @@ int main(void)
 		cmocka_unit_test(test_size_windows),
 		cmocka_unit_test(test_overlap_bound),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_workload_copy_and_hops),
 		cmocka_unit_test(test_encode_round_trip),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_no_workload),

@@ -616,6 +616,8 @@ static void comment_merge_keeps_user_text(void **state)
 	assert_int_equal(lagom_comment_merge(NULL, "a", out, sizeof(out), NULL),
 			 0);
 	assert_segment(out, "", "a");
+	/* the check is a wire format (sacct): 32-bit FNV-1a of "a" */
+	assert_string_equal(out, "{lagom: a #e40c292c}");
 	assert_int_equal(lagom_comment_merge("my run", "b{c}|d\n", out,
 					     sizeof(out), NULL),
 			 0);
