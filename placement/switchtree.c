@@ -103,9 +103,9 @@ static int line_token(struct sw *s, const char *tok, size_t len,
 	if (strcasecmp(key, "SwitchName") == 0 ||
 	    strcasecmp(key, "BlockName") == 0) {
 		if (s->name && s->block != (key[0] == 'B' || key[0] == 'b'))
-			return line_error(err, s->line,
-					  "both SwitchName= and BlockName=",
-					  NULL);
+			return line_error(
+				err, s->line,
+				"both SwitchName= and BlockName=", NULL);
 		s->block = key[0] == 'B' || key[0] == 'b';
 		return set_value(&s->name, v, vlen, s->line, key, err);
 	}
@@ -171,7 +171,8 @@ static bool token_is(const char *tok, size_t len, const char *key)
 {
 	size_t klen = strlen(key);
 
-	return len > klen && tok[klen] == '=' && strncasecmp(tok, key, klen) == 0;
+	return len > klen && tok[klen] == '=' &&
+	       strncasecmp(tok, key, klen) == 0;
 }
 
 /*
@@ -196,8 +197,8 @@ static int block_sizes(struct lagom_switch_tree *t, const char *v, size_t len,
 		uint64_t size;
 
 		if (t->nblock_sizes == LAGOM_BLOCK_SIZES_MAX)
-			return line_error(err, line,
-					  "more than 16 BlockSizes", NULL);
+			return line_error(err, line, "more than 16 BlockSizes",
+					  NULL);
 		if (lagom_parse_count(&p, LAGOM_PLACEMENT_MAX_NODES, false,
 				      &size) != 0 ||
 		    (t->nblock_sizes &&
@@ -210,14 +211,14 @@ static int block_sizes(struct lagom_switch_tree *t, const char *v, size_t len,
 		if (*p == '\0')
 			return 0;
 		if (*p++ != ',')
-			return line_error(err, line, "bad BlockSizes= list: ",
-					  buf);
+			return line_error(err, line,
+					  "bad BlockSizes= list: ", buf);
 	}
 }
 
 /* A line of the other kind than the lines before it. */
-static int check_kind(struct lagom_switch_tree *t, unsigned kind,
-		      unsigned line, struct lagom_error *err)
+static int check_kind(struct lagom_switch_tree *t, unsigned kind, unsigned line,
+		      struct lagom_error *err)
 {
 	if (t->kinds && !(t->kinds & kind))
 		return line_error(err, line,
@@ -228,9 +229,9 @@ static int check_kind(struct lagom_switch_tree *t, unsigned kind,
 }
 
 /* A global line of topology/block: its only token is tok. */
-static int global_line(struct lagom_switch_tree *t, const char *tok,
-		       size_t len, const char *rest, const char *end,
-		       unsigned line, struct lagom_error *err)
+static int global_line(struct lagom_switch_tree *t, const char *tok, size_t len,
+		       const char *rest, const char *end, unsigned line,
+		       struct lagom_error *err)
 {
 	const char *eq = memchr(tok, '=', len);
 	int rc;
@@ -238,8 +239,9 @@ static int global_line(struct lagom_switch_tree *t, const char *tok,
 	while (rest < end && (*rest == ' ' || *rest == '\t' || *rest == '\r'))
 		rest++;
 	if (rest != end)
-		return line_error(err, line, "BlockSizes= takes a line of "
-					     "its own",
+		return line_error(err, line,
+				  "BlockSizes= takes a line of "
+				  "its own",
 				  NULL);
 	rc = check_kind(t, 2, line, err);
 	if (rc == 0 && token_is(tok, len, "BlockSizes"))

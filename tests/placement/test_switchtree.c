@@ -203,9 +203,8 @@ static void test_blocks(void **state)
 	check_fill(t, "gb[001-018,019-028,037-044]", 3, 8, 18);
 	check_fill(t, "gb007", 1, 1, 1);
 	/* Any order: the same fill. */
-	assert_int_equal(lagom_switch_tree_fill(t, far, 3, &leaves, &lo, &hi,
-						&err),
-			 0);
+	assert_int_equal(
+		lagom_switch_tree_fill(t, far, 3, &leaves, &lo, &hi, &err), 0);
 	assert_int_equal(leaves, 3);
 	assert_int_equal(lo, 1);
 	assert_int_equal(hi, 1);
@@ -276,8 +275,7 @@ static const struct bad bad_confs[] = {
 	{ "BlockSizes=4 BlockName=b1 Nodes=n1\n", 1, "line of its own" },
 	{ "BlockName=b1 Nodes=n1\nBlockSizes=4\nBlockSizes=8\n", 3,
 	  "given twice" },
-	{ "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n2\n", 2,
-	  "two leaf" },
+	{ "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n2\n", 2, "two leaf" },
 	{ "BlockSizes=4\n", 0, "defines no switch" },
 	{ "", 0, "defines no switch" },
 };
