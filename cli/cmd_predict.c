@@ -88,6 +88,8 @@ struct predict_opts {
 struct kernel_pred {
 	double time_s[2]; /* [0] the configuration asked for, [1] NCCL's */
 	uint64_t chunk_bytes[2];
+	double mem_Bps[2]; /* the collective's HBM traffic beside it */
+	double hbm_Bps;	   /* the GPU's */
 };
 
 static int predict_names(struct predict_opts *o, int c, const char *arg)
@@ -292,19 +294,22 @@ static json_t *config_json(const struct lagom_coll_config *cfg,
 static json_t *kernel_json(const struct predict_opts *o,
 			   const struct kernel_pred *k)
 {
-	json_t *j = json_pack(
-		"{s:f, s:i, s:i, s:f}", "time_alone_us", o->kernel.time_s * 1e6,
-		"grid_blocks", (int)o->kernel.grid_blocks, "blocks_per_sm",
-		(int)o->kernel.blocks_per_sm, "mem_bound", o->kernel.mem_bound);
+	json_t *j = json_pack("{s:f, s:i, s:i, s:f, s:f}", "time_alone_us",
+			      o->kernel.time_s * 1e6, "grid_blocks",
+			      (int)o->kernel.grid_blocks, "blocks_per_sm",
+			      (int)o->kernel.blocks_per_sm, "mem_bound",
+			      o->kernel.mem_bound, "hbm_GBps",
+			      k->hbm_Bps / 1e9);
 
 	for (int i = 0; j && i < 2; i++)
 		json_object_set_new(
 			j, i ? "beside_nccl_default" : "beside_prediction",
-			json_pack("{s:f, s:f, s:I}", "time_us",
+			json_pack("{s:f, s:f, s:I, s:f, s:f}", "time_us",
 				  k->time_s[i] * 1e6, "slowdown",
 				  k->time_s[i] / o->kernel.time_s,
-				  "chunk_bytes",
-				  (json_int_t)k->chunk_bytes[i]));
+				  "chunk_bytes", (json_int_t)k->chunk_bytes[i],
+				  "mem_GBps", k->mem_Bps[i] / 1e9, "x",
+				  k->mem_Bps[i] / k->hbm_Bps));
 	return j;
 }
 
@@ -323,9 +328,11 @@ static void kernel_print(const struct predict_opts *o,
 	printf("kernel: %.1f us alone (%s, memory-bound %.2f)\n",
 	       o->kernel.time_s * 1e6, grid, o->kernel.mem_bound);
 	for (int i = 0; i < 2; i++)
-		printf("  beside %-12s %2u channels: %.1f us, %.3fx\n",
+		printf("  beside %-12s %2u channels: %.1f us, %.3fx (its HBM "
+		       "traffic %.1f GB/s, x %.4f)\n",
 		       i ? "nccl-default" : "predicted", cs[i]->nchannels,
-		       k->time_s[i] * 1e6, k->time_s[i] / o->kernel.time_s);
+		       k->time_s[i] * 1e6, k->time_s[i] / o->kernel.time_s,
+		       k->mem_Bps[i] / 1e9, k->mem_Bps[i] / k->hbm_Bps);
 }
 
 static int predict_print(
@@ -391,16 +398,19 @@ static int predict_print(
 
 /* The kernel's time while each configuration's channels are resident
  * (the whole kernel overlapped; chunk: the configuration's, else NCCL's
- * default clamped to the message). */
+ * default clamped to the message), beside the HBM traffic of that
+ * collective over its predicted time: the timeline's rate (doc/model.md
+ * 4, lagom_coll_mem_bytes()). */
 static int predict_kernel(const struct predict_opts *o,
 			  const struct lagom_hw *hw,
-			  const struct lagom_coll_config *cfg,
-			  const struct lagom_coll_config *dcfg,
+			  const struct lagom_comm *comm,
+			  const struct lagom_coll_config *const *cs,
+			  const struct lagom_coll_time *const *ts,
 			  struct kernel_pred *k)
 {
-	const struct lagom_coll_config *cs[2] = { cfg, dcfg };
 	struct lagom_error err = { 0 };
 
+	k->hbm_Bps = hw->gpu.hbm_Bps;
 	for (int i = 0; i < 2; i++) {
 		uint64_t chunk = cs[i]->chunk_bytes;
 		if (!chunk)
@@ -409,8 +419,15 @@ static int predict_kernel(const struct predict_opts *o,
 		if (chunk > o->bytes)
 			chunk = o->bytes;
 		k->chunk_bytes[i] = chunk;
-		if (lagom_compute_time(hw, &o->kernel, cs[i]->nchannels, chunk,
-				       &k->time_s[i], &err))
+		k->mem_Bps[i] = ts[i]->time_s > 0
+					? lagom_coll_mem_bytes(comm, o->coll,
+							       o->bytes,
+							       cs[i]->proto) /
+						  ts[i]->time_s
+					: 0;
+		if (lagom_compute_time_rate(hw, &o->kernel, cs[i]->nchannels,
+					    chunk, k->mem_Bps[i], &k->time_s[i],
+					    &err))
 			return cli_fail(CLI_USAGE, "predict: kernel: %s",
 					err.text);
 	}
@@ -454,7 +471,11 @@ static int predict_run(const struct predict_opts *o, const struct lagom_hw *hw)
 				lagom_coll_name(o->coll));
 	if (lagom_coll_predict(hw, &comm, o->coll, o->bytes, &cfg, &t, &err))
 		return cli_fail(CLI_USAGE, "predict: %s", err.text);
-	if (o->kernel.time_s > 0 && predict_kernel(o, hw, &cfg, &dcfg, &k))
+	if (o->kernel.time_s > 0 &&
+	    predict_kernel(
+		    o, hw, &comm,
+		    (const struct lagom_coll_config *const[2]){ &cfg, &dcfg },
+		    (const struct lagom_coll_time *const[2]){ &t, &dt }, &k))
 		return CLI_USAGE;
 	return predict_print(o, hw, &comm, &cfg, &t, &dcfg, &dt, &k);
 }

@@ -251,22 +251,23 @@ static void contention_text(const struct lagom_trace_import *imp)
 	printf("contention measured in the trace (%zu rows; at least %d "
 	       "samples alone and beside):\n",
 	       imp->nrows, LAGOM_TRACE_MIN_SAMPLES);
-	printf("  %-40s %6s %5s %3s %4s  %-13s %3s %4s %8s %6s %5s %6s %10s "
-	       "%10s %8s\n",
+	printf("  %-40s %6s %5s %3s %4s  %-13s %3s %4s %-7s %8s %6s %5s %6s "
+	       "%10s %10s %8s\n",
 	       "kernel", "grid", "block", "bps", "mem", "nccl op", "ch", "thr",
-	       "nccl MiB", "GB/s", "alone", "beside", "alone us", "beside us",
-	       "slowdown");
+	       "proto", "nccl MiB", "GB/s", "alone", "beside", "alone us",
+	       "beside us", "slowdown");
 	/* a row marked '?' is implausible: faster beside NCCL than alone */
 	for (size_t i = 0; i < imp->nrows; i++) {
 		const struct lagom_trace_contention *r = &imp->rows[i];
-		printf("  %-40.40s %6u %5u %3u %4.2f  %-13s %3u %4u %8.2f %6.2f "
-		       "%5u %6u %10.3f %10.3f %8.3f%s\n",
+		printf("  %-40.40s %6u %5u %3u %4.2f  %-13s %3u %4u %-7s %8.2f "
+		       "%6.2f %5u %6u %10.3f %10.3f %8.3f%s\n",
 		       r->kernel, r->grid_blocks, r->block_threads,
 		       r->blocks_per_sm, r->mem_bound,
 		       lagom_coll_name(r->nccl_op), r->nccl_channels,
-		       r->nccl_threads, r->nccl_bytes / (1024.0 * 1024.0),
-		       r->nccl_Bps * 1e-9, r->alone_n, r->beside_n, r->alone_us,
-		       r->beside_us, r->slowdown, r->plausible ? "" : " ?");
+		       r->nccl_threads, lagom_trace_proto_name(r->nccl_proto),
+		       r->nccl_bytes / (1024.0 * 1024.0), r->nccl_Bps * 1e-9,
+		       r->alone_n, r->beside_n, r->alone_us, r->beside_us,
+		       r->slowdown, r->plausible ? "" : " ?");
 	}
 }
 

@@ -77,13 +77,17 @@ static json_t *predicted_json(const struct lagom_planner_result *r)
 
 static json_t *hw_json(const struct lagom_hw *hw)
 {
-	return json_pack("{s:s, s:i, s:i, s:s, s:i, s:f, s:f, s:f}", "gpu",
+	/* nvl_domain_nodes: the nodes of one NVLink domain as priced (the
+	 * profile's, or fewer when topology/block shows the step's nodes
+	 * spread over its blocks); 0 or 1: none. */
+	return json_pack("{s:s, s:i, s:i, s:s, s:i, s:f, s:f, s:f, s:i}", "gpu",
 			 hw->gpu.name, "sm_count", (int)hw->gpu.sm_count,
 			 "gpus_per_node", (int)hw->gpus_per_node, "intra",
 			 lagom_intra_name(hw->intra), "nic_count",
 			 (int)hw->nic_count, "nic_Gbps", hw->nic_Bps * 8 / 1e9,
 			 "bf16_tflops", hw->gpu.tflops[LAGOM_PREC_BF16],
-			 "hbm_GBps", hw->gpu.hbm_Bps / 1e9);
+			 "hbm_GBps", hw->gpu.hbm_Bps / 1e9, "nvl_domain_nodes",
+			 (int)hw->nvl_domain_nodes);
 }
 
 static json_t *env_json(const struct lagom_planner_result *r)

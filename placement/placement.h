@@ -137,12 +137,14 @@ int lagom_step_comm(const struct lagom_step_shape *shape, enum lagom_hops hops,
 		    struct lagom_comm *out, struct lagom_error *err);
 
 /* ------------------------------------------------------------------ */
-/* Switch tree (topology.conf of TopologyPlugin=topology/tree).         */
+/* Switch tree (topology.conf of TopologyPlugin=topology/tree) or       */
+/* blocks (topology/block, Slurm 23.11+).                               */
 /* ------------------------------------------------------------------ */
 
 #define LAGOM_SWITCH_MAX 65536
 #define LAGOM_SWITCH_MAX_LEVELS 16
 #define LAGOM_SWITCH_CONF_MAX_BYTES (16u << 20)
+#define LAGOM_BLOCK_SIZES_MAX 16
 
 struct lagom_switch_tree; /* opaque */
 
@@ -153,6 +155,14 @@ struct lagom_switch_tree; /* opaque */
  * with both or neither of Nodes/Switches, a switch defined twice, an
  * undefined child switch, a switch with two parents, a node under two
  * leaves, a cycle, more than LAGOM_SWITCH_MAX_LEVELS levels.
+ *
+ * Or topology/block: lines "BlockName=B Nodes=HOSTLIST" and at most one
+ * line "BlockSizes=N[,N...]" (increasing node counts; the 23.11 form
+ * "BlockLevels=" is accepted and ignored).  Each block is a leaf with no
+ * switch above it; the fabric between blocks counts as one switch (hops
+ * below).  Errors as above, and BlockName= and SwitchName= lines mixed,
+ * a block without Nodes= or with Switches=, a BlockSizes= list that does
+ * not increase or shares its line.
  */
 struct lagom_switch_tree *lagom_switch_tree_parse(const char *text, size_t len,
 						  struct lagom_error *err);
@@ -174,8 +184,8 @@ int lagom_switch_tree_node(const struct lagom_switch_tree *tree, size_t i,
  * Distance between two nodes.  *cls: SAME_NODE (a == b), SAME_LEAF, or
  * SPINE (through any switch above the leaves).  *switch_hops: switches a
  * message crosses: 0 same node, 1 same leaf, 3 leaf-spine-leaf, 5 across
- * a 3-level tree's core.  -ENOENT for a node not in the tree or two nodes
- * whose switches have no common ancestor.
+ * a 3-level tree's core; blocks: 1 inside one, 3 between two.  -ENOENT for a node not in the tree or two nodes
+ * whose switches have no common ancestor (never for blocks).
  */
 int lagom_switch_tree_hops(const struct lagom_switch_tree *tree, const char *a,
 			   const char *b, enum lagom_hops *cls,
@@ -191,6 +201,23 @@ int lagom_switch_tree_span(const struct lagom_switch_tree *tree,
 			   const char *const *names, size_t n,
 			   enum lagom_hops *cls, unsigned *switch_hops,
 			   unsigned *leaves, struct lagom_error *err);
+
+/* true for a topology/block file. */
+bool lagom_switch_tree_is_block(const struct lagom_switch_tree *tree);
+/* topology/block's base block size: the first BlockSizes= value, else
+ * (as Slurm) the smallest block's node count; 0 for a tree. */
+unsigned lagom_switch_tree_block_size(const struct lagom_switch_tree *tree);
+
+/*
+ * How a step's n nodes (distinct names, in any order) fill the leaves (the
+ * blocks of topology/block) they sit under: *leaves touched, and the
+ * fewest and the most of the n under one of them.  Linear in n plus the
+ * switches.  Errors as lagom_switch_tree_span().
+ */
+int lagom_switch_tree_fill(const struct lagom_switch_tree *tree,
+			   const char *const *names, size_t n, unsigned *leaves,
+			   unsigned *fewest, unsigned *most,
+			   struct lagom_error *err);
 
 /*
  * The same classes from two SLURM_TOPOLOGY_ADDR values ("spine.leaf1.n1"):

@@ -1,8 +1,10 @@
 /*
  * placement/switchtree.c - the switch tree of topology.conf
- * (TopologyPlugin=topology/tree) and the hops between a step's nodes.
- * Hostlists in Nodes= and Switches= are expanded with Slurm's functions
- * (through lagom_nodelist_create).
+ * (TopologyPlugin=topology/tree), or the blocks of topology/block (each
+ * block a leaf, the fabric between blocks counted as one switch above
+ * them), and the hops between a step's nodes.  Hostlists in Nodes= and
+ * Switches= are expanded with Slurm's functions (through
+ * lagom_nodelist_create).
  */
 #include "config.h"
 
@@ -22,6 +24,8 @@ struct sw {
 	int parent;	/* index, -1 for a root */
 	unsigned depth; /* 0 for a root */
 	unsigned line;
+	bool block;	 /* named by BlockName= */
+	unsigned nnodes; /* nodes under a leaf */
 };
 
 struct node_entry {
@@ -41,6 +45,10 @@ struct lagom_switch_tree {
 	struct node_entry *nodes;
 	size_t nnodes, nodes_cap;
 	unsigned levels;
+	unsigned kinds; /* 1: SwitchName= lines, 2: BlockName= or BlockSizes= */
+	unsigned block_sizes[LAGOM_BLOCK_SIZES_MAX];
+	size_t nblock_sizes;
+	unsigned block_sizes_line;
 };
 
 void lagom_switch_tree_destroy(struct lagom_switch_tree *tree)
@@ -92,8 +100,15 @@ static int line_token(struct sw *s, const char *tok, size_t len,
 		return line_error(err, s->line, "expected KEY=VALUE", NULL);
 	memcpy(key, tok, klen);
 	key[klen] = '\0';
-	if (strcasecmp(key, "SwitchName") == 0)
+	if (strcasecmp(key, "SwitchName") == 0 ||
+	    strcasecmp(key, "BlockName") == 0) {
+		if (s->name && s->block != (key[0] == 'B' || key[0] == 'b'))
+			return line_error(
+				err, s->line,
+				"both SwitchName= and BlockName=", NULL);
+		s->block = key[0] == 'B' || key[0] == 'b';
 		return set_value(&s->name, v, vlen, s->line, key, err);
+	}
 	if (strcasecmp(key, "Nodes") == 0)
 		return set_value(&s->nodes, v, vlen, s->line, key, err);
 	if (strcasecmp(key, "Switches") == 0)
@@ -113,6 +128,12 @@ static int line_check(const struct sw *s, struct lagom_error *err)
 {
 	if (!s->name)
 		return line_error(err, s->line, "no SwitchName=", NULL);
+	if (s->block && s->children)
+		return line_error(err, s->line, "Switches= for block ",
+				  s->name);
+	if (s->block && !s->nodes)
+		return line_error(err, s->line, "no Nodes= for block ",
+				  s->name);
 	if (s->nodes && s->children)
 		return line_error(err, s->line,
 				  "both Nodes= and Switches= for ", s->name);
@@ -145,12 +166,97 @@ static int push_switch(struct lagom_switch_tree *t, struct sw *s,
 	return 0;
 }
 
+/* Whether the token [tok, tok + len) is KEY= (case-insensitive). */
+static bool token_is(const char *tok, size_t len, const char *key)
+{
+	size_t klen = strlen(key);
+
+	return len > klen && tok[klen] == '=' &&
+	       strncasecmp(tok, key, klen) == 0;
+}
+
+/*
+ * "BlockSizes=18,36" (topology/block, 24.05+): the base block size and the
+ * larger aggregates, increasing.  "BlockLevels=" (its 23.11 form) names
+ * aggregation levels only and is accepted without effect.
+ */
+static int block_sizes(struct lagom_switch_tree *t, const char *v, size_t len,
+		       unsigned line, struct lagom_error *err)
+{
+	char buf[256];
+	const char *p = buf;
+
+	if (t->block_sizes_line)
+		return line_error(err, line, "key given twice: ", "BlockSizes");
+	if (len == 0 || len >= sizeof(buf))
+		return line_error(err, line, "bad BlockSizes= list", NULL);
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	t->block_sizes_line = line;
+	for (;;) {
+		uint64_t size;
+
+		if (t->nblock_sizes == LAGOM_BLOCK_SIZES_MAX)
+			return line_error(err, line, "more than 16 BlockSizes",
+					  NULL);
+		if (lagom_parse_count(&p, LAGOM_PLACEMENT_MAX_NODES, false,
+				      &size) != 0 ||
+		    (t->nblock_sizes &&
+		     size <= t->block_sizes[t->nblock_sizes - 1]))
+			return line_error(err, line,
+					  "BlockSizes= must be increasing "
+					  "node counts: ",
+					  buf);
+		t->block_sizes[t->nblock_sizes++] = (unsigned)size;
+		if (*p == '\0')
+			return 0;
+		if (*p++ != ',')
+			return line_error(err, line,
+					  "bad BlockSizes= list: ", buf);
+	}
+}
+
+/* A line of the other kind than the lines before it. */
+static int check_kind(struct lagom_switch_tree *t, unsigned kind, unsigned line,
+		      struct lagom_error *err)
+{
+	if (t->kinds && !(t->kinds & kind))
+		return line_error(err, line,
+				  "BlockName= and SwitchName= lines mixed",
+				  NULL);
+	t->kinds |= kind;
+	return 0;
+}
+
+/* A global line of topology/block: its only token is tok. */
+static int global_line(struct lagom_switch_tree *t, const char *tok, size_t len,
+		       const char *rest, const char *end, unsigned line,
+		       struct lagom_error *err)
+{
+	const char *eq = memchr(tok, '=', len);
+	int rc;
+
+	while (rest < end && (*rest == ' ' || *rest == '\t' || *rest == '\r'))
+		rest++;
+	if (rest != end)
+		return line_error(err, line,
+				  "BlockSizes= takes a line of "
+				  "its own",
+				  NULL);
+	rc = check_kind(t, 2, line, err);
+	if (rc == 0 && token_is(tok, len, "BlockSizes"))
+		rc = block_sizes(t, eq + 1, len - (size_t)(eq + 1 - tok), line,
+				 err);
+	return rc;
+}
+
 /* Parse one line [p, end): blank and comment lines add nothing. */
 static int parse_line(struct lagom_switch_tree *t, const char *p,
 		      const char *end, unsigned line, struct lagom_error *err)
 {
 	struct sw s = { .parent = -1, .line = line };
 	const char *hash = memchr(p, '#', (size_t)(end - p));
+	bool first = true;
 	int rc = 0;
 
 	if (hash)
@@ -166,11 +272,24 @@ static int parse_line(struct lagom_switch_tree *t, const char *p,
 		while (p + len < end && p[len] != ' ' && p[len] != '\t' &&
 		       p[len] != '\r')
 			len++;
+		if (token_is(p, len, "BlockSizes") ||
+		    token_is(p, len, "BlockLevels")) {
+			if (first)
+				return global_line(t, p, len, p + len, end,
+						   line, err);
+			rc = line_error(err, line,
+					"BlockSizes= takes a line of its own",
+					NULL);
+			break;
+		}
+		first = false;
 		rc = line_token(&s, p, len, err);
 		p += len;
 	}
 	if (rc == 0 && (s.name || s.nodes || s.children))
 		rc = line_check(&s, err);
+	if (rc == 0 && s.name)
+		rc = check_kind(t, s.block ? 2 : 1, line, err);
 	if (rc == 0 && s.name)
 		rc = push_switch(t, &s, err);
 	if (rc || !s.name) {
@@ -308,6 +427,7 @@ static int add_leaf_nodes(struct lagom_switch_tree *t, int leaf,
 		return lagom_error_prefix(err, "topology.conf line %u",
 					  t->sw[leaf].line);
 	rc = grow_nodes(t, n, err);
+	t->sw[leaf].nnodes = (unsigned)n;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		char *name = strdup(lagom_nodelist_name(nl, i));
 
@@ -489,6 +609,11 @@ static int climb(const struct lagom_switch_tree *t, int a, int b,
 	return a == b && a >= 0 ? a : -1;
 }
 
+static bool is_block(const struct lagom_switch_tree *t)
+{
+	return (t->kinds & 2) != 0;
+}
+
 static int disconnected(struct lagom_error *err, const char *a, const char *b)
 {
 	return lagom_errprintf(err, ENOENT,
@@ -510,8 +635,12 @@ int lagom_switch_tree_hops(const struct lagom_switch_tree *tree, const char *a,
 	lb = leaf_of(tree, b, err);
 	if (lb < 0)
 		return lb;
-	if (climb(tree, la, lb, &up_a, &up_b) < 0)
+	if (is_block(tree) && la != lb) {
+		/* Blocks: the fabric between them counts as one switch. */
+		up_a = up_b = 1;
+	} else if (climb(tree, la, lb, &up_a, &up_b) < 0) {
 		return disconnected(err, a, b);
+	}
 	if (strcmp(a, b) == 0) {
 		*cls = LAGOM_HOPS_SAME_NODE;
 		*switch_hops = 0;
@@ -575,7 +704,10 @@ static int collect_leaves(const struct lagom_switch_tree *tree,
 			free(seen);
 			return l;
 		}
-		*top = *nleaves ? climb(tree, *top, l, &ua, &ub) : l;
+		if (!*nleaves || is_block(tree))
+			*top = l;
+		else
+			*top = climb(tree, *top, l, &ua, &ub);
 		if (*top < 0) {
 			free(seen);
 			return disconnected(err, names[0], name);
@@ -609,8 +741,69 @@ int lagom_switch_tree_span(const struct lagom_switch_tree *tree,
 		*cls = n == 1	      ? LAGOM_HOPS_SAME_NODE
 		       : nleaves == 1 ? LAGOM_HOPS_SAME_LEAF
 				      : LAGOM_HOPS_SPINE;
-		*switch_hops = n == 1 ? 0 : span_hops(tree, leaf, nleaves, top);
+		if (n == 1)
+			*switch_hops = 0;
+		else if (is_block(tree))
+			*switch_hops = nleaves == 1 ? 1 : 3;
+		else
+			*switch_hops = span_hops(tree, leaf, nleaves, top);
 	}
 	free(leaf);
 	return rc;
+}
+
+bool lagom_switch_tree_is_block(const struct lagom_switch_tree *tree)
+{
+	return tree && is_block(tree);
+}
+
+unsigned lagom_switch_tree_block_size(const struct lagom_switch_tree *tree)
+{
+	unsigned least = 0;
+
+	if (!tree || !is_block(tree))
+		return 0;
+	if (tree->nblock_sizes)
+		return tree->block_sizes[0];
+	/* Slurm's default: the smallest block. */
+	for (size_t i = 0; i < tree->nsw; i++)
+		if (!least || tree->sw[i].nnodes < least)
+			least = tree->sw[i].nnodes;
+	return least;
+}
+
+int lagom_switch_tree_fill(const struct lagom_switch_tree *tree,
+			   const char *const *names, size_t n, unsigned *leaves,
+			   unsigned *fewest, unsigned *most,
+			   struct lagom_error *err)
+{
+	unsigned *count, nleaves = 0, lo = 0, hi = 0;
+
+	if (!tree || !names || n == 0)
+		return lagom_errprintf(err, EINVAL,
+				       "no switch tree or no nodes");
+	count = calloc(tree->nsw, sizeof(*count));
+	if (!count)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		int l = leaf_of(tree, names[i], err);
+
+		if (l < 0) {
+			free(count);
+			return l;
+		}
+		count[l]++;
+	}
+	for (size_t i = 0; i < tree->nsw; i++) {
+		if (!count[i])
+			continue;
+		nleaves++;
+		lo = lo && lo < count[i] ? lo : count[i];
+		hi = hi > count[i] ? hi : count[i];
+	}
+	free(count);
+	*leaves = nleaves;
+	*fewest = lo;
+	*most = hi;
+	return 0;
 }

@@ -46,6 +46,9 @@ static void explain_step(FILE *f, const struct lagom_planner_input *in,
 	if (hw->nic_count)
 		fprintf(f, ", %u NIC%s x %.0f Gb/s", hw->nic_count,
 			hw->nic_count == 1 ? "" : "s", hw->nic_Bps * 8 / 1e9);
+	if (hw->nvl_domain_nodes > 1)
+		fprintf(f, ", NVLink domains of %u nodes",
+			hw->nvl_domain_nodes);
 	fprintf(f, "%s\n",
 		res->nodes > 1 ? " (weakest of the step's nodes)" : "");
 	fprintf(f, "workload: %s%s\n", res->workload_name,

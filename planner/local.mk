@@ -52,3 +52,10 @@ LAGOM_BENCHES += bench/bench_plan_scale
 bench_bench_plan_scale_SOURCES = bench/bench_plan_scale.c
 bench_bench_plan_scale_LDFLAGS = -Wl,--wrap=open,--wrap=openat,--wrap=read,--wrap=fstatat
 bench_bench_plan_scale_LDADD = $(tests_planner_test_planner_LDADD)
+
+# topology/block decides which of a step's nodes share an NVLink domain.
+UNIT_TESTS += tests/planner/test_blocks
+check_PROGRAMS += tests/planner/test_blocks
+tests_planner_test_blocks_SOURCES = tests/planner/test_blocks.c
+tests_planner_test_blocks_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_blocks_LDADD = $(tests_planner_test_planner_LDADD)

@@ -94,7 +94,7 @@ static int step_hardware(const struct lagom_planner_input *in,
 		rc = planner_weakest_hw(hws, in->node_count, g->hw, err);
 	if (rc == 0)
 		rc = planner_step_hops(in->topology_conf, names, in->node_count,
-				       &g->hops, err);
+				       &g->hops, g->hw, err);
 	g->digest_nodes = rep.from_digest;
 	if (rc == 0 && rep.notice[0] && !(g->notice = strdup(rep.notice)))
 		rc = lagom_errprintf(err, ENOMEM, "out of memory");

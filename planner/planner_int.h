@@ -44,10 +44,14 @@ int planner_weakest_hw(const struct lagom_hw *hws, size_t n,
 /*
  * The farthest network distance between the step's nodes (names sorted)
  * from Slurm's topology.conf at path: SAME_NODE for one node, SAME_LEAF or
- * SPINE.  path NULL: one switch (SAME_LEAF for several nodes).
+ * SPINE.  path NULL: one switch (SAME_LEAF for several nodes).  With a
+ * topology/block file and hw (NULL allowed) in a multi-node NVLink domain,
+ * hw->nvl_domain_nodes becomes the fewest of the step's nodes in one block
+ * when that is less: the blocks say which nodes share a domain.
  */
 int planner_step_hops(const char *path, const char *const *names, size_t n,
-		      enum lagom_hops *out, struct lagom_error *err);
+		      enum lagom_hops *out, struct lagom_hw *hw,
+		      struct lagom_error *err);
 
 struct lagom_planner_measured;
 struct lagom_planner_result;

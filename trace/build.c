@@ -47,6 +47,8 @@ static const struct tr_runtime *launch_of(const struct tr_file *f,
 					  uint64_t corr)
 {
 	struct tr_runtime key = { .corr = corr };
+	if (!f->nrt)
+		return NULL;
 	return bsearch(&key, f->rt, f->nrt, sizeof(*f->rt), cmp_rt);
 }
 
@@ -603,8 +605,11 @@ static void fastest(struct coll *c, size_t n, struct tr_file *files,
 
 static void sort_file(struct tr_file *f)
 {
-	qsort(f->rt, f->nrt, sizeof(*f->rt), cmp_rt);
-	qsort(f->steps, f->nsteps, sizeof(*f->steps), cmp_step);
+	/* qsort's array must not be NULL, even empty */
+	if (f->nrt)
+		qsort(f->rt, f->nrt, sizeof(*f->rt), cmp_rt);
+	if (f->nsteps)
+		qsort(f->steps, f->nsteps, sizeof(*f->steps), cmp_step);
 }
 
 static void summary(struct lagom_trace_import *imp, struct tr_file *f,

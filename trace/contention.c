@@ -200,6 +200,7 @@ enum {
 	B_OP,
 	B_CH,
 	B_THR,
+	B_PROTO,
 	B_SIZE,
 	B_KEYS,
 	B_DUR = B_KEYS,
@@ -247,6 +248,7 @@ static void beside_sample(const struct tr_file *f, const struct tr_gpu *nk,
 	v[B_OP] = op;
 	v[B_CH] = nk->grid;
 	v[B_THR] = nk->block;
+	v[B_PROTO] = tr_nccl_proto(f->names[nk->name].text, nk->block);
 	v[B_SIZE] = bytes ? floor(log2((double)bytes)) : -1;
 	v[B_DUR] = k->dur_us;
 	v[B_BYTES] = (double)bytes;
@@ -254,7 +256,7 @@ static void beside_sample(const struct tr_file *f, const struct tr_gpu *nk,
 }
 
 /* Rows of one kind: beside samples grouped by (op, channels, threads,
- * power of two of the collective's bytes). */
+ * protocol, power of two of the collective's bytes). */
 static int kind_rows(const struct ctx *c, const struct item *it, size_t a,
 		     size_t b, double *buf, const struct lagom_trace_device *d,
 		     struct lagom_trace_import *imp)
@@ -300,6 +302,7 @@ static int kind_rows(const struct ctx *c, const struct item *it, size_t a,
 			.nccl_op = (enum lagom_coll)bs[s][B_OP],
 			.nccl_channels = (unsigned)bs[s][B_CH],
 			.nccl_threads = (unsigned)bs[s][B_THR],
+			.nccl_proto = (enum lagom_proto)bs[s][B_PROTO],
 			.nccl_size_log2 = (int)bs[s][B_SIZE],
 			.nccl_bytes = (uint64_t)field_median(bs, s, e, B_BYTES,
 							     scratch),
@@ -336,6 +339,8 @@ static int cmp_row(const void *a, const void *b)
 		return x->nccl_channels < y->nccl_channels ? -1 : 1;
 	if (x->nccl_threads != y->nccl_threads)
 		return x->nccl_threads < y->nccl_threads ? -1 : 1;
+	if (x->nccl_proto != y->nccl_proto)
+		return x->nccl_proto < y->nccl_proto ? -1 : 1;
 	return (x->nccl_size_log2 > y->nccl_size_log2) -
 	       (x->nccl_size_log2 < y->nccl_size_log2);
 }

@@ -150,7 +150,7 @@ static json_t *row_json(const struct lagom_trace_contention *r)
 
 	snprintf(id, sizeof(id), "%016llx", (unsigned long long)r->kernel_hash);
 	return json_pack(
-		"{s:s, s:s, s:i, s:i, s:i, s:f, s:s, s:i, s:i, s:I, s:I, "
+		"{s:s, s:s, s:i, s:i, s:i, s:f, s:s, s:i, s:i, s:s, s:I, s:I, "
 		"s:f, s:i, s:i, s:f, s:f, s:f, s:b}",
 		"kernel", r->kernel, "kernel_id", id, "grid_blocks",
 		(json_int_t)r->grid_blocks, "block_threads",
@@ -158,7 +158,8 @@ static json_t *row_json(const struct lagom_trace_contention *r)
 		(json_int_t)r->blocks_per_sm, "mem_bound", r->mem_bound,
 		"nccl_op", lagom_coll_name(r->nccl_op), "nccl_channels",
 		(json_int_t)r->nccl_channels, "nccl_threads",
-		(json_int_t)r->nccl_threads, "nccl_size_log2",
+		(json_int_t)r->nccl_threads, "nccl_proto",
+		lagom_trace_proto_name(r->nccl_proto), "nccl_size_log2",
 		(json_int_t)r->nccl_size_log2, "nccl_bytes",
 		(json_int_t)r->nccl_bytes, "nccl_Bps", r->nccl_Bps, "alone_n",
 		(json_int_t)r->alone_n, "beside_n", (json_int_t)r->beside_n,

@@ -152,5 +152,8 @@ double tr_median(double *v, size_t n);
  * (the collective only: never the algorithm or protocol). */
 bool tr_coll_from_name(const char *s, enum lagom_coll *out);
 unsigned tr_dtype_bytes(const char *s);
+/* The protocol an NCCL kernel (name, threads per block) ran;
+ * LAGOM_PROTO_COUNT when they do not tell (rules.c). */
+enum lagom_proto tr_nccl_proto(const char *name, unsigned block);
 
 #endif /* LAGOM_TRACE_INTERNAL_H */

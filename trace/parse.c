@@ -353,7 +353,8 @@ static void take_number(struct parser *p, const char *s, size_t n)
 
 	copy_small(buf, sizeof(buf), (const unsigned char *)s, n);
 	d = strtod(buf, NULL);
-	v = (long long)d;
+	/* out of range (or NaN): 0, never an undefined conversion */
+	v = d > -9e18 && d < 9e18 ? (long long)d : 0;
 	if (p->top == TOP_DEVICES && p->depth == 3) {
 		struct lagom_trace_device *dv = &p->dev.dev;
 		const char *k = p->key3;

@@ -175,6 +175,66 @@ bool tr_coll_from_name(const char *s, enum lagom_coll *out)
 	return false;
 }
 
+/* Whether the NCCL kernel name s holds the word w between '_' (before its
+ * argument list). */
+static bool name_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	const char *end = strchr(s, '(');
+
+	if (!end)
+		end = s + strlen(s);
+	for (const char *p = s; p + n <= end; p++)
+		if ((p == s || p[-1] == '_') && strncmp(p, w, n) == 0 &&
+		    (p + n == end || p[n] == '_'))
+			return true;
+	return false;
+}
+
+/*
+ * The protocol an NCCL kernel ran, from its name and block size
+ * (doc/workload-import.md, "Contention table"); LAGOM_PROTO_COUNT when
+ * they do not tell.  A collective's kernel is named for one protocol
+ * (ncclKernel_AllReduce_RING_LL_...) whatever it runs; its threads tell:
+ * 544 Ring/Simple (512 and a synchronisation warp), 640 LL128, 512 LL, on
+ * the NCCL versions of the fixtures with their default NCCL_NTHREADS.
+ * Other sizes (one channel, where NCCL halves the threads; Tree/Simple;
+ * NCCL_NTHREADS set) are unknown.  Point-to-point kernels
+ * (ncclKernel_SendRecv_RING_SIMPLE_...) are built for Simple alone: the
+ * name's SIMPLE says it, whatever the threads (640 in the V100 trace).
+ */
+enum lagom_proto tr_nccl_proto(const char *name, unsigned block)
+{
+	if (!name)
+		return LAGOM_PROTO_COUNT;
+	if (strncmp(name, "void ", 5) == 0)
+		name += 5;
+	if (strncmp(name, "ncclKernel_", 11) != 0 &&
+	    strncmp(name, "ncclDevKernel_", 14) != 0)
+		return LAGOM_PROTO_COUNT;
+	if (name_word(name, "SendRecv") || name_word(name, "Send") ||
+	    name_word(name, "Recv"))
+		return name_word(name, "SIMPLE") ? LAGOM_PROTO_SIMPLE
+						 : LAGOM_PROTO_COUNT;
+	switch (block) {
+	case 544:
+		return LAGOM_PROTO_SIMPLE;
+	case 640:
+		return LAGOM_PROTO_LL128;
+	case 512:
+		return LAGOM_PROTO_LL;
+	default:
+		return LAGOM_PROTO_COUNT;
+	}
+}
+
+const char *lagom_trace_proto_name(enum lagom_proto proto)
+{
+	return (int)proto >= 0 && proto < LAGOM_PROTO_COUNT
+		       ? lagom_proto_name(proto)
+		       : "unknown";
+}
+
 /* Bytes of a PyTorch dtype as Kineto prints it ("Float", "c10::BFloat16",
  * "long int"...); 0 when unknown. */
 unsigned tr_dtype_bytes(const char *s)

@@ -40,7 +40,7 @@
  * median, for them to count as one piece of work. */
 #define LAGOM_TRACE_MAX_SPREAD 0.25
 /* Version of the contention table's JSON (doc/workload-import.md). */
-#define LAGOM_CONTENTION_SCHEMA 2
+#define LAGOM_CONTENTION_SCHEMA 3
 
 /* What the importer knows about one kernel of the workload it built. */
 struct lagom_trace_kernel_info {
@@ -72,6 +72,9 @@ struct lagom_trace_contention {
 	enum lagom_coll nccl_op;
 	unsigned nccl_channels;
 	unsigned nccl_threads;
+	/* The protocol those NCCL kernels ran, from their name and threads
+	 * (doc/workload-import.md); LAGOM_PROTO_COUNT: unknown. */
+	enum lagom_proto nccl_proto;
 	/* The NCCL kernels the beside samples lay in, grouped by size: the
 	 * power of two of their bytes (log2 floor; -1 when unsized), their
 	 * median bytes and median achieved rate bytes / kernel duration (0
@@ -166,5 +169,9 @@ unsigned lagom_trace_blocks_per_sm(const struct lagom_trace_device *dev,
 
 /* Memory-bound share of a kernel by its class (name rule). */
 double lagom_trace_mem_bound_class(const char *kernel_name);
+
+/* A contention row's protocol as the table writes it: "ll", "ll128",
+ * "simple", or "unknown" (LAGOM_PROTO_COUNT or out of range). */
+const char *lagom_trace_proto_name(enum lagom_proto proto);
 
 #endif /* LAGOM_TRACE_TRACE_H */

@@ -8,9 +8,11 @@
  * the importer's contention table: compute kernels of one kind alone and
  * beside NCCL kernels of one op, channels, threads and size (power of two),
  * slowdown = median beside / median alone.  Only plausible rows (slowdown
- * >= 1 - LAGOM_FIT_NOISE) are used.  --proto names the protocol the i-th
- * trace's NCCL kernels ran (their kernel names carry it, the importer's rows
- * do not; "default": the model's pick).  Every prediction is the model's own
+ * >= 1 - LAGOM_FIT_NOISE) are used.  Each row's NCCL kernels ran the
+ * protocol the importer read from their name and threads (lagom_contention
+ * 3, doc/workload-import.md); where it says "unknown", the model's pick.
+ * --proto overrides it for the i-th trace ("default": the model's pick,
+ * "trace": the importer's).  Every prediction is the model's own
  * lagom_compute_time_rate() on the trace's GPU with the row's grid, blocks
  * per SM, memory-bound share, NCCL channels, the protocol's default chunk
  * and the HBM traffic of the NCCL kernels beside: lagom_coll_mem_bytes() of
@@ -199,12 +201,15 @@ static double median_of(int trace, int col)
 	return rows_median(v, m);
 }
 
+#define PROTO_DEFAULT -1 /* the model's pick */
+#define PROTO_TRACE -2	 /* the importer's, else the model's pick */
+
 static int parse_proto(const char *s, int *out)
 {
 	enum lagom_proto p;
 
-	if (strcmp(s, "default") == 0) {
-		*out = -1;
+	if (strcmp(s, "default") == 0 || strcmp(s, "trace") == 0) {
+		*out = s[0] == 'd' ? PROTO_DEFAULT : PROTO_TRACE;
 		return 0;
 	}
 	for (p = 0; p < LAGOM_PROTO_COUNT; p++)
@@ -216,7 +221,7 @@ static int parse_proto(const char *s, int *out)
 }
 
 /* One trace's plausible rows; proto: the protocol its NCCL kernels ran
- * (-1: the model's pick). */
+ * (PROTO_TRACE: each row's, PROTO_DEFAULT: the model's pick). */
 static int load(const char *path, int trace, int proto, unsigned *nc_out,
 		char *gpu_out, size_t gpu_len)
 {
@@ -254,7 +259,11 @@ static int load(const char *path, int trace, int proto, unsigned *nc_out,
 		struct row *r = &rows[nrows];
 		bool sized = c->nccl_bytes > 0 && c->nccl_Bps > 0 &&
 			     c->nccl_op < LAGOM_COLL_COUNT;
-		int g = group0;
+		int g = group0, p = proto;
+		if (p == PROTO_TRACE)
+			p = c->nccl_proto < LAGOM_PROTO_COUNT
+				    ? (int)c->nccl_proto
+				    : PROTO_DEFAULT;
 		if (!c->plausible || c->nccl_channels == 0 ||
 		    c->nccl_channels >= hw.gpu.sm_count)
 			continue;
@@ -266,7 +275,7 @@ static int load(const char *path, int trace, int proto, unsigned *nc_out,
 				continue;
 			rows_group_log2[ngroups++] = c->nccl_size_log2;
 		}
-		if (sized && proto < 0 &&
+		if (sized && p < 0 &&
 		    lagom_nccl_default(&hw, &comm, c->nccl_op, c->nccl_bytes,
 				       &cfg, &err)) {
 			fprintf(stderr, "contention_report: %s: %s\n", path,
@@ -274,8 +283,8 @@ static int load(const char *path, int trace, int proto, unsigned *nc_out,
 			lagom_trace_import_destroy(imp);
 			return -1;
 		}
-		if (proto >= 0)
-			cfg.proto = (enum lagom_proto)proto;
+		if (p >= 0)
+			cfg.proto = (enum lagom_proto)p;
 		*r = (struct row){
 			.trace = trace,
 			.group = g,
@@ -464,7 +473,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int t = 0; t < ntraces; t++) {
-		int rc = load(paths[t], t, t < nprotos ? protos[t] : -1, &nc[t],
+		int rc = load(paths[t], t,
+			      t < nprotos ? protos[t] : PROTO_TRACE, &nc[t],
 			      gpu[t], sizeof(gpu[t]));
 		if (rc < 0)
 			return 2;

@@ -1,6 +1,7 @@
 /*
  * tests/placement/test_switchtree.c - topology.conf (topology/tree): a
- * three-level tree, the hops between nodes, and malformed lines.
+ * three-level tree, the hops between nodes, and malformed lines; blocks
+ * (topology/block): hops, how a step fills them, BlockSizes=.
  */
 #include "config.h"
 
@@ -150,6 +151,87 @@ static void test_forest(void **state)
 	lagom_switch_tree_destroy(t);
 }
 
+/* Four GB200 NVL72 racks of 18 trays (topology/block). */
+static const char blocks[] = "# NVL72 racks\n"
+			     "BlockName=rack1 Nodes=gb[001-018]\n"
+			     "blockname=rack2 nodes=gb[019-036]  # lower case\n"
+			     "BlockName=rack3 Nodes=gb[037-054]\n"
+			     "BlockName=rack4 Nodes=gb[055-072]\n"
+			     "BlockSizes=18,36,72\n";
+
+static void check_fill(const struct lagom_switch_tree *t, const char *nodes,
+		       unsigned leaves, unsigned fewest, unsigned most)
+{
+	struct lagom_error err = { 0 };
+	struct lagom_nodelist *nl;
+	size_t n;
+	const char **names = names_of(nodes, &nl, &n);
+	unsigned got_leaves, got_fewest, got_most;
+
+	if (lagom_switch_tree_fill(t, names, n, &got_leaves, &got_fewest,
+				   &got_most, &err) != 0)
+		fail_msg("%s: %s", nodes, err.text);
+	assert_int_equal(got_leaves, leaves);
+	assert_int_equal(got_fewest, fewest);
+	assert_int_equal(got_most, most);
+	free(names);
+	lagom_nodelist_destroy(nl);
+}
+
+static void test_blocks(void **state)
+{
+	struct lagom_error err = { 0 };
+	struct lagom_switch_tree *t = lagom_switch_tree_parse(
+		blocks, strlen(blocks), &err);
+	static const char *const far[] = { "gb072", "gb001", "gb040" };
+	unsigned leaves, lo, hi;
+
+	if (!t)
+		fail_msg("%s", err.text);
+	assert_true(lagom_switch_tree_is_block(t));
+	assert_int_equal(lagom_switch_tree_switches(t), 4);
+	assert_int_equal(lagom_switch_tree_nodes(t), 72);
+	assert_int_equal(lagom_switch_tree_levels(t), 1);
+	assert_int_equal(lagom_switch_tree_block_size(t), 18);
+	check_hops(t, "gb001", "gb018", LAGOM_HOPS_SAME_LEAF, 1);
+	check_hops(t, "gb018", "gb019", LAGOM_HOPS_SPINE, 3);
+	check_span(t, "gb[001-018]", LAGOM_HOPS_SAME_LEAF, 1, 1);
+	check_span(t, "gb[001-036]", LAGOM_HOPS_SPINE, 3, 2);
+	/* 36 trays: two full racks, four racks of 9, uneven racks. */
+	check_fill(t, "gb[001-036]", 2, 18, 18);
+	check_fill(t, "gb[001-009,019-027,037-045,055-063]", 4, 9, 9);
+	check_fill(t, "gb[001-018,019-028,037-044]", 3, 8, 18);
+	check_fill(t, "gb007", 1, 1, 1);
+	/* Any order: the same fill. */
+	assert_int_equal(
+		lagom_switch_tree_fill(t, far, 3, &leaves, &lo, &hi, &err), 0);
+	assert_int_equal(leaves, 3);
+	assert_int_equal(lo, 1);
+	assert_int_equal(hi, 1);
+	assert_int_equal(lagom_switch_tree_fill(t, (const char *const[]){ "x" },
+						1, &leaves, &lo, &hi, &err),
+			 -ENOENT);
+	lagom_switch_tree_destroy(t);
+
+	/* No BlockSizes=: the smallest block; a tree has none. */
+	t = lagom_switch_tree_parse("BlockName=a Nodes=n[1-4]\n"
+				    "BlockName=b Nodes=m[1-2]\n"
+				    "BlockLevels=0-1\n",
+				    strlen("BlockName=a Nodes=n[1-4]\n"
+					   "BlockName=b Nodes=m[1-2]\n"
+					   "BlockLevels=0-1\n"),
+				    &err);
+	assert_non_null(t);
+	assert_int_equal(lagom_switch_tree_block_size(t), 2);
+	lagom_switch_tree_destroy(t);
+	t = tree3();
+	assert_false(lagom_switch_tree_is_block(t));
+	assert_int_equal(lagom_switch_tree_block_size(t), 0);
+	/* A tree's leaves fill the same way. */
+	check_fill(t, "gpu[001-006]", 2, 2, 4);
+	lagom_switch_tree_destroy(t);
+}
+
 struct bad {
 	const char *conf;
 	unsigned line;	  /* the line the message must name */
@@ -180,6 +262,21 @@ static const struct bad bad_confs[] = {
 	{ "SwitchName=a,b Nodes=n1\n", 1, "bad switch name" },
 	{ "SwitchName=a Nodes=n[1-60000],m[1-60000]\n", 1, "line 1" },
 	{ "# only a comment\n", 0, "defines no switch" },
+	{ "BlockName=b1 Nodes=n1\nSwitchName=s Nodes=n2\n", 2, "mixed" },
+	{ "SwitchName=s Nodes=n2\nBlockSizes=4\n", 2, "mixed" },
+	{ "BlockName=b1 Switches=b2\n", 1, "Switches= for block" },
+	{ "BlockName=b1\n", 1, "no Nodes= for block" },
+	{ "BlockName=b1 SwitchName=b1 Nodes=n1\n", 1, "both SwitchName" },
+	{ "BlockName=b1 Nodes=n1\nBlockSizes=4,2\n", 2, "increasing" },
+	{ "BlockName=b1 Nodes=n1\nBlockSizes=4,x\n", 2, "increasing" },
+	{ "BlockName=b1 Nodes=n1\nBlockSizes=4;8\n", 2, "BlockSizes" },
+	{ "BlockName=b1 Nodes=n1\nBlockSizes=\n", 2, "BlockSizes" },
+	{ "BlockName=b1 Nodes=n1 BlockSizes=4\n", 1, "line of its own" },
+	{ "BlockSizes=4 BlockName=b1 Nodes=n1\n", 1, "line of its own" },
+	{ "BlockName=b1 Nodes=n1\nBlockSizes=4\nBlockSizes=8\n", 3,
+	  "given twice" },
+	{ "BlockName=b1 Nodes=n[1-2]\nBlockName=b2 Nodes=n2\n", 2, "two leaf" },
+	{ "BlockSizes=4\n", 0, "defines no switch" },
 	{ "", 0, "defines no switch" },
 };
 
@@ -238,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_three_levels),
 		cmocka_unit_test(test_span),
 		cmocka_unit_test(test_forest),
+		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_too_deep),
 		cmocka_unit_test(test_load),

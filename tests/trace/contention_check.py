@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Recompute, independently of lagom's C code, every row of the contention
 table `lagom workload import --format json` printed (argv[2]) from the raw
-trace (argv[1]): the rules of doc/workload-import.md.  Prints one line per
-disagreement; exit 1 if any."""
+trace (argv[1]): the rules of doc/workload-import.md, the NCCL kernels'
+protocol included.  Prints one line per disagreement; exit 1 if any."""
 import gzip, json, math, statistics, sys
 
 
@@ -16,6 +16,19 @@ def fnv(s):
 def nccl(name):
     n = name[5:] if name.startswith("void ") else name
     return n.startswith("ncclKernel_") or n.startswith("ncclDevKernel_")
+
+
+def proto(name, block):
+    """The protocol an NCCL kernel ran (doc/workload-import.md): a
+    point-to-point kernel by its name's SIMPLE, a collective by its
+    threads (544 Simple, 640 LL128, 512 LL); else unknown."""
+    n = name[5:] if name.startswith("void ") else name
+    if not nccl(n):
+        return "unknown"
+    words = n.split("(")[0].split("_")
+    if {"SendRecv", "Send", "Recv"} & set(words):
+        return "simple" if "SIMPLE" in words else "unknown"
+    return {544: "simple", 640: "ll128", 512: "ll"}.get(block, "unknown")
 
 
 def prod(v):
@@ -78,6 +91,9 @@ annots = [e for e in trace["traceEvents"]
 for n in nk:
     n["bytes"] = coll_size(n, launches, annots)
 bad = 0
+if report["lagom_contention"] != 3:
+    bad += 1
+    print("lagom_contention %s, want 3" % report["lagom_contention"])
 mins = report["min_samples"]
 for row in report["rows"]:
     kind = [e for e in comp if fnv(e["name"]) == row["kernel_id"]
@@ -92,7 +108,9 @@ for row in report["rows"]:
         inside = [n for n in over if n["ts"] <= s and n["ts"] + n["dur"] >= t]
         for n in inside:
             if (prod(n["args"]["grid"]) == row["nccl_channels"]
-                    and prod(n["args"]["block"]) == row["nccl_threads"]):
+                    and prod(n["args"]["block"]) == row["nccl_threads"]
+                    and proto(n["name"], prod(n["args"]["block"]))
+                    == row["nccl_proto"]):
                 beside.append(e["dur"])
                 b = n["bytes"]
                 log2 = math.floor(math.log2(b)) if b else -1

@@ -11,6 +11,7 @@
 
 #include "tests/lib/lagom_test.h"
 #include "trace/trace.h"
+#include "trace/internal.h" /* tr_nccl_proto */
 
 static const struct lagom_trace_device a100 = { .sm_arch = 80,
 						.sms = 108,
@@ -79,6 +80,56 @@ static char *slurp(const char *rel, size_t *len)
 	*len = fread(buf, 1, 1 << 20, f);
 	fclose(f);
 	return buf;
+}
+
+/* The protocol of an NCCL kernel from its name and threads
+ * (doc/workload-import.md): the collective's threads decide, a SendRecv
+ * kernel's name; anything else is unknown. */
+static void test_nccl_proto(void **state)
+{
+	static const struct {
+		const char *name;
+		unsigned block;
+		enum lagom_proto want;
+	} cases[] = {
+		{ "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, "
+		  "unsigned long, ncclWork*)",
+		  544, LAGOM_PROTO_SIMPLE },
+		{ "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", 640,
+		  LAGOM_PROTO_LL128 },
+		{ "ncclKernel_AllReduce_RING_LL_Sum_float", 512,
+		  LAGOM_PROTO_LL },
+		{ "ncclDevKernel_AllGather_RING_LL(ncclDevComm*)", 544,
+		  LAGOM_PROTO_SIMPLE },
+		/* one channel (NCCL halves the threads), Tree/Simple (672),
+		 * NCCL_NTHREADS set (288): not told */
+		{ "ncclKernel_Broadcast_RING_LL_Sum_int8_t(ncclDevComm*)", 96,
+		  LAGOM_PROTO_COUNT },
+		{ "ncclKernel_AllReduce_TREE_LL_Sum_float(x)", 672,
+		  LAGOM_PROTO_COUNT },
+		{ "ncclKernel_AllReduce_RING_LL_Sum_float(x)", 288,
+		  LAGOM_PROTO_COUNT },
+		/* point-to-point: built for Simple alone, whatever the threads */
+		{ "void ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclWorkElem)",
+		  640, LAGOM_PROTO_SIMPLE },
+		{ "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
+		  640, LAGOM_PROTO_COUNT },
+		{ "ncclDevKernel_SendRecv(SIMPLE)", 544, LAGOM_PROTO_COUNT },
+		/* not NCCL */
+		{ "at::native::reduce_kernel_RING_LL", 544, LAGOM_PROTO_COUNT },
+		{ NULL, 544, LAGOM_PROTO_COUNT },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (tr_nccl_proto(cases[i].name, cases[i].block) !=
+		    cases[i].want)
+			fail_msg("case %zu: %s with %u threads", i,
+				 cases[i].name ? cases[i].name : "(null)",
+				 cases[i].block);
+	assert_string_equal(lagom_trace_proto_name(LAGOM_PROTO_LL128), "ll128");
+	assert_string_equal(lagom_trace_proto_name(LAGOM_PROTO_COUNT),
+			    "unknown");
 }
 
 static void test_import_seed(void **state)
@@ -165,6 +216,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_occupancy),
 		cmocka_unit_test(test_mem_bound_class),
+		cmocka_unit_test(test_nccl_proto),
 		cmocka_unit_test(test_import_seed),
 		cmocka_unit_test(test_hostile_buffers),
 	};
