@@ -241,6 +241,7 @@ int lagom_planner_run(const struct lagom_planner_input *in,
 	}
 	res->hw = g.hw; /* the result owns the hardware view from here */
 	res->notice = g.notice;
+	res->digest_nodes = g.digest_nodes;
 	res->nodes = (unsigned)in->node_count;
 	res->gpus_per_node = gpus;
 	res->ranks_per_node = gpus;

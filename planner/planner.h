@@ -225,6 +225,9 @@ struct lagom_planner_result {
 	 * too large): one line for the log, the plan was made from each
 	 * node's profile instead (owned; NULL when none). */
 	char *notice;
+	/* Nodes whose hardware came from the cluster digest (the others'
+	 * from their profiles); srun -v says it. */
+	size_t digest_nodes;
 };
 
 /*
