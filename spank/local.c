@@ -159,6 +159,7 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 				 &err) < 0)
 		goto fail;
 	step_ms = ms_since(&t0);
+	step.registered_buffers = st->registered_buffers;
 	if (step.gpus_per_node == 0) {
 		lagom_errprintf(&err, ENODEV,
 				"no GPUs in this step (request them with "

@@ -439,6 +439,7 @@ int lagom_plan_compute(const struct lagom_config *cfg,
 	snprintf(stub.plan_cwd, sizeof(stub.plan_cwd), "%s", step->cwd);
 	stub.plan_ranks = step->ranks_per_node;
 	stub.plan_gpus = step->gpus_per_node;
+	stub.plan_registered = step->registered_buffers;
 	stub.plan_nodes = step->node_count;
 	if (stub.plan_rc < 0)
 		return lagom_errprintf(err, -stub.plan_rc,

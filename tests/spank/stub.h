@@ -41,6 +41,7 @@ struct stub {
 	char plan_workload[1100]; /* the workload it was given ("" = NULL) */
 	char plan_cwd[1100];	  /* and the step's working directory */
 	unsigned plan_ranks, plan_gpus;
+	bool plan_registered; /* the step's registered_buffers */
 	size_t plan_nodes;
 	/* slurm_load_job / slurm_update_job: the job's comment */
 	char comment[2048];

@@ -104,10 +104,13 @@ static void registers_both_options(void **state)
 
 	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(init(ctxs[i], 0, NULL), 0);
-		assert_int_equal(stub.n_opts, 2);
+		assert_int_equal(stub.n_opts, 3);
 		assert_string_equal(stub.opts[0].name, "lagom");
 		assert_string_equal(stub.opts[1].name, "lagom-workload");
+		assert_string_equal(stub.opts[2].name,
+				    "lagom-registered-buffers");
 		assert_int_equal(stub.opts[0].has_arg, 1);
+		assert_int_equal(stub.opts[2].has_arg, 0);
 		assert_non_null(strstr(stub.opts[0].usage, "explain"));
 	}
 	assert_int_equal(init(S_CTX_SLURMD, 0, NULL), 0);
@@ -126,7 +129,7 @@ static void bad_plugstack_argument(void **state)
 	/* ... but the options stay registered: on an "optional" line Slurm
 	 * ignores the -1 and --lagom must still be a known option; a step
 	 * that asks for lagom is told it is off */
-	assert_int_equal(stub.n_opts, 2);
+	assert_int_equal(stub.n_opts, 3);
 	assert_int_equal(lagom_option_mode_cb(1, "auto", 0), 0);
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
 	assert_int_equal(stub_log_count("--lagom=auto ignored: plugstack.conf"),
@@ -136,7 +139,7 @@ static void bad_plugstack_argument(void **state)
 	assert_int_equal(stub.n_log, 1); /* not asked: the load line only */
 	assert_int_equal(init(S_CTX_ALLOCATOR, 1, ARGV("default=sometimes")),
 			 -1);
-	assert_int_equal(stub.n_opts, 2);
+	assert_int_equal(stub.n_opts, 3);
 	/* ... the nodes log it and stay off (no drain). */
 	remote_step(0, 1, ARGV("colour=red"));
 	stub_setenv("SLURM_GPUS_ON_NODE", "4");
@@ -146,7 +149,7 @@ static void bad_plugstack_argument(void **state)
 	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
 	assert_int_equal(stub.plan_calls, 0);
 	assert_int_equal(stub.n_setenv, 0);
-	assert_int_equal(stub.n_opts, 2);
+	assert_int_equal(stub.n_opts, 3);
 	assert_int_equal(stub_log_count("job 42.0: --lagom=auto ignored: "
 					"plugstack.conf: unknown argument"),
 			 1);
@@ -232,6 +235,23 @@ static char *run_local(const char *mode, const char *workload, int ac,
 	return text ? strdup(text) : NULL;
 }
 
+/* --lagom-registered-buffers reaches the planner in srun (NCCL_CTA_POLICY's
+ * second gate: only the user can say it). */
+static void registered_buffers_option(void **state)
+{
+	(void)state;
+	assert_int_equal(init(S_CTX_LOCAL, 0, NULL), 0);
+	setenv("SLURM_TASKS_PER_NODE", "2(x3)", 1);
+	assert_false(lagom_g.registered_buffers);
+	assert_int_equal(lagom_option_registered_cb(3, NULL, 0), 0);
+	assert_int_equal(lagom_option_mode_cb(1, "auto", 0), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_local_user_init(SP, 0, NULL), 0);
+	assert_int_equal(stub.plan_calls, 1);
+	assert_true(stub.plan_registered);
+	finish();
+}
+
 /* Every node of the step gets the same text and sets the same variables;
  * the user's own NCCL_ALGO (in the step's environment) wins everywhere. */
 static void srun_plans_once_every_node_applies(void **state)
@@ -247,6 +267,7 @@ static void srun_plans_once_every_node_applies(void **state)
 	assert_int_equal(stub.plan_nodes, 3);
 	assert_int_equal(stub.plan_ranks, 2);
 	assert_int_equal(stub.plan_gpus, 4);
+	assert_false(stub.plan_registered);
 	assert_int_equal(stub_log_count("verbose: lagom: job 42.0: auto plan "
 					"0123456789abcdef for 3 nodes x 4"),
 			 1);
@@ -784,6 +805,7 @@ int main(void)
 		cmocka_unit_test(mode_option_values),
 		cmocka_unit_test(log_lines_are_escaped),
 		cmocka_unit_test(workload_option_values),
+		cmocka_unit_test(registered_buffers_option),
 		cmocka_unit_test(srun_plans_once_every_node_applies),
 		cmocka_unit_test(override_and_forbid),
 		cmocka_unit_test(off_does_nothing),
