@@ -47,6 +47,7 @@ struct stub {
 	char comment[2048];
 	char admin_comment[2048];
 	int updates;
+	uint16_t load_flags, step_flags; /* show_flags of the last calls */
 	bool load_fails;
 	/* slurm_load_job (load_gate) or slurm_update_job (update_gate) waits
 	 * (up to 5 s) while its gate is set, until stub_open_gate(): shows

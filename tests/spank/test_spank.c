@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <slurm/slurm.h>
+
 #include "tests/lib/lagom_test.h"
 
 #include "spank/lagom.h"
@@ -263,6 +265,8 @@ static void srun_plans_once_every_node_applies(void **state)
 	assert_non_null(text);
 	assert_int_equal(stub.plan_calls, 1);
 	assert_int_equal(stub.step_calls, 1);
+	/* the local cluster only: no federation round trip first */
+	assert_true(stub.step_flags & SHOW_LOCAL);
 	assert_string_equal(stub.plan_workload, "phi-2:fsdp");
 	assert_int_equal(stub.plan_nodes, 3);
 	assert_int_equal(stub.plan_ranks, 2);
@@ -282,8 +286,11 @@ static void srun_plans_once_every_node_applies(void **state)
 		assert_string_equal(stub_getenv("NCCL_ALGO"), "Tree");
 		snprintf(ids[node], sizeof(ids[node]), "%s",
 			 stub_getenv("LAGOM_PLAN_ID"));
-		/* Node 0 wrote the comment once, naming what it kept. */
+		/* Node 0 wrote the comment once, naming what it kept; it
+		 * read it from the local cluster only (one round trip) */
 		assert_int_equal(stub.updates, node == 0 ? 1 : 0);
+		if (node == 0)
+			assert_true(stub.load_flags & SHOW_LOCAL);
 		if (node == 0) {
 			assert_non_null(
 				strstr(stub.comment, "{lagom: lagom 0.1.0 "));
