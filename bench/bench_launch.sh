@@ -15,6 +15,9 @@
 #   make bench-launch            # from the build tree
 #   LAGOM_BENCH_RUNS=100 make bench-launch
 #   LAGOM_BENCH_ARGS=comment=no make bench-launch   # extra plugstack args
+#   LAGOM_BENCH_BEFORE=/tmp/old/lagom.so make bench-launch
+#       # also --lagom=auto with another lagom.so (an earlier build), in
+#       # the same interleaved runs: a before/after comparison
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-.}
@@ -53,7 +56,9 @@ time_ms() {
 
 median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m/1000}'; }
 
-: >"$CLUSTER_DIR/without" >"$CLUSTER_DIR/with" >"$CLUSTER_DIR/gres" >"$CLUSTER_DIR/auto" >"$CLUSTER_DIR/nocomment" >"$CLUSTER_DIR/null"
+: >"$CLUSTER_DIR/without" >"$CLUSTER_DIR/with" >"$CLUSTER_DIR/gres" >"$CLUSTER_DIR/auto" >"$CLUSTER_DIR/nocomment" >"$CLUSTER_DIR/null" >"$CLUSTER_DIR/before"
+before=${LAGOM_BENCH_BEFORE:-}
+[ -z "$before" ] || [ -f "$before" ] || { echo "bench_launch: $before not found" >&2; exit 1; }
 for ((i = 0; i < runs + 3; i++)); do
 	: >"$CLUSTER_DIR/etc/plugstack.conf"
 	a=$(time_ms srun -N3 true)
@@ -68,7 +73,13 @@ for ((i = 0; i < runs + 3; i++)); do
 	c=$(time_ms srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp true)
 	cluster_plugstack $args comment=no
 	d=$(time_ms srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp true)
+	e=0
+	if [ -n "$before" ]; then
+		echo "required $before $args" >"$CLUSTER_DIR/etc/plugstack.conf"
+		e=$(time_ms srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp true)
+	fi
 	[ "$i" -lt 3 ] && continue # warm-up
+	echo "$e" >>"$CLUSTER_DIR/before"
 	echo "$a" >>"$CLUSTER_DIR/without"
 	echo "$b" >>"$CLUSTER_DIR/with"
 	echo "$n" >>"$CLUSTER_DIR/null"
@@ -82,6 +93,7 @@ m2=$(median <"$CLUSTER_DIR/auto")
 mg=$(median <"$CLUSTER_DIR/gres")
 m3=$(median <"$CLUSTER_DIR/nocomment")
 mn=$(median <"$CLUSTER_DIR/null")
+me=$(median <"$CLUSTER_DIR/before")
 echo "bench_launch: srun -N3 true, median of $runs runs each (ms)"
 echo "  without lagom in plugstack.conf:       $m0"
 echo "  a plugin that does nothing:            $mn"
@@ -89,10 +101,12 @@ echo "  with lagom loaded (default off):       $m1"
 echo "  without lagom, --gres=gpu:4:          $mg"
 echo "  with lagom, --gres=gpu:4 --lagom=auto: $m2"
 echo "  the same with comment=no:              $m3"
-awk -v a="$m0" -v b="$m1" -v c="$m2" -v g="$mg" -v d="$m3" -v n="$mn" 'BEGIN {
+[ -z "$before" ] || echo "  --lagom=auto with $before: $me"
+awk -v a="$m0" -v b="$m1" -v c="$m2" -v g="$mg" -v d="$m3" -v n="$mn" -v e="$me" 'BEGIN {
 	printf "  ratio loaded/without:            %.3f (%+.1f %%, %+.2f ms)\n", b / a, (b / a - 1) * 100, b - a
 	if (n > 0) printf "  ratio loaded/null plugin:        %.3f (%+.1f %%, %+.2f ms)\n", b / n, (b / n - 1) * 100, b - n
 	if (n > 0) printf "  ratio null plugin/without:       %.3f (%+.1f %%, %+.2f ms)\n", n / a, (n / a - 1) * 100, n - a
 	printf "  ratio auto/without (both gres):  %.3f (%+.1f %%, %+.2f ms)\n", c / g, (c / g - 1) * 100, c - g
 	printf "  ratio auto, comment=no/without:  %.3f (%+.1f %%, %+.2f ms)\n", d / g, (d / g - 1) * 100, d - g
+	if (e > 0) printf "  ratio auto, before/without:      %.3f (%+.1f %%, %+.2f ms)\n", e / g, (e / g - 1) * 100, e - g
 }'

@@ -16,6 +16,7 @@ struct plan_opts {
 	unsigned nodes, gpus_per_node;
 	unsigned long long job_id, trusted_uid;
 	bool trust;
+	bool registered_buffers; /* --registered-buffers */
 };
 
 /* The step the options describe. */

@@ -39,6 +39,10 @@ static const char plan_usage[] =
 	"  --job-id ID           job id written into the plan (default 0)\n"
 	"  --no-trust            with DIR: skip the ownership checks\n"
 	"  --trusted-uid UID     with DIR: owner trusted besides root\n"
+	"  --registered-buffers  the application registers its NCCL buffers\n"
+	"                        (srun --lagom-registered-buffers): with NCCL\n"
+	"                        2.28+ in every profile, NCCL_CTA_POLICY is a\n"
+	"                        candidate\n"
 	"  --format text|json    output format (default text)\n"
 	"  --svg FILE            also draw the plan as an SVG picture\n"
 	"                        (FILE '-': the picture alone on stdout)\n"
@@ -57,6 +61,7 @@ enum {
 	OPT_UID,
 	OPT_FORMAT,
 	OPT_SVG,
+	OPT_REGISTERED,
 };
 
 static int plan_number(struct plan_opts *o, int c, const char *arg)
@@ -100,6 +105,9 @@ static int plan_opt(void *ctx, int c, const char *arg)
 	case OPT_NOTRUST:
 		o->trust = false;
 		return 0;
+	case OPT_REGISTERED:
+		o->registered_buffers = true;
+		return 0;
 	case OPT_FORMAT:
 		return cli_parse_format(arg, &o->format);
 	case OPT_SVG:
@@ -125,6 +133,7 @@ static int parse_plan(int argc, char **argv, struct plan_opts *o)
 		{ "trusted-uid", required_argument, NULL, OPT_UID },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "registered-buffers", no_argument, NULL, OPT_REGISTERED },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -169,6 +178,7 @@ int cli_cmd_plan(int argc, char **argv)
 	in.workload = step.workload;
 	in.tuner_path = o.tuner;
 	in.job_id = o.job_id;
+	in.registered_buffers = o.registered_buffers;
 	if (lagom_planner_run(&in, &res, &err) != 0) {
 		rc = cli_fail(CLI_FAIL, "plan: %s", err.text);
 		goto out;

@@ -29,3 +29,6 @@ EXTRA_DIST += tests/cli/cli-basic.sh tests/cli/cli-errors.sh \
 	tests/cli/policy.sh doc/plan-example.svg
 SCRIPT_TESTS += tests/cli/cli-predict-kernel.sh tests/cli/cli-rack.sh
 EXTRA_DIST += tests/cli/cli-predict-kernel.sh tests/cli/cli-rack.sh
+# NCCL_CTA_POLICY's gates through `lagom plan` (doc/search.md).
+SCRIPT_TESTS += tests/cli/plan-gates.sh
+EXTRA_DIST += tests/cli/plan-gates.sh

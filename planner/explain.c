@@ -145,6 +145,23 @@ static void explain_env(FILE *f, const struct lagom_planner_result *res)
 	}
 }
 
+/* The gates of the NCCL_CTA_POLICY candidate (doc/search.md). */
+static void explain_gates(FILE *f, const struct lagom_planner_result *res)
+{
+	unsigned v = res->nccl_version;
+
+	if (v)
+		fprintf(f, "NCCL: %u.%u.%u", v >= 20900 ? v / 10000 : v / 1000,
+			v >= 20900 ? v / 100 % 100 : v / 100 % 10, v % 100);
+	else
+		fprintf(f, "NCCL: unknown (a profile does not record it)");
+	fprintf(f, ", buffers %s: NCCL_CTA_POLICY %s\n",
+		res->registered_buffers ? "registered" : "not said registered",
+		v >= LAGOM_NCCL_CTA_POLICY_SINCE && res->registered_buffers
+			? "is a candidate"
+			: "is not a candidate");
+}
+
 static void explain_search(FILE *f, const struct lagom_plan *p)
 {
 	size_t i;
@@ -189,6 +206,7 @@ int planner_explain(const struct lagom_planner_input *in,
 	explain_measured(f, in, res);
 	explain_colls(f, res->plan);
 	explain_env(f, res);
+	explain_gates(f, res);
 	explain_search(f, res->plan);
 	if (fclose(f) != 0) {
 		free(buf);

@@ -96,6 +96,7 @@ static int step_hardware(const struct lagom_planner_input *in,
 		rc = planner_step_hops(in->topology_conf, names, in->node_count,
 				       &g->hops, g->hw, err);
 	g->digest_nodes = rep.from_digest;
+	g->nccl_version = rep.nccl_version;
 	if (rc == 0 && rep.notice[0] && !(g->notice = strdup(rep.notice)))
 		rc = lagom_errprintf(err, ENOMEM, "out of memory");
 	free(hws);
@@ -134,8 +135,8 @@ static int make_plan(const struct lagom_planner_input *in,
 	struct lagom_workload *w = NULL;
 	unsigned nodes = (unsigned)in->node_count;
 	const struct lagom_search_opts opts = {
-		.nccl_version = in->nccl_version,
-		.registered_buffers = in->registered_buffers,
+		.nccl_version = res->nccl_version,
+		.registered_buffers = res->registered_buffers,
 	};
 	int rc;
 
@@ -216,6 +217,10 @@ int lagom_planner_run(const struct lagom_planner_input *in,
 	}
 	res->hw = g.hw; /* the result owns the hardware view from here */
 	res->notice = g.notice;
+	res->digest_nodes = g.digest_nodes;
+	res->nccl_version = in->nccl_version ? in->nccl_version
+					     : g.nccl_version;
+	res->registered_buffers = in->registered_buffers;
 	res->nodes = (unsigned)in->node_count;
 	res->gpus_per_node = gpus;
 	res->ranks_per_node = gpus;

@@ -158,10 +158,14 @@ struct lagom_planner_input {
 	 */
 	const struct lagom_planner_measured *measured;
 	/*
-	 * The step's NCCL as NCCL_VERSION_CODE (0 = unknown) and whether the
-	 * application registers its buffers: knobs of newer NCCL releases
+	 * The step's NCCL as NCCL_VERSION_CODE, and whether the application
+	 * registers its buffers: knobs of newer NCCL releases
 	 * (NCCL_CTA_POLICY) are candidates only when both say so
-	 * (lagom_search_opts, doc/search.md).  0/false: never.
+	 * (lagom_search_opts, doc/search.md).  nccl_version 0: the oldest
+	 * NCCL the step's profiles recorded (provenance.nccl_version; unknown
+	 * when one of them has none: then never); registered_buffers comes
+	 * only from the user's statement (srun --lagom-registered-buffers,
+	 * lagom plan --registered-buffers).
 	 */
 	unsigned nccl_version;
 	bool registered_buffers;
@@ -225,6 +229,14 @@ struct lagom_planner_result {
 	 * too large): one line for the log, the plan was made from each
 	 * node's profile instead (owned; NULL when none). */
 	char *notice;
+	/* Nodes whose hardware came from the cluster digest (the others'
+	 * from their profiles); srun -v says it. */
+	size_t digest_nodes;
+	/* The NCCL version (NCCL_VERSION_CODE, 0 = unknown) and buffer
+	 * registration the plan was searched for (the gates of
+	 * NCCL_CTA_POLICY). */
+	unsigned nccl_version;
+	bool registered_buffers;
 };
 
 /*
@@ -239,6 +251,7 @@ struct lagom_planner_inputs {
 	unsigned gpus_per_node; /* GPUs per node planned for */
 	size_t digest_nodes;	/* nodes whose hardware the digest gave */
 	char *notice;		/* as the result's notice (owned) */
+	unsigned nccl_version;	/* oldest NCCL of the nodes' profiles, 0 */
 };
 
 /*

@@ -15,7 +15,14 @@
 struct planner_load_report {
 	size_t from_digest; /* nodes whose hardware came from the digest */
 	char notice[LAGOM_ERROR_TEXT_MAX + 64]; /* a refused digest, or "" */
+	/* The oldest NCCL the nodes' profiles recorded, as NCCL_VERSION_CODE;
+	 * 0 when one of them recorded none (or one lagom cannot read). */
+	unsigned nccl_version;
 };
+
+/* "2.28.9" as NCCL_VERSION_CODE (22809; releases before 2.9: X*1000 +
+ * Y*100 + Z); 0 for "" or text that is not a version. */
+unsigned planner_nccl_version_code(const char *text);
 
 /*
  * Load the profile of every node in names (n entries) from dir (or, when
@@ -25,8 +32,8 @@ struct planner_load_report {
  * through, with the node named.  With dir, the cluster digest of dir
  * (profile/digest.h) gives the hardware of every node whose profile has
  * not changed since: the same values, without reading the profile.  rep
- * (NULL allowed) says how many nodes came from the digest, and why a
- * digest that was there was refused.
+ * (NULL allowed) says how many nodes came from the digest, why a digest
+ * that was there was refused, and the oldest NCCL of the nodes.
  */
 int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
 		    uid_t trusted_uid, const char *const *names, size_t n,

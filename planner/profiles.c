@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,11 +17,45 @@
 #include "profile/digest.h"
 #include "profile/profile.h"
 
+unsigned planner_nccl_version_code(const char *text)
+{
+	unsigned long v[3];
+	const char *p = text;
+	char *end;
+
+	for (int i = 0; i < 3; i++) {
+		if (*p < '0' || *p > '9')
+			return 0;
+		v[i] = strtoul(p, &end, 10);
+		if (v[i] > 99 || (i < 2 && *end != '.'))
+			return 0;
+		p = end + (i < 2);
+	}
+	/* a suffix ("2.28.9+cuda12.9") is the build's, not the version's */
+	if (*p && *p != '+' && *p != '-')
+		return 0;
+	if (v[0] < 2 || (v[0] == 2 && v[1] < 9))
+		return (unsigned)(v[0] * 1000 + v[1] * 100 + v[2]);
+	return (unsigned)(v[0] * 10000 + v[1] * 100 + v[2]);
+}
+
+/* The oldest NCCL so far: 0 (unknown) wins. */
+static void note_nccl(struct planner_load_report *rep, size_t i,
+		      const char *text)
+{
+	unsigned v = planner_nccl_version_code(text ? text : "");
+
+	if (rep && (i == 0 || v < rep->nccl_version))
+		rep->nccl_version = v;
+}
+
 /* From the node's profile: in the directory dfd when >= 0, else by path
- * (every error names the node as lagom_profile_load_node() does). */
+ * (every error names the node as lagom_profile_load_node() does); its
+ * NCCL version into rep as the i-th node's. */
 static int load_one(int dfd, const char *dir, const char *path,
 		    const struct lagom_trust *trust, const char *name,
-		    struct lagom_hw *hw, struct lagom_error *err)
+		    struct lagom_hw *hw, struct planner_load_report *rep,
+		    size_t i, struct lagom_error *err)
 {
 	struct lagom_profile *p = NULL;
 	int rc;
@@ -38,6 +73,7 @@ static int load_one(int dfd, const char *dir, const char *path,
 	if (rc)
 		return lagom_error_prefix(err, "profile of node %s", name);
 	rc = lagom_profile_to_hw(p, hw, err);
+	note_nccl(rep, i, p->prov.nccl_version);
 	lagom_profile_destroy(p);
 	return rc;
 }
@@ -85,10 +121,13 @@ int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
 		if (rc == 1) {
 			if (rep)
 				rep->from_digest++;
+			note_nccl(rep, i,
+				  lagom_digest_node_nccl_version(digest,
+								 names[i]));
 			rc = 0;
 		} else if (rc == 0) {
-			rc = load_one(dfd, dir, path, t, names[i], &hws[i],
-				      err);
+			rc = load_one(dfd, dir, path, t, names[i], &hws[i], rep,
+				      i, err);
 		} else {
 			rc = lagom_errprintf(err, -rc, "out of memory");
 		}

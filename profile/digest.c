@@ -2,12 +2,14 @@
  * profile/digest.c - the cluster digest's format, its strict reader and the
  * planner's lookup.  See digest.h; the format is in doc/profile-format.md.
  *
- *	lagom-digest 1
+ *	lagom-digest 2
  *	node NAME ino=I size=S mtime=SEC.NSEC fingerprint=F KEY=VALUE ...
  *	end N
  *
  * Entries hold every field lagom_profile_to_hw() reads: the hardware
- * section and the scalar measurements and contention curve.  Doubles are
+ * section and the scalar measurements and contention curve; and the
+ * probed NCCL version (provenance.nccl_version), which the planner reads
+ * for NCCL_CTA_POLICY's gate.  Doubles are
  * written as the 16 hex digits of their IEEE-754 bits (exact, and free of
  * the decimal comma some locales print).  Texts are %XX-escaped.  The part
  * from "fingerprint=" to the end of the line is the node's hardware text:
@@ -44,6 +46,7 @@ struct digest_rec {
 	struct lagom_contention_point *cont;
 	int state; /* 0 not converted yet, 1 converted, -1 does not convert */
 	struct lagom_hw model;
+	char nccl_version[32]; /* provenance.nccl_version, "" when absent */
 };
 
 struct digest_entry {
@@ -206,6 +209,7 @@ int lagom_digest_format_entry(const struct lagom_profile *p,
 		put(&b, ":%d,%" PRIu64 ",%016" PRIx64, m->contention[i].ctas,
 		    m->contention[i].chunk_bytes,
 		    bits_of(m->contention[i].slowdown));
+	put_text(&b, "nccl_version", p->prov.nccl_version);
 	if (b.failed) {
 		free(b.p);
 		return lagom_errprintf(err, ENOMEM, "out of memory");
@@ -540,7 +544,9 @@ static int parse_rec(struct cur *c, struct digest_rec *r)
 	if ((rc = get_quantity(c, "hbm_bw_Bps", &r->hbm)) ||
 	    (rc = get_quantity(c, "intra_bw_Bps", &r->intra)) ||
 	    (rc = get_quantity(c, "nic_bw_Bps", &r->nic)) ||
-	    (rc = get_contention(c, r)))
+	    (rc = get_contention(c, r)) ||
+	    (rc = get_text(c, "nccl_version", r->nccl_version,
+			   sizeof(r->nccl_version))))
 		return rc;
 	if (c->p != c->end)
 		return bad(c, "unexpected text after the last key", NULL);
@@ -856,4 +862,12 @@ int lagom_digest_node_hw(struct lagom_digest *d, int dfd,
 		return 0;
 	*hw = r->model;
 	return 1;
+}
+
+const char *lagom_digest_node_nccl_version(const struct lagom_digest *d,
+					   const char *node)
+{
+	const struct digest_entry *e = d ? find(d, node) : NULL;
+
+	return e ? d->recs[e->rec].nccl_version : NULL;
 }

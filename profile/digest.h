@@ -37,7 +37,7 @@
 /* The writers' lock file beside it (mode 0600: users cannot hold it). */
 #define LAGOM_DIGEST_LOCK_FILE "lagom-cluster.digest.lock"
 #define LAGOM_DIGEST_FORMAT "lagom-digest"
-#define LAGOM_DIGEST_VERSION 1
+#define LAGOM_DIGEST_VERSION 2
 /* Digests larger than this are refused unread; more entries than
  * LAGOM_DIGEST_MAX_NODES are refused. */
 #define LAGOM_DIGEST_MAX_BYTES (64 * 1024 * 1024)
@@ -84,6 +84,15 @@ size_t lagom_digest_count(const struct lagom_digest *digest);
 int lagom_digest_node_hw(struct lagom_digest *digest, int dfd,
 			 const struct lagom_trust *trust, const char *node,
 			 struct lagom_hw *hw);
+
+/*
+ * The NCCL version node's profile recorded (provenance.nccl_version, ""
+ * when none), as its entry holds it: meaningful after
+ * lagom_digest_node_hw() returned 1 for node (the entry is current).  NULL
+ * when the digest has no entry for node.
+ */
+const char *lagom_digest_node_nccl_version(const struct lagom_digest *digest,
+					   const char *node);
 
 /*
  * One entry's line (no newline) for profile p read from a file whose

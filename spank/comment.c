@@ -165,7 +165,11 @@ static int load_comment(uint32_t job_id, bool admin, char *out, size_t len,
 	job_info_msg_t *msg = NULL;
 	const char *cur;
 
-	if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS || !msg)
+	/* SHOW_LOCAL: without it libslurm first asks slurmctld for the
+	 * federation, a round trip more; the job runs on this cluster */
+	if (slurm_load_job(&msg, job_id, SHOW_ALL | SHOW_LOCAL) !=
+		    SLURM_SUCCESS ||
+	    !msg)
 		return lagom_errprintf(err, EIO, "cannot read job %u: %s",
 				       job_id,
 				       slurm_strerror(slurm_get_errno()));

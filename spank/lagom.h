@@ -64,7 +64,8 @@ struct lagom_state {
 	enum lagom_mode mode_opt;
 	bool workload_given;
 	char workload[LAGOM_WORKLOAD_ARG_MAX];
-	bool opt_invalid; /* a bad value reached slurmstepd: lagom off */
+	bool registered_buffers; /* --lagom-registered-buffers */
+	bool opt_invalid;	 /* a bad value reached slurmstepd: lagom off */
 	/* Remote context, filled in user_init. */
 	enum lagom_mode mode; /* the received plan's mode, else off */
 	bool planned;	      /* plan received, checked, items decided */
@@ -100,6 +101,7 @@ bool lagom_context_is_user_facing(spank_context_t ctx);
 int lagom_options_register(spank_t sp);
 int lagom_option_mode_cb(int val, const char *optarg, int remote);
 int lagom_option_workload_cb(int val, const char *optarg, int remote);
+int lagom_option_registered_cb(int val, const char *optarg, int remote);
 /* Check a --lagom-workload value: non-empty, printable, not too long. */
 int lagom_workload_arg_check(const char *value, struct lagom_error *err);
 /* Mode in effect: the option if given, else the admin's default; off

@@ -159,6 +159,7 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 				 &err) < 0)
 		goto fail;
 	step_ms = ms_since(&t0);
+	step.registered_buffers = st->registered_buffers;
 	if (step.gpus_per_node == 0) {
 		lagom_errprintf(&err, ENODEV,
 				"no GPUs in this step (request them with "
@@ -178,9 +179,11 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	}
 	say(st,
 	    "job %u.%u: %s plan %s for %u nodes x %u GPUs in %.1f ms "
-	    "(%.1f ms of it asking slurmctld for the step)",
+	    "(%.1f ms of it asking slurmctld for the step; hardware of %zu "
+	    "of %u nodes from the cluster digest)",
 	    id.job_id, id.step_id, lagom_mode_name(mode), res->plan_id,
-	    id.nnodes, res->gpus_per_node, ms_since(&t0), step_ms);
+	    id.nnodes, res->gpus_per_node, ms_since(&t0), step_ms,
+	    res->digest_nodes, id.nnodes);
 	if (mode == LAGOM_MODE_EXPLAIN)
 		explain(res);
 	goto out;

@@ -73,6 +73,9 @@ INTEGRATION_TESTS += tests/integration/spank.sh tests/integration/one_plan.sh
 EXTRA_DIST += tests/integration/spank.sh tests/integration/one_plan.sh \
 	tests/lib/cluster.sh \
 	bench/bench_launch.sh bench/spank_null.c
+# The cluster digest written by the prologs, read by srun (real cluster).
+INTEGRATION_TESTS += tests/integration/digest.sh
+EXTRA_DIST += tests/integration/digest.sh
 dist_man_MANS += doc/lagom-spank.8
 EXTRA_DIST += doc/consistency.md
 

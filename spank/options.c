@@ -1,5 +1,6 @@
 /*
- * spank/options.c - --lagom=auto|off|explain and --lagom-workload=NAME|FILE.
+ * spank/options.c - --lagom=auto|off|explain, --lagom-workload=NAME|FILE and
+ * --lagom-registered-buffers.
  *
  * Registered with spank_option_register() from slurm_spank_init, the only
  * way the options reach sbatch and salloc.  The callbacks validate and store
@@ -22,7 +23,8 @@
 
 enum {
 	OPT_MODE = 1,
-	OPT_WORKLOAD = 2
+	OPT_WORKLOAD = 2,
+	OPT_REGISTERED = 3
 };
 
 static struct spank_option lagom_opts[] = {
@@ -34,6 +36,10 @@ static struct spank_option lagom_opts[] = {
 	  "[lagom] the workload to tune for: a catalog name such as "
 	  "phi-2:fsdp, or a JSON file (read as you)",
 	  1, OPT_WORKLOAD, lagom_option_workload_cb },
+	{ "lagom-registered-buffers", NULL,
+	  "[lagom] the application registers its NCCL buffers: with NCCL "
+	  "2.28 or newer on every node, NCCL_CTA_POLICY becomes a candidate",
+	  0, OPT_REGISTERED, lagom_option_registered_cb },
 };
 
 int lagom_options_register(spank_t sp)
@@ -109,6 +115,15 @@ int lagom_option_workload_cb(int val, const char *optarg, int remote)
 	}
 	strcpy(lagom_g.workload, optarg);
 	lagom_g.workload_given = true;
+	return 0;
+}
+
+int lagom_option_registered_cb(int val, const char *optarg, int remote)
+{
+	(void)val;
+	(void)optarg;
+	(void)remote;
+	lagom_g.registered_buffers = true;
 	return 0;
 }
 

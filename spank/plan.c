@@ -84,6 +84,7 @@ static int base_input(const struct lagom_config *cfg,
 				 ? cfg->tuner
 				 : NULL;
 	in->job_id = step->job_id;
+	in->registered_buffers = step->registered_buffers;
 	return 0;
 }
 

@@ -31,6 +31,9 @@ struct lagom_step {
 	unsigned ranks_per_node; /* tasks per node (largest when uneven) */
 	unsigned gpus_per_node;	 /* 0: no GPU in the step */
 	char cwd[1024];		 /* the job's working directory, or "" */
+	/* the user said the application registers its buffers with NCCL
+	 * (--lagom-registered-buffers): NCCL_CTA_POLICY's second gate */
+	bool registered_buffers;
 };
 
 /* Free what a struct lagom_step owns and zero it (NULL allowed). */

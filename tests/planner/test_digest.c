@@ -73,6 +73,9 @@ static struct lagom_profile *profile(const char *node, const char *gpu,
 	m->contention[2] = (struct lagom_contention_point){ 32, 524288,
 							    1.1234567 };
 	snprintf(p->prov.lagom_version, sizeof(p->prov.lagom_version), "0.1.0");
+	/* the oldest NCCL of the step is the planner's (NCCL_CTA_POLICY) */
+	snprintf(p->prov.nccl_version, sizeof(p->prov.nccl_version), "%s",
+		 strcmp(node, "slow001") == 0 ? "2.27.3" : "2.28.9");
 	p->prov.created_unix_s = 1700000000;
 	return p;
 }
@@ -137,6 +140,7 @@ struct outcome {
 	char *plan_text;
 	struct lagom_hw hw;
 	size_t from_digest;
+	unsigned nccl_version;
 	char notice[512];
 	char err[LAGOM_ERROR_TEXT_MAX];
 };
@@ -170,6 +174,7 @@ static void plan(const struct fx *f, struct outcome *o)
 	memcpy(o->plan_id, res->plan_id, sizeof(o->plan_id));
 	o->plan_text = strdup(res->plan_text);
 	o->hw = *res->hw;
+	o->nccl_version = res->nccl_version;
 	snprintf(o->notice, sizeof(o->notice), "%s",
 		 res->notice ? res->notice : "");
 	lagom_planner_result_destroy(res);
@@ -182,6 +187,7 @@ static void assert_same_plan(const struct outcome *a, const struct outcome *b)
 	assert_string_equal(a->plan_id, b->plan_id);
 	assert_string_equal(a->plan_text, b->plan_text);
 	assert_memory_equal(&a->hw, &b->hw, sizeof(a->hw));
+	assert_int_equal(a->nccl_version, b->nccl_version);
 }
 
 /* The entry's text is the format: a change here is a format change
@@ -229,6 +235,7 @@ static void test_same_plan(void **state)
 	assert_int_equal(with.from_digest, NNODES);
 	assert_string_equal(with.notice, "");
 	assert_same_plan(&without, &with);
+	assert_int_equal(with.nccl_version, 22703); /* slow001's */
 	free(without.plan_text);
 	free(with.plan_text);
 }
@@ -348,8 +355,10 @@ static void test_corrupt(void **state)
 
 	corrupt(f, "numa_nodes=2", "numa_nodes=3", 0);
 	refused(f, "line 2: fingerprint: does not match the hardware");
-	corrupt(f, "lagom-digest 1", "lagom-digest 2", 0);
-	refused(f, "line 1: not \"lagom-digest 1\"");
+	corrupt(f, "lagom-digest 2", "lagom-digest 1", 0);
+	refused(f, "line 1: not \"lagom-digest 2\"");
+	corrupt(f, " nccl_version=2.27.3", "", 0);
+	refused(f, "line 5: nccl_version: missing");
 	corrupt(f, "end 4", "end 5", 0);
 	refused(f, "\"end N\" must close the digest with its entry count");
 	corrupt(f, NULL, NULL, 40); /* the last 40 bytes gone */
@@ -416,7 +425,7 @@ static void test_lock(void **state)
 /* Parsing alone: errors are one line naming the line. */
 static void test_parse(void **state)
 {
-	static const char empty[] = "lagom-digest 1\nend 0\n";
+	static const char empty[] = "lagom-digest 2\nend 0\n";
 	struct lagom_digest *d = NULL;
 	struct lagom_error err = { 0 };
 
@@ -427,7 +436,7 @@ static void test_parse(void **state)
 	assert_int_equal(lagom_digest_parse("{}", 2, &d, &err),
 			 -EPROTONOSUPPORT);
 	assert_string_equal(err.text, "not a lagom cluster digest");
-	assert_int_equal(lagom_digest_parse("lagom-digest 1\nnode x\nend 1\n",
+	assert_int_equal(lagom_digest_parse("lagom-digest 2\nnode x\nend 1\n",
 					    28, &d, &err),
 			 -EINVAL);
 	assert_string_equal(err.text, "line 2: ino: missing");

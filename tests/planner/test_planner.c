@@ -2,7 +2,8 @@
  * tests/planner/test_planner.c - the planner the plugin and the CLI share:
  * determinism (same inputs, any node order -> byte-identical plan text, id
  * and environment), the weakest-node rule, errors (missing profile, trust,
- * unknown workload, bad input) and the safe default.
+ * unknown workload, bad input), the safe default, and NCCL_CTA_POLICY's
+ * gates (the profiles' oldest NCCL, the user's registered buffers).
  */
 #include "config.h"
 
@@ -15,16 +16,20 @@
 
 #include "tests/lib/lagom_test.h"
 #include "planner/planner.h"
+#include "planner/planner_int.h"
 #include "profile/profile.h"
 #include "search/search.h"
+#include "catalog/catalog.h"
 
 struct fx {
 	char dir[64];
 };
 
-/* A table-only profile, as `lagom profile synth` would write it. */
-static void write_profile(const char *dir, const char *node, const char *gpu,
-			  int sms, double bf16_flops, double hbm_Bps)
+/* A table-only profile, as `lagom profile synth` would write it, with
+ * the NCCL version lagom-prolog probed ("" none). */
+static void write_profile_nccl(const char *dir, const char *node,
+			       const char *gpu, int sms, double bf16_flops,
+			       double hbm_Bps, const char *nccl)
 {
 	struct lagom_profile *p = lagom_profile_create(node);
 	struct lagom_error err = { 0 };
@@ -43,10 +48,18 @@ static void write_profile(const char *dir, const char *node, const char *gpu,
 	p->meas.hbm_bw_Bps.value = hbm_Bps;
 	p->meas.hbm_bw_Bps.source = LAGOM_SOURCE_TABLE;
 	snprintf(p->prov.lagom_version, sizeof(p->prov.lagom_version), "0.1.0");
+	snprintf(p->prov.nccl_version, sizeof(p->prov.nccl_version), "%s",
+		 nccl);
 	p->prov.created_unix_s = 1700000000;
 	if (lagom_profile_write_atomic(dir, p, &err) != 0)
 		fail_msg("writing %s: %s", node, err.text);
 	lagom_profile_destroy(p);
+}
+
+static void write_profile(const char *dir, const char *node, const char *gpu,
+			  int sms, double bf16_flops, double hbm_Bps)
+{
+	write_profile_nccl(dir, node, gpu, sms, bf16_flops, hbm_Bps, "");
 }
 
 static int setup(void **state)
@@ -61,6 +74,12 @@ static int setup(void **state)
 	write_profile(f.dir, "gpu003", "H100-SXM", 132, 989.4e12, 3350e9);
 	write_profile(f.dir, "slow001", "A100-SXM", 108, 312e12, 2039e9);
 	write_profile(f.dir, "slow002", "A100-SXM", 108, 312e12, 2039e9);
+	write_profile_nccl(f.dir, "new001", "H100-SXM", 132, 989.4e12, 3350e9,
+			   "2.28.9");
+	write_profile_nccl(f.dir, "new002", "H100-SXM", 132, 989.4e12, 3350e9,
+			   "2.28.9+cuda12.9");
+	write_profile_nccl(f.dir, "old001", "H100-SXM", 132, 989.4e12, 3350e9,
+			   "2.27.3");
 	*state = &f;
 	return 0;
 }
@@ -68,8 +87,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	static const char *const nodes[] = { "gpu001", "gpu002", "gpu003",
-					     "slow001", "slow002" };
+	static const char *const nodes[] = { "gpu001",	"gpu002",  "gpu003",
+					     "slow001", "slow002", "new001",
+					     "new002",	"old001" };
 	char path[128];
 	size_t i;
 
@@ -469,6 +489,121 @@ static void topology_conf_hops(void **state)
 	lagom_planner_result_destroy(spine);
 }
 
+/* The plan of names with the given gates (no tuner: the environment-only
+ * plan, where NCCL_CTA_POLICY lives). */
+static struct lagom_planner_result *gated(const struct fx *f,
+					  const char *const *names, size_t n,
+					  const char *workload, bool registered,
+					  unsigned nccl_version)
+{
+	struct lagom_planner_input in = input(f, names, n);
+
+	in.tuner_path = NULL;
+	in.workload_name = workload;
+	in.registered_buffers = registered;
+	in.nccl_version = nccl_version;
+	return run_ok(&in);
+}
+
+/* The plan search/ makes for r's hardware and workload with these gates:
+ * what the planner must have asked for. */
+static void assert_searched_with(const struct lagom_planner_result *r,
+				 const char *workload, unsigned nccl_version,
+				 bool registered)
+{
+	const struct lagom_search_opts opts = {
+		.nccl_version = nccl_version,
+		.registered_buffers = registered,
+	};
+	struct lagom_workload *w = NULL;
+	struct lagom_plan *p = NULL;
+
+	assert_int_equal(lagom_workload_from_name(workload, r->hw, r->nodes,
+						  r->gpus_per_node, &w, NULL),
+			 0);
+	assert_int_equal(lagom_search_plan(r->hw, w, r->nodes, r->gpus_per_node,
+					   &opts, &p, NULL),
+			 0);
+	assert_int_equal(r->plan->env.env_cta_policy, p->env.env_cta_policy);
+	assert_true(r->plan->lagom_env_only_s == p->lagom_env_only_s);
+	lagom_plan_destroy(p);
+	lagom_workload_destroy(w);
+}
+
+/*
+ * NCCL_CTA_POLICY is a candidate only when the oldest NCCL the step's
+ * profiles recorded is 2.28 or newer and the user said the buffers are
+ * registered: the plan sets it only then (search/ decides whether it
+ * wins: tests/search's test_cta_policy).
+ */
+static void cta_policy_gates(void **state)
+{
+	static const char *const fresh[] = { "new001", "new002" };
+	static const char *const mixed[] = { "new001", "old001" };
+	static const char *const unknown[] = { "new001", "gpu001" };
+	static const char *const workloads[] = { "phi-2:fsdp,mb2",
+						 "llama-3.1-8b:fsdp,mb1",
+						 "phi-2:tp8,mb8" };
+	const struct fx *f = *state;
+
+	for (size_t i = 0; i < sizeof(workloads) / sizeof(*workloads); i++) {
+		const char *wl = workloads[i];
+		struct lagom_planner_result *r;
+
+		/* 2.28.9 on both nodes, registered: the search is asked */
+		r = gated(f, fresh, 2, wl, true, 0);
+		assert_int_equal(r->nccl_version, 22809);
+		assert_true(r->registered_buffers);
+		assert_non_null(strstr(r->explanation,
+				       "NCCL: 2.28.9, buffers registered: "
+				       "NCCL_CTA_POLICY is a candidate"));
+		assert_searched_with(r, wl, 22809, true);
+		assert_int_equal(env_get(r, "NCCL_CTA_POLICY") != NULL,
+				 r->plan->env.env_cta_policy != 0);
+		lagom_planner_result_destroy(r);
+		/* not said registered */
+		r = gated(f, fresh, 2, wl, false, 0);
+		assert_null(env_get(r, "NCCL_CTA_POLICY"));
+		assert_non_null(strstr(r->explanation,
+				       "buffers not said registered: "
+				       "NCCL_CTA_POLICY is not a candidate"));
+		assert_searched_with(r, wl, 22809, false);
+		lagom_planner_result_destroy(r);
+		/* one node has 2.27.3: the oldest counts */
+		r = gated(f, mixed, 2, wl, true, 0);
+		assert_int_equal(r->nccl_version, 22703);
+		assert_null(env_get(r, "NCCL_CTA_POLICY"));
+		assert_non_null(strstr(r->explanation, "NCCL: 2.27.3, "));
+		lagom_planner_result_destroy(r);
+		/* one profile does not say: unknown, never */
+		r = gated(f, unknown, 2, wl, true, 0);
+		assert_int_equal(r->nccl_version, 0);
+		assert_null(env_get(r, "NCCL_CTA_POLICY"));
+		assert_non_null(strstr(r->explanation, "NCCL: unknown"));
+		lagom_planner_result_destroy(r);
+		/* a caller's version stands for the profiles' */
+		r = gated(f, unknown, 2, wl, true, 22801);
+		assert_int_equal(r->nccl_version, 22801);
+		assert_searched_with(r, wl, 22801, true);
+		lagom_planner_result_destroy(r);
+	}
+}
+
+/* provenance.nccl_version as NCCL_VERSION_CODE; anything else unknown. */
+static void nccl_version_codes(void **state)
+{
+	(void)state;
+	assert_int_equal(planner_nccl_version_code("2.28.9"), 22809);
+	assert_int_equal(planner_nccl_version_code("2.28.9+cuda12.9"), 22809);
+	assert_int_equal(planner_nccl_version_code("3.0.0"), 30000);
+	assert_int_equal(planner_nccl_version_code("2.8.4"), 2804);
+	assert_int_equal(planner_nccl_version_code(""), 0);
+	assert_int_equal(planner_nccl_version_code("2.28"), 0);
+	assert_int_equal(planner_nccl_version_code("2.28.9x"), 0);
+	assert_int_equal(planner_nccl_version_code("v2.28.9"), 0);
+	assert_int_equal(planner_nccl_version_code("2.280.9"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,6 +620,8 @@ int main(void)
 		cmocka_unit_test(no_workload_plans_for_catalog),
 		cmocka_unit_test(topology_conf_hops),
 		cmocka_unit_test(locale_does_not_change_the_result),
+		cmocka_unit_test(cta_policy_gates),
+		cmocka_unit_test(nccl_version_codes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

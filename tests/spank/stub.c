@@ -255,6 +255,7 @@ int slurm_get_job_steps(time_t update_time, uint32_t job_id, uint32_t step_id,
 	unsigned n = stub.step_records ? stub.step_records : 1;
 
 	stub.step_calls++;
+	stub.step_flags = show_flags;
 	wait_gate(&stub.steps_gate);
 	if (stub.steps_fail || job_id != stub.job_id ||
 	    step_id != stub.step_id) {
@@ -357,6 +358,7 @@ int slurm_load_job(job_info_msg_t **resp, uint32_t job_id, uint16_t flags)
 	job_info_msg_t *msg;
 
 	wait_gate(&stub.load_gate);
+	__atomic_store_n(&stub.load_flags, flags, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&stub.loads, 1, __ATOMIC_SEQ_CST);
 	if (stub.load_fails || job_id != stub.job_id) {
 		stub_errno = ESLURM_INVALID_JOB_ID;
@@ -439,6 +441,7 @@ int lagom_plan_compute(const struct lagom_config *cfg,
 	snprintf(stub.plan_cwd, sizeof(stub.plan_cwd), "%s", step->cwd);
 	stub.plan_ranks = step->ranks_per_node;
 	stub.plan_gpus = step->gpus_per_node;
+	stub.plan_registered = step->registered_buffers;
 	stub.plan_nodes = step->node_count;
 	if (stub.plan_rc < 0)
 		return lagom_errprintf(err, -stub.plan_rc,

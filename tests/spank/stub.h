@@ -41,11 +41,13 @@ struct stub {
 	char plan_workload[1100]; /* the workload it was given ("" = NULL) */
 	char plan_cwd[1100];	  /* and the step's working directory */
 	unsigned plan_ranks, plan_gpus;
+	bool plan_registered; /* the step's registered_buffers */
 	size_t plan_nodes;
 	/* slurm_load_job / slurm_update_job: the job's comment */
 	char comment[2048];
 	char admin_comment[2048];
 	int updates;
+	uint16_t load_flags, step_flags; /* show_flags of the last calls */
 	bool load_fails;
 	/* slurm_load_job (load_gate) or slurm_update_job (update_gate) waits
 	 * (up to 5 s) while its gate is set, until stub_open_gate(): shows

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <slurm/slurm.h>
+
 #include "tests/lib/lagom_test.h"
 
 #include "spank/lagom.h"
@@ -104,10 +106,13 @@ static void registers_both_options(void **state)
 
 	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(init(ctxs[i], 0, NULL), 0);
-		assert_int_equal(stub.n_opts, 2);
+		assert_int_equal(stub.n_opts, 3);
 		assert_string_equal(stub.opts[0].name, "lagom");
 		assert_string_equal(stub.opts[1].name, "lagom-workload");
+		assert_string_equal(stub.opts[2].name,
+				    "lagom-registered-buffers");
 		assert_int_equal(stub.opts[0].has_arg, 1);
+		assert_int_equal(stub.opts[2].has_arg, 0);
 		assert_non_null(strstr(stub.opts[0].usage, "explain"));
 	}
 	assert_int_equal(init(S_CTX_SLURMD, 0, NULL), 0);
@@ -126,7 +131,7 @@ static void bad_plugstack_argument(void **state)
 	/* ... but the options stay registered: on an "optional" line Slurm
 	 * ignores the -1 and --lagom must still be a known option; a step
 	 * that asks for lagom is told it is off */
-	assert_int_equal(stub.n_opts, 2);
+	assert_int_equal(stub.n_opts, 3);
 	assert_int_equal(lagom_option_mode_cb(1, "auto", 0), 0);
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
 	assert_int_equal(stub_log_count("--lagom=auto ignored: plugstack.conf"),
@@ -136,7 +141,7 @@ static void bad_plugstack_argument(void **state)
 	assert_int_equal(stub.n_log, 1); /* not asked: the load line only */
 	assert_int_equal(init(S_CTX_ALLOCATOR, 1, ARGV("default=sometimes")),
 			 -1);
-	assert_int_equal(stub.n_opts, 2);
+	assert_int_equal(stub.n_opts, 3);
 	/* ... the nodes log it and stay off (no drain). */
 	remote_step(0, 1, ARGV("colour=red"));
 	stub_setenv("SLURM_GPUS_ON_NODE", "4");
@@ -146,7 +151,7 @@ static void bad_plugstack_argument(void **state)
 	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
 	assert_int_equal(stub.plan_calls, 0);
 	assert_int_equal(stub.n_setenv, 0);
-	assert_int_equal(stub.n_opts, 2);
+	assert_int_equal(stub.n_opts, 3);
 	assert_int_equal(stub_log_count("job 42.0: --lagom=auto ignored: "
 					"plugstack.conf: unknown argument"),
 			 1);
@@ -232,6 +237,23 @@ static char *run_local(const char *mode, const char *workload, int ac,
 	return text ? strdup(text) : NULL;
 }
 
+/* --lagom-registered-buffers reaches the planner in srun (NCCL_CTA_POLICY's
+ * second gate: only the user can say it). */
+static void registered_buffers_option(void **state)
+{
+	(void)state;
+	assert_int_equal(init(S_CTX_LOCAL, 0, NULL), 0);
+	setenv("SLURM_TASKS_PER_NODE", "2(x3)", 1);
+	assert_false(lagom_g.registered_buffers);
+	assert_int_equal(lagom_option_registered_cb(3, NULL, 0), 0);
+	assert_int_equal(lagom_option_mode_cb(1, "auto", 0), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_local_user_init(SP, 0, NULL), 0);
+	assert_int_equal(stub.plan_calls, 1);
+	assert_true(stub.plan_registered);
+	finish();
+}
+
 /* Every node of the step gets the same text and sets the same variables;
  * the user's own NCCL_ALGO (in the step's environment) wins everywhere. */
 static void srun_plans_once_every_node_applies(void **state)
@@ -243,10 +265,13 @@ static void srun_plans_once_every_node_applies(void **state)
 	assert_non_null(text);
 	assert_int_equal(stub.plan_calls, 1);
 	assert_int_equal(stub.step_calls, 1);
+	/* the local cluster only: no federation round trip first */
+	assert_true(stub.step_flags & SHOW_LOCAL);
 	assert_string_equal(stub.plan_workload, "phi-2:fsdp");
 	assert_int_equal(stub.plan_nodes, 3);
 	assert_int_equal(stub.plan_ranks, 2);
 	assert_int_equal(stub.plan_gpus, 4);
+	assert_false(stub.plan_registered);
 	assert_int_equal(stub_log_count("verbose: lagom: job 42.0: auto plan "
 					"0123456789abcdef for 3 nodes x 4"),
 			 1);
@@ -261,8 +286,11 @@ static void srun_plans_once_every_node_applies(void **state)
 		assert_string_equal(stub_getenv("NCCL_ALGO"), "Tree");
 		snprintf(ids[node], sizeof(ids[node]), "%s",
 			 stub_getenv("LAGOM_PLAN_ID"));
-		/* Node 0 wrote the comment once, naming what it kept. */
+		/* Node 0 wrote the comment once, naming what it kept; it
+		 * read it from the local cluster only (one round trip) */
 		assert_int_equal(stub.updates, node == 0 ? 1 : 0);
+		if (node == 0)
+			assert_true(stub.load_flags & SHOW_LOCAL);
 		if (node == 0) {
 			assert_non_null(
 				strstr(stub.comment, "{lagom: lagom 0.1.0 "));
@@ -786,6 +814,7 @@ int main(void)
 		cmocka_unit_test(mode_option_values),
 		cmocka_unit_test(log_lines_are_escaped),
 		cmocka_unit_test(workload_option_values),
+		cmocka_unit_test(registered_buffers_option),
 		cmocka_unit_test(srun_plans_once_every_node_applies),
 		cmocka_unit_test(override_and_forbid),
 		cmocka_unit_test(off_does_nothing),
