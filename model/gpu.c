@@ -295,6 +295,34 @@ int lagom_hw_from_spec(const char *gpu, unsigned gpus_per_node,
 	return 0;
 }
 
+static void override_u(unsigned *dst, unsigned value)
+{
+	if (value > 0)
+		*dst = value;
+}
+
+void lagom_hw_apply_facts(struct lagom_hw *hw, const struct lagom_hw_facts *f)
+{
+	override_u(&hw->gpu.sm_count, f->sm_count);
+	if (f->mem_bytes > 0)
+		hw->gpu.mem_bytes = f->mem_bytes;
+	if (hw->intra != LAGOM_INTRA_PCIE) {
+		override_u(&hw->intra_links, f->nvlinks_per_gpu);
+		override_u(&hw->nvlink_peers, f->nvlink_peers);
+	}
+	override_u(&hw->pcie_gen, f->pcie_gen);
+	override_u(&hw->pcie_lanes, f->pcie_lanes);
+	override_u(&hw->gpus_per_pcie_switch, f->gpus_per_pcie_switch);
+	if (hw->nic_count > 0) {
+		override_u(&hw->gpus_per_nic, f->gpus_per_nic);
+		hw->nic_gdr = f->nic_rdma;
+		if (f->transport > 0 && f->transport < LAGOM_NET_COUNT)
+			hw->transport = (enum lagom_transport)f->transport;
+	}
+	if (hw->intra == LAGOM_INTRA_NVSWITCH && f->nvl_domain_nodes > 1)
+		hw->nvl_domain_nodes = f->nvl_domain_nodes;
+}
+
 static bool positive(double v)
 {
 	return v > 0 && isfinite(v);

@@ -20,33 +20,29 @@ static enum lagom_intra intra_of(enum lagom_intra intra)
 		       : LAGOM_INTRA_PCIE;
 }
 
-static void override_u(unsigned *dst, int value)
+static unsigned positive(int v)
 {
-	if (value > 0)
-		*dst = (unsigned)value;
+	return v > 0 ? (unsigned)v : 0;
 }
 
 /* Hardware-section values that topology/ saw beat the table's guesses. */
 static void apply_hw(const struct lagom_profile_hw *h, struct lagom_hw *hw)
 {
-	override_u(&hw->gpu.sm_count, h->gpu_sm_count);
-	if (h->gpu_memory_bytes > 0)
-		hw->gpu.mem_bytes = h->gpu_memory_bytes;
-	if (hw->intra != LAGOM_INTRA_PCIE) {
-		override_u(&hw->intra_links, h->nvlinks_per_gpu);
-		override_u(&hw->nvlink_peers, h->nvlink_peers);
-	}
-	override_u(&hw->pcie_gen, h->pcie_gen);
-	override_u(&hw->pcie_lanes, h->pcie_lanes);
-	override_u(&hw->gpus_per_pcie_switch, h->gpus_per_pcie_switch);
-	if (hw->nic_count > 0) {
-		override_u(&hw->gpus_per_nic, h->gpus_per_nic);
-		hw->nic_gdr = h->nic_rdma != 0;
-		if (h->nic_transport > 0 && h->nic_transport < LAGOM_NET_COUNT)
-			hw->transport = (enum lagom_transport)h->nic_transport;
-	}
-	if (hw->intra == LAGOM_INTRA_NVSWITCH && h->nvl_domain_nodes > 1)
-		hw->nvl_domain_nodes = (unsigned)h->nvl_domain_nodes;
+	struct lagom_hw_facts f = {
+		.sm_count = positive(h->gpu_sm_count),
+		.mem_bytes = h->gpu_memory_bytes,
+		.nvlinks_per_gpu = positive(h->nvlinks_per_gpu),
+		.nvlink_peers = positive(h->nvlink_peers),
+		.pcie_gen = positive(h->pcie_gen),
+		.pcie_lanes = positive(h->pcie_lanes),
+		.gpus_per_pcie_switch = positive(h->gpus_per_pcie_switch),
+		.gpus_per_nic = positive(h->gpus_per_nic),
+		.nic_rdma = h->nic_rdma != 0,
+		.transport = positive(h->nic_transport),
+		.nvl_domain_nodes = positive(h->nvl_domain_nodes),
+	};
+
+	lagom_hw_apply_facts(hw, &f);
 }
 
 /* Measured (or tabled) numbers of the profile beat the model's table. */

@@ -189,10 +189,9 @@ int lagom_topo_summarize(const struct lagom_node_topo *t,
 	return rc;
 }
 
-static void override_u(unsigned *dst, int value)
+static unsigned positive(int v)
 {
-	if (value > 0)
-		*dst = (unsigned)value;
+	return v > 0 ? (unsigned)v : 0;
 }
 
 int lagom_topo_to_hw(const struct lagom_node_topo *t, struct lagom_hw *out,
@@ -221,17 +220,17 @@ int lagom_topo_to_hw(const struct lagom_node_topo *t, struct lagom_hw *out,
 				(unsigned)s.nic_count, s.nic_Gbit, &hw, err);
 	if (rc)
 		return rc;
-	if (hw.intra != LAGOM_INTRA_PCIE) {
-		override_u(&hw.intra_links, s.nvlinks_per_gpu);
-		override_u(&hw.nvlink_peers, s.nvlink_peers);
-	}
-	override_u(&hw.pcie_gen, s.pcie_gen);
-	override_u(&hw.pcie_lanes, s.pcie_lanes);
-	override_u(&hw.gpus_per_pcie_switch, s.gpus_per_pcie_switch);
-	if (hw.nic_count > 0) {
-		override_u(&hw.gpus_per_nic, s.gpus_per_nic);
-		hw.nic_gdr = s.nic_rdma;
-	}
+	lagom_hw_apply_facts(
+		&hw, &(struct lagom_hw_facts){
+			     .nvlinks_per_gpu = positive(s.nvlinks_per_gpu),
+			     .nvlink_peers = positive(s.nvlink_peers),
+			     .pcie_gen = positive(s.pcie_gen),
+			     .pcie_lanes = positive(s.pcie_lanes),
+			     .gpus_per_pcie_switch = positive(
+				     s.gpus_per_pcie_switch),
+			     .gpus_per_nic = positive(s.gpus_per_nic),
+			     .nic_rdma = s.nic_rdma,
+		     });
 	rc = lagom_hw_check(&hw, err);
 	if (rc == 0)
 		*out = hw;
