@@ -30,7 +30,6 @@
  * keeps the launch text of lagom's segment, drops an earlier measured part
  * and appends the new one.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -283,6 +282,9 @@ int lagom_comment_add_measured(uint32_t job_id, const char *words, bool admin,
 
 struct lagom_comment_job {
 	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool done, abandoned; /* under mu: the thread frees an abandoned job */
 	uint32_t job_id;
 	bool admin;
 	bool measured; /* lagom_comment_add_measured(), not _update() */
@@ -301,11 +303,19 @@ static double since_ms(const struct timespec *t0)
 	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+static void job_free(struct lagom_comment_job *job)
+{
+	pthread_cond_destroy(&job->cv);
+	pthread_mutex_destroy(&job->mu);
+	free(job);
+}
+
 /* Read the comment, merge the text in, write it back. */
 static void *comment_thread(void *arg)
 {
 	struct lagom_comment_job *job = arg;
 	struct timespec t0;
+	bool abandoned;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	job->rc = job->measured
@@ -314,28 +324,21 @@ static void *comment_thread(void *arg)
 			  : lagom_comment_update(job->job_id, job->text,
 						 job->admin, &job->err);
 	job->busy_ms = since_ms(&t0);
+	pthread_mutex_lock(&job->mu);
+	job->done = true;
+	abandoned = job->abandoned;
+	pthread_cond_signal(&job->cv);
+	pthread_mutex_unlock(&job->mu);
+	if (abandoned)
+		job_free(job);
 	return NULL;
-}
-
-/*
- * Keep lagom.so mapped after Slurm's dlclose(), so that a thread still
- * waiting on slurmctld when slurmstepd unloads the plugin never runs
- * unmapped code.  false when the module cannot be pinned.
- */
-static bool pin_module(void)
-{
-	Dl_info info;
-
-	if (!dladdr((void *)&comment_thread, &info) || !info.dli_fname)
-		return false;
-	return dlopen(info.dli_fname,
-		      RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
 }
 
 static struct lagom_comment_job *start(uint32_t job_id, const char *text,
 				       bool admin, bool measured)
 {
 	struct lagom_comment_job *job = calloc(1, sizeof(*job));
+	pthread_condattr_t ca;
 	sigset_t all, old;
 	int rc;
 
@@ -345,15 +348,21 @@ static struct lagom_comment_job *start(uint32_t job_id, const char *text,
 	job->admin = admin;
 	job->measured = measured;
 	snprintf(job->text, sizeof(job->text), "%s", text);
+	pthread_mutex_init(&job->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&job->cv, &ca);
+	pthread_condattr_destroy(&ca);
 	/* the thread takes no signal meant for slurmstepd */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&job->thread, NULL, comment_thread, job);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
-		free(job);
+		job_free(job);
 		return NULL;
 	}
+	pthread_detach(job->thread);
 	return job;
 }
 
@@ -376,32 +385,35 @@ int lagom_comment_wait(struct lagom_comment_job *job, unsigned timeout_ms,
 	struct timespec deadline;
 	int rc;
 
-	clock_gettime(CLOCK_REALTIME, &deadline);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += timeout_ms / 1000;
 	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
 	if (deadline.tv_nsec >= 1000000000L) {
 		deadline.tv_sec++;
 		deadline.tv_nsec -= 1000000000L;
 	}
-	if (pthread_timedjoin_np(job->thread, NULL, &deadline) != 0) {
-		if (!pin_module()) {
-			/* cannot leave it running: wait as long as it takes */
-			pthread_join(job->thread, NULL);
-			goto done;
-		}
-		/* the thread keeps job (a small leak in an exiting stepd) */
-		pthread_detach(job->thread);
+	pthread_mutex_lock(&job->mu);
+	while (!job->done && pthread_cond_timedwait(&job->cv, &job->mu,
+						    &deadline) != ETIMEDOUT)
+		;
+	if (!job->done && lagom_pin_module()) {
+		/* the thread writes the whole comment when slurmctld answers,
+		 * then frees job */
+		job->abandoned = true;
+		pthread_mutex_unlock(&job->mu);
 		return lagom_errprintf(
 			err, ETIMEDOUT,
 			"slurmctld did not answer within %u ms; not waiting",
 			timeout_ms);
 	}
-done:
+	while (!job->done) /* cannot leave it running: wait */
+		pthread_cond_wait(&job->cv, &job->mu);
+	pthread_mutex_unlock(&job->mu);
 	rc = job->rc;
 	if (busy_ms)
 		*busy_ms = job->busy_ms;
 	if (rc < 0 && err)
 		*err = job->err;
-	free(job);
+	job_free(job);
 	return rc;
 }

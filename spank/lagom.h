@@ -183,7 +183,7 @@ struct lagom_comment_job *lagom_comment_start_measured(uint32_t job_id,
  * filled), writes how long its round trips took to *busy_ms (NULL allowed)
  * and frees job.  On timeout the thread is left to finish on its own
  * (lagom.so is pinned with RTLD_NODELETE so Slurm's dlclose cannot unmap
- * it; job is leaked) and -ETIMEDOUT is returned; when the module cannot be
+ * it; the thread frees job) and -ETIMEDOUT is returned; when the module cannot be
  * pinned, it waits for the thread however long it takes.
  */
 int lagom_comment_wait(struct lagom_comment_job *job, unsigned timeout_ms,
@@ -228,6 +228,16 @@ struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
 				       void (*say)(const char *, void *),
 				       void *ctx);
 void lagom_learn_write_key(spank_t sp, const struct lagom_state *st);
+
+/* pin.c: keep lagom.so mapped after Slurm's dlclose() (RTLD_NODELETE), for
+ * a thread left waiting on slurmctld; true also when the code is part of
+ * the program itself, false when it cannot be pinned. */
+bool lagom_pin_module(void);
+
+/* remote.c: how long node 0's first task_exit waits for the job comment
+ * (LAGOM_COMMENT_WAIT_MS, 10 s); only the unit tests change it. */
+#define LAGOM_COMMENT_WAIT_MS 10000u
+void lagom_remote_set_comment_wait(unsigned ms);
 
 /* log.c: logging with the "lagom: " prefix, escaped (common/escape.h). */
 void lagom_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

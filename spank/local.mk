@@ -14,7 +14,7 @@ libspank_la_SOURCES = spank/lagom.h spank/lagom.c spank/log.c spank/options.c \
 	spank/local.c spank/remote.c spank/envset.c spank/comment.c \
 	spank/step.c spank/step.h spank/plan.h spank/carrier.c \
 	spank/carrier.h spank/srun_step.c spank/srun_step.h spank/measure.c \
-	spank/learn.c
+	spank/learn.c spank/pin.c
 libspank_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
 spank_lagom_la_SOURCES = spank/plan.c spank/plan.h

@@ -43,8 +43,14 @@
 #define LAGOM_FIRST_SPECIAL_STEP 0xfffffff0u
 
 /* How long task_exit waits for slurmctld to take the comment (a healthy
- * controller answers in milliseconds; Slurm's own MessageTimeout is 10 s). */
-#define LAGOM_COMMENT_WAIT_MS 10000u
+ * controller answers in milliseconds; Slurm's own MessageTimeout is 10 s):
+ * LAGOM_COMMENT_WAIT_MS, shorter only in the unit tests. */
+static unsigned comment_wait_ms = LAGOM_COMMENT_WAIT_MS;
+
+void lagom_remote_set_comment_wait(unsigned ms)
+{
+	comment_wait_ms = ms;
+}
 
 /*
  * One "lagom:" line: always in the slurmd log; also on the job's stderr
@@ -346,8 +352,8 @@ static void wait_comment(struct lagom_state *st)
 	if (!st->comment_job)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	rc = lagom_comment_wait(st->comment_job, LAGOM_COMMENT_WAIT_MS,
-				&busy_ms, &err);
+	rc = lagom_comment_wait(st->comment_job, comment_wait_ms, &busy_ms,
+				&err);
 	st->comment_job = NULL;
 	finish_comment(st, rc, &err);
 	if (st->cfg.verbose >= 2)

@@ -14,10 +14,8 @@
  * --gpus-per-task with uneven tasks, --gpus-per-socket) is left to NCCL on
  * every node.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -223,26 +221,6 @@ static void *step_rpc_thread(void *arg)
 	return NULL;
 }
 
-/* Keep this module mapped for the thread: true when it is part of the
- * program itself, or dlopen() pinned it. */
-static bool pin_module(void)
-{
-	struct link_map *self = NULL, *prog_map = NULL;
-	void *prog = dlopen(NULL, RTLD_LAZY);
-	Dl_info info;
-
-	if (!dladdr1((void *)&step_rpc_thread, &info, (void **)&self,
-		     RTLD_DL_LINKMAP) ||
-	    !self)
-		return false;
-	if (prog && dlinfo(prog, RTLD_DI_LINKMAP, &prog_map) == 0 &&
-	    prog_map == self)
-		return true;
-	return info.dli_fname &&
-	       dlopen(info.dli_fname,
-		      RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
-}
-
 static void deadline_after(struct timespec *t, unsigned ms)
 {
 	clock_gettime(CLOCK_MONOTONIC, t);
@@ -290,7 +268,7 @@ static int fetch_step_bounded(uint32_t job_id, uint32_t step_id,
 	while (!r->done &&
 	       pthread_cond_timedwait(&r->cv, &r->mu, &deadline) != ETIMEDOUT)
 		;
-	if (!r->done && pin_module()) {
+	if (!r->done && lagom_pin_module()) {
 		r->abandoned = true;
 		pthread_mutex_unlock(&r->mu);
 		return lagom_errprintf(err, ETIMEDOUT,

@@ -20,9 +20,7 @@ profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
 [ -f "$profile_fixture" ] || plan_skip_all "no fixture $profile_fixture"
 id nobody >/dev/null 2>&1 || plan_skip_all "no user 'nobody' to run jobs as"
 
-for v in $(compgen -e | grep -E '^(LAGOM_|NCCL_|TORCH_NCCL|CUDA_DEVICE_MAX)'); do
-	export -n "$v"
-done
+cluster_unexport
 
 ctld_pid=
 cleanup() {
@@ -30,35 +28,15 @@ cleanup() {
 	[ -z "$ctld_pid" ] || kill -CONT "$ctld_pid" 2>/dev/null
 	cluster_stop
 }
-trap cleanup EXIT
-if ! cluster_start; then
-	echo "Bail out! the local cluster did not start"
-	exit 1
-fi
-diag "cluster in $CLUSTER_DIR, plugin $LAGOM_PLUGIN"
+cluster_setup "$profile_fixture" cleanup
+diag "plugin $LAGOM_PLUGIN"
 ctld_pid=$(awk '$1 == "slurmctld" { print $2 }' "$CLUSTER_DIR/pids")
-P="profile_dir=$CLUSTER_DIR/profiles topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=none"
-cluster_plugstack $P
-cluster_profiles "$profile_fixture"
-work=$CLUSTER_DIR/work
-cd "$work" || exit 1
-out=$CLUSTER_DIR/out
-err=$CLUSTER_DIR/err
+P=$CLUSTER_ARGS
 logs=$CLUSTER_DIR/log
 
-check_that() {
-	local what=$1
-	shift
-	if eval "$*"; then ok "$what"; else not_ok "$what"; fi
-}
-run() {
-	rc=0
-	timeout 60 "$@" >"$out" 2>"$err" || rc=$?
-}
 count() { grep -c -- "$1" "$2"; }
 show_env='echo $(hostname) SLURM_JOB_ID=$SLURM_JOB_ID $(env | grep -E "^(NCCL_|LAGOM_)" | sort | tr "\n" " ")'
 step() { run srun -N3 --gres=gpu:4 "$@" bash -c "$show_env"; }
-dump() { sed 's/^/#   /' "$out" "$err" | head -20; }
 plugstack_line() { echo "$*" >"$CLUSTER_DIR/etc/plugstack.conf"; }
 # sacct field FIELD of job JOB once the job-complete record is in
 sacct_field() { # JOB FIELD

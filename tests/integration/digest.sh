@@ -23,9 +23,7 @@ profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
 [ -f "$profile_fixture" ] || plan_skip_all "no profile fixture ($profile_fixture)"
 id nobody >/dev/null 2>&1 || plan_skip_all "no user nobody to own a digest"
 
-for v in $(compgen -e | grep -E '^(LAGOM_|NCCL_|TORCH_NCCL|CUDA_DEVICE_MAX|SLURM_)'); do
-	export -n "$v"
-done
+cluster_unexport SLURM_
 
 # The Prolog is a wrapper that runs lagom-prolog with the arguments in
 # $hook/args (none: the Prolog does nothing), so the test can change what
@@ -43,32 +41,20 @@ chmod 0755 "$hook/prolog"
 echo none >"$hook/args"
 prologs() { echo "$*" >"$hook/args"; }
 
-trap 'cluster_stop; rm -rf "$hook"' EXIT
-if ! LAGOM_PROLOG=$hook/prolog LAGOM_PROLOG_ARGS= cluster_start; then
-	echo "Bail out! the local cluster did not start"
-	exit 1
-fi
-diag "cluster in $CLUSTER_DIR"
+cleanup() {
+	cluster_stop
+	rm -rf "$hook"
+}
+LAGOM_PROLOG=$hook/prolog LAGOM_PROLOG_ARGS= cluster_setup "$profile_fixture" cleanup
 grep -q "^Prolog=" "$SLURM_CONF" || {
 	echo "Bail out! the demo cluster has no Prolog= line"
 	exit 1
 }
 prof=$CLUSTER_DIR/profiles
 digest=$prof/lagom-cluster.digest
-P="profile_dir=$prof topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=none"
-cluster_plugstack $P
-work=$CLUSTER_DIR/work
-cd "$work" || exit 1
-out=$CLUSTER_DIR/out
-err=$CLUSTER_DIR/err
 wl=phi-2:fsdp
 show_env='echo $(hostname) $(env | grep -E "^(NCCL_|LAGOM_)" | sort | tr "\n" " ")'
-
-run() {
-	rc=0
-	timeout 90 "$@" >"$out" 2>"$err" || rc=$?
-}
-dump() { sed 's/^/#   /' "$out" "$err" | head -20; }
+run_timeout=90
 # the step on 3 nodes, planned by srun -v
 step() { run srun -v -N3 --gres=gpu:4 --lagom=auto --lagom-workload=$wl bash -c "$show_env"; }
 tasks() { grep -c '^n[0-9]' "$out"; }

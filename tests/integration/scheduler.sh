@@ -36,32 +36,18 @@ function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
 end
 EOF
 
-trap 'cluster_stop; rm -f "$site"' EXIT
-if ! LAGOM_CLUSTER_ACCT=0 LAGOM_JOB_SUBMIT_LUA=$site cluster_start; then
-	echo "Bail out! the local cluster did not start"
-	exit 1
-fi
-diag "cluster in $CLUSTER_DIR"
+cleanup() {
+	cluster_stop
+	rm -f "$site"
+}
+cluster_unexport
+LAGOM_CLUSTER_ACCT=0 LAGOM_JOB_SUBMIT_LUA=$site cluster_setup "$fixture" cleanup
 etc=$CLUSTER_DIR/etc
 policy=$etc/lagom-policy
 ctld_log=$CLUSTER_DIR/log/slurmctld.log
-cluster_plugstack profile_dir=$CLUSTER_DIR/profiles topology_conf=$etc/topology.conf tuner=none
-cluster_profiles "$fixture"
-cd "$CLUSTER_DIR/work" || exit 1
-out=$CLUSTER_DIR/out
-err=$CLUSTER_DIR/err
 heavy=llama-3-70b:tp8,fsdp
 light=gpt2-xl:dp
 
-run() {
-	rc=0
-	timeout 60 "$@" >"$out" 2>"$err" || rc=$?
-}
-check_that() {
-	local what=$1
-	shift
-	if eval "$*"; then ok "$what"; else not_ok "$what"; fi
-}
 # submit ARGS...: a held batch job; its id in $job
 submit() {
 	job=

@@ -407,7 +407,7 @@ int slurm_update_job(job_desc_msg_t *desc)
 	if (desc->admin_comment)
 		snprintf(stub.admin_comment, sizeof(stub.admin_comment), "%s",
 			 desc->admin_comment);
-	stub.updates++;
+	__atomic_add_fetch(&stub.updates, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
 

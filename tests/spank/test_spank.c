@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
@@ -584,6 +585,72 @@ static void comment_off_the_launch_path(void **state)
 	finish();
 }
 
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/*
+ * lagom-spank(8): node 0's first task_exit gives up on the comment after
+ * 10 s (here 0.3 s) while slurmctld does not take the update, and the
+ * comment is written whole when it finally does.  Without the bound the
+ * task_exit waits for the stub's gate (5 s, gate_timed_out).
+ */
+static void comment_wait_bounded(void **state)
+{
+	char healthy[sizeof(stub.comment)];
+	struct timespec t0;
+	double ms;
+
+	/* what a healthy slurmctld gets, to compare with */
+	remote_step(0, 0, NULL);
+	send_plan(LAGOM_MODE_AUTO);
+	strcpy(stub.comment, "mine");
+	run_remote("auto");
+	assert_int_equal(stub.updates, 1);
+	snprintf(healthy, sizeof(healthy), "%s", stub.comment);
+	assert_non_null(strstr(healthy, "mine {lagom: lagom 0.1.0 "));
+	finish();
+
+	lagom_remote_set_comment_wait(300);
+	remote_step(0, 0, NULL);
+	send_plan(LAGOM_MODE_AUTO);
+	strcpy(stub.comment, "mine");
+	stub.update_gate = true; /* slurmctld reads, then stalls */
+	assert_int_equal(lagom_option_mode_cb(1, "auto", 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(slurm_spank_task_exit(SP, 0, NULL), 0);
+	ms = ms_since(&t0);
+	assert_false(stub.gate_timed_out);
+	assert_true(ms >= 290 && ms < 2500);
+	assert_int_equal(stub_log_count("comment not written: slurmctld did "
+					"not answer within 300 ms"),
+			 1);
+	assert_int_equal(slurm_spank_task_exit(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_exit(SP, 0, NULL), 0);
+	assert_int_equal(__atomic_load_n(&stub.updates, __ATOMIC_SEQ_CST), 0);
+	assert_string_equal(stub.comment, "mine");
+	/* slurmctld answers: the thread left behind writes all of it */
+	stub_open_gate();
+	for (int i = 0;
+	     i < 500 && __atomic_load_n(&stub.updates, __ATOMIC_SEQ_CST) == 0;
+	     i++)
+		usleep(10 * 1000);
+	assert_int_equal(__atomic_load_n(&stub.updates, __ATOMIC_SEQ_CST), 1);
+	assert_string_equal(stub.comment, healthy);
+	lagom_remote_set_comment_wait(LAGOM_COMMENT_WAIT_MS);
+	usleep(50 * 1000); /* the thread frees its job after the update */
+	stub_reset(S_CTX_LOCAL);
+}
+
 /* A bad option value that reaches slurmstepd (a hand-made
  * _SLURM_SPANK_OPTION_lagom_lagom in the job's environment, the same on
  * every node) must not fail the step (for a batch step that drains the
@@ -826,6 +893,7 @@ int main(void)
 		cmocka_unit_test(fail_open_missing_placement),
 		cmocka_unit_test(comment_only_from_node0_and_real_steps),
 		cmocka_unit_test(comment_off_the_launch_path),
+		cmocka_unit_test(comment_wait_bounded),
 		cmocka_unit_test(bad_remote_option_fails_open),
 		cmocka_unit_test(overlong_comment_left_alone),
 		cmocka_unit_test(comment_merge_keeps_user_text),
