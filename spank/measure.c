@@ -333,13 +333,8 @@ struct figure_buf {
 	struct lagom_rec rec, scratch;
 	struct lagom_measure_pred pred;
 	char text[LAGOM_REC_MAX_BYTES + 1];
-	char names[FIGURE_RECORDS][256];
+	char names[FIGURE_RECORDS][LAGOM_REC_FILE_NAME_MAX];
 };
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
 
 /* "1.234" ms from ns, integers only (no locale in the comment). */
 static void ms_word(uint64_t ns, char *buf, size_t len)
@@ -394,27 +389,13 @@ int lagom_measure_figure(const char *dir, const char *name, long uid, char *out,
 	unsigned tasks = 0, timed = 0, predicted = 0;
 	char path[4200], w[4][32];
 	bool have_pred = false;
-	size_t n = 0;
-	struct dirent *e;
-	DIR *d;
+	size_t n, found;
 	int at;
 
 	if (!b)
 		return -1;
-	if ((d = opendir(dir)) != NULL) {
-		unsigned seen = 0;
-
-		while (n < FIGURE_RECORDS && (e = readdir(d)) != NULL &&
-		       seen++ < SCAN_MAX) {
-			size_t l = strlen(e->d_name);
-
-			if (e->d_name[0] != '.' && l > 4 && l < 256 &&
-			    strcmp(e->d_name + l - 4, ".rec") == 0)
-				memcpy(b->names[n++], e->d_name, l + 1);
-		}
-		closedir(d);
-	}
-	qsort(b->names, n, sizeof(b->names[0]), name_cmp);
+	/* the same records on every rerun, whatever the directory's order */
+	n = lagom_rec_names(dir, b->names, FIGURE_RECORDS, SCAN_MAX, &found);
 	snprintf(path, sizeof(path), "%s/" LAGOM_MEASURE_PRED_FILE, dir);
 	have_pred = lagom_measure_pred_read_file(path, uid, b->text, &b->pred,
 						 &err) == 0;
@@ -450,6 +431,8 @@ int lagom_measure_figure(const char *dir, const char *name, long uid, char *out,
 		return -1;
 	at = snprintf(out, len, LAGOM_COMMENT_MEASURED "%s tasks=%u", name,
 		      tasks);
+	if (found > n) /* the figure is over the first records by name */
+		at += snprintf(out + at, len - (size_t)at, "/%zu", found);
 	if (timed == 0) {
 		snprintf(out + at, len - (size_t)at, " no_iteration");
 		return (int)strlen(out);

@@ -62,10 +62,10 @@ static void comment_gains_measured_figure(void **state)
 		    0);
 }
 
-/* A record of one task: all-reduce 100 us + all-gather 200 us + send
- * 50 us per iteration of period_ns. */
+/* A record of one task of a step of ranks tasks on 2 nodes: all-reduce
+ * 100 us + all-gather 200 us + send 50 us per iteration of period_ns. */
 static void write_record(const char *dir, const char *name, int task,
-			 uint64_t period_ns)
+			 uint32_t ranks, uint64_t period_ns)
 {
 	static struct lagom_rec r;
 	static char text[LAGOM_REC_MAX_BYTES];
@@ -85,7 +85,7 @@ static void write_record(const char *dir, const char *name, int task,
 	r.written_unix = 1700000010;
 	r.n_comms = 1;
 	c->id = 0x1122334455667788ull;
-	c->ranks = 16;
+	c->ranks = ranks;
 	c->nodes = 2;
 	c->rank = (uint32_t)task;
 	c->n_classes = 2;
@@ -156,8 +156,8 @@ static void figure_of_records(void **state)
 	/* nothing measured: nothing to say */
 	assert_int_equal(
 		lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)), -1);
-	write_record(dir, "task-0.100.rec", 0, 1500000);
-	write_record(dir, "task-1.101.rec", 1, 1700000);
+	write_record(dir, "task-0.100.rec", 0, 16, 1500000);
+	write_record(dir, "task-1.101.rec", 1, 16, 1700000);
 	write_text(dir, "task-2.102.rec", "lagom-measure 1\nabi 9\n");
 	assert_true(lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)) >
 		    0);
@@ -208,11 +208,47 @@ static void figure_of_records(void **state)
 	rmdir(dir);
 }
 
+/* Of a 128-task step, the same 64 records (the first by name) whatever
+ * order the directory lists them in: tasks 0-63 iterate in 1 ms, the
+ * others in 3 ms. */
+static void figure_of_many_records(void **state)
+{
+	char dirs[2][32] = { "/tmp/lagom-figure-XXXXXX",
+			     "/tmp/lagom-figure-XXXXXX" };
+	char out[2][512], name[32], path[300];
+	long uid = (long)getuid();
+
+	for (int d = 0; d < 2; d++) {
+		assert_non_null(mkdtemp(dirs[d]));
+		for (int i = 0; i < 128; i++) {
+			int task = d == 0 ? i : 127 - i;
+
+			snprintf(name, sizeof(name), "task-%03d.rec", task);
+			write_record(dirs[d], name, task, 128,
+				     task < 64 ? 1000000 : 3000000);
+		}
+		assert_true(lagom_measure_figure(dirs[d], "42.0", uid, out[d],
+						 sizeof(out[d])) > 0);
+	}
+	assert_string_equal(out[0], "measured=42.0 tasks=64/128 iter_ms=1.000 "
+				    "comm_ms=0.350");
+	assert_string_equal(out[1], out[0]);
+	for (int d = 0; d < 2; d++) {
+		for (int task = 0; task < 128; task++) {
+			snprintf(path, sizeof(path), "%s/task-%03d.rec",
+				 dirs[d], task);
+			unlink(path);
+		}
+		rmdir(dirs[d]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(comment_gains_measured_figure),
 		cmocka_unit_test(figure_of_records),
+		cmocka_unit_test(figure_of_many_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
