@@ -202,8 +202,9 @@ int lagom_measure_task_env(spank_t sp, const struct lagom_state *st);
 /*
  * The step's measured figure from the records in dir (read with the
  * caller's privileges, owned by uid), as words for the job comment:
- * "measured=NAME tasks=N iter_ms=A comm_ms=B[ predicted_iter_ms=C]
- * [ predicted_comm_ms=D]" (the mean over the records of the host time of
+ * "measured=NAME tasks=N[/M] iter_ms=A comm_ms=B[ predicted_iter_ms=C]
+ * [ predicted_comm_ms=D]" (over the 64 records first by name, /M when dir
+ * holds M > 64 of them: the mean over the records of the host time of
  * one iteration and the GPU time of its collectives; the predictions of
  * STEP/predicted when its plan is the records' and it predicts every
  * class), or "... no_iteration".  Its length, or -1 without a record.
