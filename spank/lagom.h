@@ -211,6 +211,16 @@ int lagom_measure_task_env(spank_t sp, const struct lagom_state *st);
  */
 int lagom_measure_figure(const char *dir, const char *name, long uid, char *out,
 			 size_t len);
+/*
+ * For the figure's child, before it drops to the user: wfd (the pipe's
+ * write end) becomes descriptor 3 and every descriptor above 3 is closed
+ * (close_range(2), else one by one up to sysconf(_SC_OPEN_MAX), at most
+ * 65536), so none of slurmstepd's reach the user's side.  3, or -1.
+ */
+int lagom_measure_child_fds(int wfd);
+/* The exit status of child pid (waited for through EINTR), or -1 when it
+ * did not exit or waitpid(2) fails (ECHILD: SIGCHLD ignored, or not ours). */
+int lagom_measure_reap(pid_t pid);
 /* Node 0, the last local task's exit: the figure into the job comment. */
 void lagom_measure_step_end(spank_t sp, struct lagom_state *st);
 /*

@@ -5,10 +5,13 @@
  * launch text and the user's text kept, an earlier figure replaced).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/lib/lagom_test.h"
@@ -243,12 +246,81 @@ static void figure_of_many_records(void **state)
 	}
 }
 
+/* The figure's child keeps none of slurmstepd's descriptors: only the
+ * pipe's write end, as descriptor 3 (and stdin, stdout, stderr). */
+static void child_keeps_only_the_pipe(void **state)
+{
+	int fds[2], null = open("/dev/null", O_RDONLY), sentinel;
+	char msg[64] = "";
+	ssize_t n;
+	pid_t pid;
+
+	assert_true(null >= 0);
+	sentinel = fcntl(null, F_DUPFD, 10); /* no FD_CLOEXEC */
+	close(null);
+	assert_true(sentinel >= 10);
+	assert_int_equal(pipe(fds), 0); /* no O_CLOEXEC: as inherited */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int was_open = fcntl(sentinel, F_GETFD) >= 0, open_above = 0;
+		int w;
+
+		close(fds[0]);
+		w = lagom_measure_child_fds(fds[1]);
+		for (int fd = 4; fd < 4096; fd++)
+			open_above += fcntl(fd, F_GETFD) >= 0;
+		n = snprintf(msg, sizeof(msg), "%d %d %d", was_open, w,
+			     open_above);
+		_exit(w < 0 || write(w, msg, (size_t)n) != n);
+	}
+	close(fds[1]);
+	n = read(fds[0], msg, sizeof(msg) - 1);
+	close(fds[0]);
+	assert_true(n > 0);
+	msg[n] = '\0';
+	/* the sentinel was inherited, the pipe is 3, nothing above it */
+	assert_string_equal(msg, "1 3 0");
+	assert_int_equal(lagom_measure_reap(pid), 0);
+	close(sentinel);
+}
+
+/* A child that cannot be waited for is a failure, never a success read
+ * from an unset status. */
+static void unreaped_child_is_a_failure(void **state)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(3);
+	assert_int_equal(lagom_measure_reap(pid), 3);
+	assert_int_equal(lagom_measure_reap(pid), -1); /* ECHILD */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		raise(SIGKILL);
+		_exit(0);
+	}
+	assert_int_equal(lagom_measure_reap(pid), -1); /* killed */
+	/* SIGCHLD ignored: the kernel reaps the child, waitpid says ECHILD */
+	signal(SIGCHLD, SIG_IGN);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(lagom_measure_reap(pid), -1);
+	signal(SIGCHLD, SIG_DFL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(comment_gains_measured_figure),
 		cmocka_unit_test(figure_of_records),
 		cmocka_unit_test(figure_of_many_records),
+		cmocka_unit_test(child_keeps_only_the_pipe),
+		cmocka_unit_test(unreaped_child_is_a_failure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
