@@ -134,13 +134,6 @@ static void add_record(struct step_view *v, const struct lagom_rec *r)
 	}
 }
 
-static int is_record_name(const char *n)
-{
-	size_t len = strlen(n);
-
-	return n[0] != '.' && len > 4 && strcmp(n + len - 4, ".rec") == 0;
-}
-
 /* Read every record of one step directory; refused ones are counted. */
 static int read_step(struct step_view *v, const char *dir, long uid)
 {
@@ -153,7 +146,7 @@ static int read_step(struct step_view *v, const char *dir, long uid)
 	if (!d)
 		return cli_fail(CLI_FAIL, "runs: %s: %s", dir, strerror(errno));
 	while ((e = readdir(d)) != NULL && files < MAX_FILES) {
-		if (!is_record_name(e->d_name))
+		if (!lagom_rec_is_name(e->d_name))
 			continue;
 		files++;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);

@@ -284,10 +284,11 @@ static int get_u64(struct cur *c, const char *key, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-static int get_int(struct cur *c, const char *key, int *out)
+/* An integer in [0, max]: the profile parser's bound of the field. */
+static int get_int(struct cur *c, const char *key, int max, int *out)
 {
 	uint64_t u;
-	int rc = get_u64(c, key, 1000000, &u);
+	int rc = get_u64(c, key, (uint64_t)max, &u);
 
 	if (rc == 0)
 		*out = (int)u;
@@ -508,29 +509,42 @@ static int parse_rec(struct cur *c, struct digest_rec *r)
 	r->fingerprint[n] = '\0';
 	if ((rc = get_text(c, "cpu_model", h->cpu_model,
 			   sizeof(h->cpu_model))) ||
-	    (rc = get_int(c, "cpu_cores", &h->cpu_cores)) ||
-	    (rc = get_int(c, "numa_nodes", &h->numa_nodes)) ||
+	    (rc = get_int(c, "cpu_cores", LAGOM_PROFILE_CPU_CORES_MAX,
+			  &h->cpu_cores)) ||
+	    (rc = get_int(c, "numa_nodes", LAGOM_PROFILE_NUMA_NODES_MAX,
+			  &h->numa_nodes)) ||
 	    (rc = get_text(c, "gpu_model", h->gpu_model,
 			   sizeof(h->gpu_model))) ||
-	    (rc = get_int(c, "gpu_count", &h->gpu_count)) ||
-	    (rc = get_int(c, "gpu_sm_count", &h->gpu_sm_count)) ||
-	    (rc = get_u64(c, "gpu_memory_bytes", UINT64_MAX, &mem)) ||
+	    (rc = get_int(c, "gpu_count", LAGOM_PROFILE_GPU_COUNT_MAX,
+			  &h->gpu_count)) ||
+	    (rc = get_int(c, "gpu_sm_count", LAGOM_PROFILE_GPU_SM_COUNT_MAX,
+			  &h->gpu_sm_count)) ||
+	    (rc = get_u64(c, "gpu_memory_bytes", LAGOM_PROFILE_GPU_MEMORY_MAX,
+			  &mem)) ||
 	    (rc = get_intra(c, &h->intra)) ||
-	    (rc = get_int(c, "nvlinks_per_gpu", &h->nvlinks_per_gpu)) ||
-	    (rc = get_int(c, "nvlink_peers", &h->nvlink_peers)) ||
-	    (rc = get_int(c, "pcie_gen", &h->pcie_gen)) ||
-	    (rc = get_int(c, "pcie_lanes", &h->pcie_lanes)) ||
+	    (rc = get_int(c, "nvlinks_per_gpu", LAGOM_PROFILE_LINK_COUNT_MAX,
+			  &h->nvlinks_per_gpu)) ||
+	    (rc = get_int(c, "nvlink_peers", LAGOM_PROFILE_LINK_COUNT_MAX,
+			  &h->nvlink_peers)) ||
+	    (rc = get_int(c, "pcie_gen", LAGOM_PROFILE_PCIE_GEN_MAX,
+			  &h->pcie_gen)) ||
+	    (rc = get_int(c, "pcie_lanes", LAGOM_PROFILE_PCIE_LANES_MAX,
+			  &h->pcie_lanes)) ||
 	    (rc = get_int(c, "gpus_per_pcie_switch",
+			  LAGOM_PROFILE_LINK_COUNT_MAX,
 			  &h->gpus_per_pcie_switch)) ||
-	    (rc = get_int(c, "nic_count", &h->nic_count)) ||
-	    (rc = get_int(c, "nic_rdma", &rdma)) ||
-	    (rc = get_int(c, "gpus_per_nic", &h->gpus_per_nic)) ||
+	    (rc = get_int(c, "nic_count", LAGOM_PROFILE_LINK_COUNT_MAX,
+			  &h->nic_count)) ||
+	    (rc = get_int(c, "nic_rdma", 1, &rdma)) ||
+	    (rc = get_int(c, "gpus_per_nic", LAGOM_PROFILE_LINK_COUNT_MAX,
+			  &h->gpus_per_nic)) ||
 	    (rc = get_double(c, "nic_link_bw_Bps", &h->nic_link_bw_Bps)) ||
-	    (rc = get_int(c, "nic_transport", &h->nic_transport)) ||
-	    (rc = get_int(c, "nvl_domain_nodes", &h->nvl_domain_nodes)))
+	    (rc = get_int(c, "nic_transport", LAGOM_NET_COUNT - 1,
+			  &h->nic_transport)) ||
+	    (rc = get_int(c, "nvl_domain_nodes",
+			  LAGOM_PROFILE_NVL_DOMAIN_NODES_MAX,
+			  &h->nvl_domain_nodes)))
 		return rc;
-	if (rdma > 1)
-		return bad(c, "not 0 or 1", "nic_rdma");
 	h->gpu_memory_bytes = mem;
 	h->nic_rdma = rdma;
 	for (int i = 0; i < LAGOM_PREC_COUNT; i++) {

@@ -122,7 +122,10 @@ struct lagom_digest_sync_report {
  * changed.  Waits at most lock_wait_s for the lock (-EAGAIN after; the
  * next sync by any node brings every entry up to date, and readers fall
  * back to the profiles meanwhile).  trust: as for the profiles (NULL: none).
- * rep may be NULL.
+ * rep may be NULL.  A digest that would exceed LAGOM_DIGEST_MAX_BYTES (which
+ * its readers refuse) is written empty instead, and -EFBIG says so: srun
+ * then reads every node's profile, and the prologs rebuild it only when a
+ * profile changes.
  */
 int lagom_digest_sync(const char *dir, const struct lagom_trust *trust,
 		      double lock_wait_s, struct lagom_digest_sync_report *rep,

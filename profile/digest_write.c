@@ -187,14 +187,24 @@ static void free_lines(struct line *lines, size_t n)
 	free(lines);
 }
 
+/* The length of the digest's text of n lines. */
+static size_t rendered_len(const struct line *lines, size_t n)
+{
+	size_t len = (size_t)snprintf(NULL, 0, "%s %d\nend %zu\n",
+				      LAGOM_DIGEST_FORMAT, LAGOM_DIGEST_VERSION,
+				      n);
+
+	for (size_t i = 0; i < n; i++)
+		len += lines[i].len + 1;
+	return len;
+}
+
 /* The digest's text from sorted lines. */
 static char *render(const struct line *lines, size_t n, size_t *len)
 {
-	size_t size = 64;
+	size_t size = rendered_len(lines, n) + 1;
 	char *text, *p;
 
-	for (size_t i = 0; i < n; i++)
-		size += lines[i].len + 1;
 	if (!(text = malloc(size)))
 		return NULL;
 	p = text +
@@ -209,16 +219,44 @@ static char *render(const struct line *lines, size_t n, size_t *len)
 	return text;
 }
 
+/*
+ * A digest over max_bytes would be refused by every reader: an empty one
+ * replaces it instead (valid, and newer than the profiles), so srun reads
+ * every node's profile, all alike, and the prologs do not rebuild it until
+ * a profile changes.
+ */
+static int write_digest(int dfd, const struct line *lines, size_t n,
+			size_t max_bytes, struct lagom_digest_sync_report *rep,
+			struct lagom_error *err)
+{
+	size_t want = rendered_len(lines, n), len = 0;
+	bool over = want > max_bytes;
+	char *text = render(lines, over ? 0 : n, &len);
+	int rc;
+
+	if (!text)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	rc = lagom_profile_replace_at(dfd, LAGOM_DIGEST_FILE, text, len, err);
+	rep->written = rc == 0;
+	free(text);
+	if (rc == 0 && over)
+		rc = lagom_errprintf(err, EFBIG,
+				     "%zu nodes need %zu bytes, over the %zu "
+				     "byte limit: written empty, srun reads "
+				     "each node's profile",
+				     n, want, max_bytes);
+	return rc;
+}
+
 static int sync_locked(int dfd, const char *dir,
-		       const struct lagom_trust *trust,
+		       const struct lagom_trust *trust, size_t max_bytes,
 		       struct lagom_digest_sync_report *rep,
 		       struct lagom_error *err)
 {
 	struct lagom_error old_err = { 0 };
 	struct lagom_digest *old = NULL;
 	struct line *lines = NULL;
-	size_t n = 0, len = 0;
-	char *text;
+	size_t n = 0;
 	int rc;
 
 	rc = lagom_digest_read_at(dfd, dir, trust, &old, &old_err);
@@ -231,14 +269,7 @@ static int sync_locked(int dfd, const char *dir,
 	if (rc == 0 && old && rep->kept == n && lagom_digest_count(old) == n) {
 		rc = 0; /* nothing changed: leave the file alone */
 	} else if (rc == 0) {
-		if (!(text = render(lines, n, &len))) {
-			rc = lagom_errprintf(err, ENOMEM, "out of memory");
-		} else {
-			rc = lagom_profile_replace_at(dfd, LAGOM_DIGEST_FILE,
-						      text, len, err);
-			rep->written = rc == 0;
-			free(text);
-		}
+		rc = write_digest(dfd, lines, n, max_bytes, rep, err);
 	}
 	free_lines(lines, n);
 	lagom_digest_destroy(old);
@@ -248,6 +279,15 @@ static int sync_locked(int dfd, const char *dir,
 int lagom_digest_sync(const char *dir, const struct lagom_trust *trust,
 		      double lock_wait_s, struct lagom_digest_sync_report *rep,
 		      struct lagom_error *err)
+{
+	return lagom_digest_sync_max(dir, trust, lock_wait_s,
+				     LAGOM_DIGEST_MAX_BYTES, rep, err);
+}
+
+int lagom_digest_sync_max(const char *dir, const struct lagom_trust *trust,
+			  double lock_wait_s, size_t max_bytes,
+			  struct lagom_digest_sync_report *rep,
+			  struct lagom_error *err)
 {
 	struct lagom_digest_sync_report dummy;
 	int dfd, lock, rc;
@@ -263,7 +303,7 @@ int lagom_digest_sync(const char *dir, const struct lagom_trust *trust,
 	if (lock < 0) {
 		rc = lock;
 	} else {
-		rc = sync_locked(dfd, dir, trust, rep, err);
+		rc = sync_locked(dfd, dir, trust, max_bytes, rep, err);
 		close(lock); /* releases the lock */
 	}
 	close(dfd);

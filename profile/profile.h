@@ -51,6 +51,19 @@
 /* Longest node name (Slurm NodeName), excluding the NUL. */
 #define LAGOM_PROFILE_NAME_MAX 63
 #define LAGOM_PROFILE_TEXT_MAX 127
+/* The hardware's bounds: the profile's parser and the cluster digest's
+ * reader take the same (a digest made from valid profiles always reads). */
+#define LAGOM_PROFILE_CPU_CORES_MAX (1 << 20)
+#define LAGOM_PROFILE_NUMA_NODES_MAX 4096
+#define LAGOM_PROFILE_GPU_COUNT_MAX 1024
+#define LAGOM_PROFILE_GPU_SM_COUNT_MAX (1 << 16)
+#define LAGOM_PROFILE_GPU_MEMORY_MAX ((int64_t)1 << 50)
+/* nvlinks_per_gpu, nvlink_peers, gpus_per_pcie_switch, nic_count,
+ * gpus_per_nic */
+#define LAGOM_PROFILE_LINK_COUNT_MAX 1024
+#define LAGOM_PROFILE_PCIE_GEN_MAX 16
+#define LAGOM_PROFILE_PCIE_LANES_MAX 64
+#define LAGOM_PROFILE_NVL_DOMAIN_NODES_MAX 256
 
 /* Where a number came from. */
 enum lagom_source {

@@ -98,7 +98,8 @@ static int parse_hw_rack(struct pctx *c, const json_t *hw, const char *p,
 				 LAGOM_NET_DEFAULT + 1, LAGOM_NET_COUNT,
 				 &o->nic_transport);
 	if (rc == 0 && json_object_get(hw, "nvl_domain_nodes"))
-		rc = pj_get_count(c, hw, p, "nvl_domain_nodes", 256,
+		rc = pj_get_count(c, hw, p, "nvl_domain_nodes",
+				  LAGOM_PROFILE_NVL_DOMAIN_NODES_MAX,
 				  &o->nvl_domain_nodes);
 	return rc;
 }
@@ -114,35 +115,46 @@ static int parse_hw(struct pctx *c, const json_t *hw,
 	if ((rc = pj_check_keys(c, hw, p, hw_keys)) < 0 ||
 	    (rc = pj_get_string(c, hw, p, "cpu_model", 1, o->cpu_model,
 				sizeof(o->cpu_model))) < 0 ||
-	    (rc = pj_get_count(c, hw, p, "cpu_cores", 1 << 20, &o->cpu_cores)) <
+	    (rc = pj_get_count(c, hw, p, "cpu_cores",
+			       LAGOM_PROFILE_CPU_CORES_MAX, &o->cpu_cores)) <
 		    0 ||
-	    (rc = pj_get_count(c, hw, p, "numa_nodes", 4096, &o->numa_nodes)) <
+	    (rc = pj_get_count(c, hw, p, "numa_nodes",
+			       LAGOM_PROFILE_NUMA_NODES_MAX, &o->numa_nodes)) <
 		    0 ||
 	    (rc = pj_get_string(c, hw, p, "gpu_model", 1, o->gpu_model,
 				sizeof(o->gpu_model))) < 0 ||
-	    (rc = pj_get_count(c, hw, p, "gpu_count", 1024, &o->gpu_count)) <
+	    (rc = pj_get_count(c, hw, p, "gpu_count",
+			       LAGOM_PROFILE_GPU_COUNT_MAX, &o->gpu_count)) <
 		    0 ||
-	    (rc = pj_get_count(c, hw, p, "gpu_sm_count", 1 << 16,
+	    (rc = pj_get_count(c, hw, p, "gpu_sm_count",
+			       LAGOM_PROFILE_GPU_SM_COUNT_MAX,
 			       &o->gpu_sm_count)) < 0 ||
 	    (rc = pj_get_int(c, hw, p, "gpu_memory_bytes", 0,
-			     (json_int_t)1 << 50, &mem)) < 0 ||
+			     LAGOM_PROFILE_GPU_MEMORY_MAX, &mem)) < 0 ||
 	    (rc = pj_get_enum(
 		     c, hw, p, "intra", intra_name_i, 0,
 		     (int)(sizeof(profile_intras) / sizeof(profile_intras[0])),
 		     &intra)) < 0 ||
-	    (rc = pj_get_count(c, hw, p, "nvlinks_per_gpu", 1024,
+	    (rc = pj_get_count(c, hw, p, "nvlinks_per_gpu",
+			       LAGOM_PROFILE_LINK_COUNT_MAX,
 			       &o->nvlinks_per_gpu)) < 0 ||
-	    (rc = pj_get_count(c, hw, p, "nvlink_peers", 1024,
+	    (rc = pj_get_count(c, hw, p, "nvlink_peers",
+			       LAGOM_PROFILE_LINK_COUNT_MAX,
 			       &o->nvlink_peers)) < 0 ||
-	    (rc = pj_get_count(c, hw, p, "pcie_gen", 16, &o->pcie_gen)) < 0 ||
-	    (rc = pj_get_count(c, hw, p, "pcie_lanes", 64, &o->pcie_lanes)) <
+	    (rc = pj_get_count(c, hw, p, "pcie_gen", LAGOM_PROFILE_PCIE_GEN_MAX,
+			       &o->pcie_gen)) < 0 ||
+	    (rc = pj_get_count(c, hw, p, "pcie_lanes",
+			       LAGOM_PROFILE_PCIE_LANES_MAX, &o->pcie_lanes)) <
 		    0 ||
-	    (rc = pj_get_count(c, hw, p, "gpus_per_pcie_switch", 1024,
+	    (rc = pj_get_count(c, hw, p, "gpus_per_pcie_switch",
+			       LAGOM_PROFILE_LINK_COUNT_MAX,
 			       &o->gpus_per_pcie_switch)) < 0 ||
-	    (rc = pj_get_count(c, hw, p, "nic_count", 1024, &o->nic_count)) <
+	    (rc = pj_get_count(c, hw, p, "nic_count",
+			       LAGOM_PROFILE_LINK_COUNT_MAX, &o->nic_count)) <
 		    0 ||
 	    (rc = pj_get_bool(c, hw, p, "nic_rdma", &o->nic_rdma)) < 0 ||
-	    (rc = pj_get_count(c, hw, p, "gpus_per_nic", 1024,
+	    (rc = pj_get_count(c, hw, p, "gpus_per_nic",
+			       LAGOM_PROFILE_LINK_COUNT_MAX,
 			       &o->gpus_per_nic)) < 0 ||
 	    (rc = pj_get_number(c, hw, p, "nic_link_bw_Bps", 0,
 				&o->nic_link_bw_Bps)) < 0 ||

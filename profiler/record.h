@@ -17,6 +17,7 @@
 #ifndef LAGOM_PROFILER_RECORD_H
 #define LAGOM_PROFILER_RECORD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -174,5 +175,21 @@ const char *lagom_rec_plan_op(unsigned op);
 int lagom_rec_read_file(const char *path, long owner_uid, char *buf,
 			struct lagom_rec *out, struct lagom_rec *scratch,
 			struct lagom_error *err);
+
+/* A record file's name in a step directory: "*.rec", not a dot file. */
+bool lagom_rec_is_name(const char *name);
+
+/* The longest record file name lagom_rec_names keeps (with its NUL). */
+#define LAGOM_REC_FILE_NAME_MAX 256
+
+/*
+ * The record names of directory dir, so that what is read never depends on
+ * the directory's order: of its first scan_max entries, the max smallest
+ * record names (strcmp), sorted, into names.  *found (may be NULL) is how
+ * many record names those entries hold (more than max when some were left
+ * out).  Returns how many names were kept; 0 when dir cannot be opened.
+ */
+size_t lagom_rec_names(const char *dir, char (*names)[LAGOM_REC_FILE_NAME_MAX],
+		       size_t max, unsigned scan_max, size_t *found);
 
 #endif /* LAGOM_PROFILER_RECORD_H */

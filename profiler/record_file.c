@@ -6,8 +6,10 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -90,4 +92,55 @@ int lagom_measure_pred_read_file(const char *path, long owner_uid, char *buf,
 	if (rc == 0 && (rc = lagom_measure_pred_parse(buf, got, out, err)) != 0)
 		lagom_error_prefix(err, "%s", path);
 	return rc;
+}
+
+bool lagom_rec_is_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return name[0] != '.' && len > 4 && strcmp(name + len - 4, ".rec") == 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+size_t lagom_rec_names(const char *dir, char (*names)[LAGOM_REC_FILE_NAME_MAX],
+		       size_t max, unsigned scan_max, size_t *found)
+{
+	size_t n = 0, total = 0, largest = 0;
+	unsigned seen = 0;
+	struct dirent *e;
+	DIR *d = max ? opendir(dir) : NULL;
+
+	while (d && seen++ < scan_max && (e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name), at = n;
+
+		if (!lagom_rec_is_name(e->d_name) ||
+		    len >= LAGOM_REC_FILE_NAME_MAX)
+			continue;
+		total++;
+		if (n == max) {
+			/* full: it replaces the largest kept, if smaller */
+			if (strcmp(e->d_name, names[largest]) >= 0)
+				continue;
+			at = largest;
+		} else {
+			n++;
+		}
+		memcpy(names[at], e->d_name, len + 1);
+		if (n < max)
+			continue;
+		largest = 0;
+		for (size_t i = 1; i < n; i++)
+			if (strcmp(names[i], names[largest]) > 0)
+				largest = i;
+	}
+	if (d)
+		closedir(d);
+	qsort(names, n, sizeof(names[0]), name_cmp);
+	if (found)
+		*found = total;
+	return n;
 }

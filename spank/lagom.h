@@ -202,14 +202,25 @@ int lagom_measure_task_env(spank_t sp, const struct lagom_state *st);
 /*
  * The step's measured figure from the records in dir (read with the
  * caller's privileges, owned by uid), as words for the job comment:
- * "measured=NAME tasks=N iter_ms=A comm_ms=B[ predicted_iter_ms=C]
- * [ predicted_comm_ms=D]" (the mean over the records of the host time of
+ * "measured=NAME tasks=N[/M] iter_ms=A comm_ms=B[ predicted_iter_ms=C]
+ * [ predicted_comm_ms=D]" (over the 64 records first by name, /M when dir
+ * holds M > 64 of them: the mean over the records of the host time of
  * one iteration and the GPU time of its collectives; the predictions of
  * STEP/predicted when its plan is the records' and it predicts every
  * class), or "... no_iteration".  Its length, or -1 without a record.
  */
 int lagom_measure_figure(const char *dir, const char *name, long uid, char *out,
 			 size_t len);
+/*
+ * For the figure's child, before it drops to the user: wfd (the pipe's
+ * write end) becomes descriptor 3 and every descriptor above 3 is closed
+ * (close_range(2), else one by one up to sysconf(_SC_OPEN_MAX), at most
+ * 65536), so none of slurmstepd's reach the user's side.  3, or -1.
+ */
+int lagom_measure_child_fds(int wfd);
+/* The exit status of child pid (waited for through EINTR), or -1 when it
+ * did not exit or waitpid(2) fails (ECHILD: SIGCHLD ignored, or not ours). */
+int lagom_measure_reap(pid_t pid);
 /* Node 0, the last local task's exit: the figure into the job comment. */
 void lagom_measure_step_end(spank_t sp, struct lagom_state *st);
 /*

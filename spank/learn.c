@@ -344,34 +344,8 @@ static void add_measured(struct lagom_learned *l,
 struct learn_buf {
 	struct lagom_rec rec, scratch;
 	char text[LAGOM_REC_MAX_BYTES + 1];
-	char names[MAX_RECORDS][256];
+	char names[MAX_RECORDS][LAGOM_REC_FILE_NAME_MAX];
 };
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
-
-/* The step's record names, sorted (so what is learned does not depend on
- * the directory's order); how many. */
-static size_t record_names(DIR *d, struct learn_buf *b)
-{
-	struct dirent *e;
-	size_t n = 0;
-	unsigned seen = 0;
-
-	while (n < MAX_RECORDS && (e = readdir(d)) != NULL &&
-	       seen++ < MAX_SCAN) {
-		size_t len = strlen(e->d_name);
-
-		if (e->d_name[0] == '.' || len < 5 || len >= 256 ||
-		    strcmp(e->d_name + len - 4, ".rec") != 0)
-			continue;
-		memcpy(b->names[n++], e->d_name, len + 1);
-	}
-	qsort(b->names, n, sizeof(b->names[0]), name_cmp);
-	return n;
-}
 
 /*
  * Every acceptable record of dir: its measured classes, and (when
@@ -387,12 +361,9 @@ static void from_step(const char *dir, const char *name, uid_t uid,
 	struct lagom_error err;
 	char path[2600], wname[LAGOM_NAME_MAX], line[400];
 	size_t n, i;
-	DIR *d = opendir(dir);
 
-	if (!d)
-		return;
-	n = record_names(d, b);
-	closedir(d);
+	/* the same records of a step on every node and every rerun */
+	n = lagom_rec_names(dir, b->names, MAX_RECORDS, MAX_SCAN, NULL);
 	snprintf(wname, sizeof(wname), "measured-%.40s", name);
 	for (i = 0; i < n; i++) {
 		const struct lagom_rec_comm *m;

@@ -333,13 +333,8 @@ struct figure_buf {
 	struct lagom_rec rec, scratch;
 	struct lagom_measure_pred pred;
 	char text[LAGOM_REC_MAX_BYTES + 1];
-	char names[FIGURE_RECORDS][256];
+	char names[FIGURE_RECORDS][LAGOM_REC_FILE_NAME_MAX];
 };
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(a, b);
-}
 
 /* "1.234" ms from ns, integers only (no locale in the comment). */
 static void ms_word(uint64_t ns, char *buf, size_t len)
@@ -394,27 +389,13 @@ int lagom_measure_figure(const char *dir, const char *name, long uid, char *out,
 	unsigned tasks = 0, timed = 0, predicted = 0;
 	char path[4200], w[4][32];
 	bool have_pred = false;
-	size_t n = 0;
-	struct dirent *e;
-	DIR *d;
+	size_t n, found;
 	int at;
 
 	if (!b)
 		return -1;
-	if ((d = opendir(dir)) != NULL) {
-		unsigned seen = 0;
-
-		while (n < FIGURE_RECORDS && (e = readdir(d)) != NULL &&
-		       seen++ < SCAN_MAX) {
-			size_t l = strlen(e->d_name);
-
-			if (e->d_name[0] != '.' && l > 4 && l < 256 &&
-			    strcmp(e->d_name + l - 4, ".rec") == 0)
-				memcpy(b->names[n++], e->d_name, l + 1);
-		}
-		closedir(d);
-	}
-	qsort(b->names, n, sizeof(b->names[0]), name_cmp);
+	/* the same records on every rerun, whatever the directory's order */
+	n = lagom_rec_names(dir, b->names, FIGURE_RECORDS, SCAN_MAX, &found);
 	snprintf(path, sizeof(path), "%s/" LAGOM_MEASURE_PRED_FILE, dir);
 	have_pred = lagom_measure_pred_read_file(path, uid, b->text, &b->pred,
 						 &err) == 0;
@@ -450,6 +431,8 @@ int lagom_measure_figure(const char *dir, const char *name, long uid, char *out,
 		return -1;
 	at = snprintf(out, len, LAGOM_COMMENT_MEASURED "%s tasks=%u", name,
 		      tasks);
+	if (found > n) /* the figure is over the first records by name */
+		at += snprintf(out + at, len - (size_t)at, "/%zu", found);
 	if (timed == 0) {
 		snprintf(out + at, len - (size_t)at, " no_iteration");
 		return (int)strlen(out);
@@ -486,12 +469,42 @@ static long ms_left(const struct timespec *deadline)
  * user's and never read as root.  Waits at most LAGOM_MEASURED_READ_MS,
  * then kills the child.  The length, or -1.
  */
+/* Descriptors closed one by one where close_range(2) is not there. */
+#define CHILD_FD_SCAN_MAX 65536
+
+int lagom_measure_child_fds(int wfd)
+{
+	long max = sysconf(_SC_OPEN_MAX);
+
+	if (wfd != 3 && dup2(wfd, 3) != 3)
+		return -1;
+#ifdef HAVE_CLOSE_RANGE
+	if (close_range(4, ~0U, 0) == 0)
+		return 3;
+#endif
+	if (max < 0 || max > CHILD_FD_SCAN_MAX)
+		max = CHILD_FD_SCAN_MAX;
+	for (int fd = 4; fd < max; fd++)
+		close(fd);
+	return 3;
+}
+
+int lagom_measure_reap(pid_t pid)
+{
+	int status = 0;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1; /* ECHILD: not ours, or reaped already */
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 static int figure_as_user(const struct lagom_state *st, uid_t uid, gid_t gid,
 			  const char *name, char *out, size_t len)
 {
 	struct timespec deadline;
 	size_t got = 0;
-	int fds[2], status;
+	int fds[2];
 	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC) != 0)
@@ -503,15 +516,17 @@ static int figure_as_user(const struct lagom_state *st, uid_t uid, gid_t gid,
 		return -1;
 	}
 	if (pid == 0) {
-		int n;
+		int n, wfd;
 
+		/* none of slurmstepd's descriptors reach the user's side */
 		close(fds[0]);
-		if (setgroups(0, NULL) != 0 || setgid(gid) != 0 ||
+		if ((wfd = lagom_measure_child_fds(fds[1])) < 0 ||
+		    setgroups(0, NULL) != 0 || setgid(gid) != 0 ||
 		    setuid(uid) != 0 || (uid != 0 && setuid(0) == 0))
 			_exit(1);
 		n = lagom_measure_figure(st->measure_dir, name, (long)uid, out,
 					 len);
-		if (n > 0 && write(fds[1], out, (size_t)n) != n)
+		if (n > 0 && write(wfd, out, (size_t)n) != n)
 			_exit(1);
 		_exit(0);
 	}
@@ -538,9 +553,7 @@ static int figure_as_user(const struct lagom_state *st, uid_t uid, gid_t gid,
 		got += (size_t)n;
 	}
 	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got == 0)
+	if (lagom_measure_reap(pid) != 0 || got == 0)
 		return -1;
 	out[got] = '\0';
 	return (int)got;

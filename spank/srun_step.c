@@ -296,10 +296,13 @@ static int fetch_step_bounded(uint32_t job_id, uint32_t step_id,
 #define SRUN_SHORT_OPTIONAL "IKk"
 
 int lagom_srun_chdir(int argc, char *const argv[], int command_argc,
-		     const char *remote_cwd, const char *cwd, char *out,
-		     size_t size, struct lagom_error *err)
+		     const char *remote_cwd, const char *working_dir,
+		     const char *cwd, char *out, size_t size,
+		     struct lagom_error *err)
 {
-	const char *dir = remote_cwd;
+	/* srun reads its environment in its table's order (opt.c's
+	 * env_vars): SLURM_WORKING_DIR comes after SLURM_REMOTE_CWD */
+	const char *dir = working_dir ? working_dir : remote_cwd;
 	int end = argc - command_argc;
 	int n;
 
@@ -392,7 +395,8 @@ static int read_cmdline(char **buf, char ***words, int *count,
 	return 0;
 }
 
-/* The step's working directory: srun's -D/--chdir, else srun's. */
+/* The step's working directory: srun's -D/--chdir, else
+ * SLURM_WORKING_DIR, else SLURM_REMOTE_CWD, else srun's. */
 static int step_cwd(spank_t sp, struct lagom_step *step,
 		    struct lagom_error *err)
 {
@@ -410,7 +414,8 @@ static int step_cwd(spank_t sp, struct lagom_step *step,
 	rc = read_cmdline(&buf, &words, &count, err);
 	if (rc == 0)
 		rc = lagom_srun_chdir(count, words, command_argc,
-				      getenv("SLURM_REMOTE_CWD"), here,
+				      getenv("SLURM_REMOTE_CWD"),
+				      getenv("SLURM_WORKING_DIR"), here,
 				      step->cwd, sizeof(step->cwd), err);
 	free(words);
 	free(buf);

@@ -56,13 +56,16 @@ int lagom_srun_step_read(spank_t sp, unsigned timeout_ms,
 /*
  * The working directory of the step srun launches, into out: the last
  * -D/--chdir (or a prefix of --chdir getopt accepts) among srun's options,
- * else remote_cwd (SLURM_REMOTE_CWD, NULL when unset), else cwd (srun's
- * directory); a relative value is taken against cwd, as srun does.
+ * else working_dir (SLURM_WORKING_DIR, NULL when unset), else remote_cwd
+ * (SLURM_REMOTE_CWD, NULL when unset), else cwd (srun's directory): srun
+ * 22.05's precedence, where the later variable of its environment table
+ * wins.  A relative value is taken against cwd, as srun does.
  * argv is srun's command line, whose last command_argc words are the
  * step's command (S_JOB_ARGV).  Returns 0 or a negative errno.
  */
 int lagom_srun_chdir(int argc, char *const argv[], int command_argc,
-		     const char *remote_cwd, const char *cwd, char *out,
-		     size_t size, struct lagom_error *err);
+		     const char *remote_cwd, const char *working_dir,
+		     const char *cwd, char *out, size_t size,
+		     struct lagom_error *err);
 
 #endif /* LAGOM_SPANK_SRUN_STEP_H */

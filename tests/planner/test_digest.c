@@ -20,6 +20,7 @@
 #include "planner/planner.h"
 #include "profile/digest.h"
 #include "profile/profile.h"
+#include "profile/profile_int.h"
 
 struct fx {
 	char dir[64];
@@ -422,6 +423,97 @@ static void test_lock(void **state)
 	close(ready[1]);
 }
 
+/* The digest file of f, parsed: how many entries (-1: refused). */
+static long digest_entries(const struct fx *f, char *why, size_t size)
+{
+	static char text[1 << 16];
+	struct lagom_digest *d = NULL;
+	struct lagom_error err = { 0 };
+	FILE *in = fopen(f->path, "r");
+	size_t n;
+	long count;
+
+	assert_non_null(in);
+	n = fread(text, 1, sizeof(text), in);
+	fclose(in);
+	assert_true(n < sizeof(text));
+	if (lagom_digest_parse(text, n, &d, &err) != 0) {
+		snprintf(why, size, "%s", err.text);
+		return -1;
+	}
+	count = (long)lagom_digest_count(d);
+	lagom_digest_destroy(d);
+	return count;
+}
+
+/* A profile at every bound its parser allows makes an entry the digest's
+ * reader takes (the same bounds). */
+static void test_bounds(void **state)
+{
+	struct fx *f = *state;
+	struct lagom_profile *p = profile("gpu001", "H100-SXM", 3000e9);
+	struct lagom_error err = { 0 };
+	char why[LAGOM_ERROR_TEXT_MAX] = "";
+
+	p->hw.cpu_cores = LAGOM_PROFILE_CPU_CORES_MAX;
+	p->hw.numa_nodes = LAGOM_PROFILE_NUMA_NODES_MAX;
+	p->hw.gpu_count = LAGOM_PROFILE_GPU_COUNT_MAX;
+	p->hw.gpu_sm_count = LAGOM_PROFILE_GPU_SM_COUNT_MAX;
+	p->hw.gpu_memory_bytes = (uint64_t)LAGOM_PROFILE_GPU_MEMORY_MAX;
+	p->hw.nvlinks_per_gpu = LAGOM_PROFILE_LINK_COUNT_MAX;
+	p->hw.nvlink_peers = LAGOM_PROFILE_LINK_COUNT_MAX;
+	p->hw.pcie_gen = LAGOM_PROFILE_PCIE_GEN_MAX;
+	p->hw.pcie_lanes = LAGOM_PROFILE_PCIE_LANES_MAX;
+	p->hw.gpus_per_pcie_switch = LAGOM_PROFILE_LINK_COUNT_MAX;
+	p->hw.nic_count = LAGOM_PROFILE_LINK_COUNT_MAX;
+	p->hw.gpus_per_nic = LAGOM_PROFILE_LINK_COUNT_MAX;
+	p->hw.nic_transport = LAGOM_NET_COUNT - 1;
+	p->hw.nvl_domain_nodes = LAGOM_PROFILE_NVL_DOMAIN_NODES_MAX;
+	if (lagom_profile_write_atomic(f->dir, p, &err) != 0)
+		fail_msg("writing gpu001: %s", err.text);
+	lagom_profile_destroy(p);
+	sync_digest(f); /* every profile read: gpu001's is valid */
+	if (digest_entries(f, why, sizeof(why)) != (long)NNODES)
+		fail_msg("the digest's reader refused it: %s", why);
+	write_profile(f->dir, "gpu001", "H100-SXM", 3000e9);
+}
+
+/* A digest its readers would refuse for its size is written empty, with
+ * one line; srun then plans from the profiles, the same plan. */
+static void test_too_big(void **state)
+{
+	struct fx *f = *state;
+	struct lagom_trust trust = { .owner_uid = getuid() };
+	struct lagom_digest_sync_report rep;
+	struct lagom_error err = { 0 };
+	struct outcome with, without;
+	char why[LAGOM_ERROR_TEXT_MAX] = "";
+
+	unlink(f->path);
+	assert_int_equal(
+		lagom_digest_sync_max(f->dir, &trust, 5, 2000, &rep, &err),
+		-EFBIG);
+	assert_non_null(
+		strstr(err.text, "lagom-cluster.digest: 4 nodes need "));
+	assert_non_null(strstr(err.text, "over the 2000 byte limit: written "
+					 "empty, srun reads each node's "
+					 "profile"));
+	assert_null(strchr(err.text, '\n'));
+	assert_true(rep.written);
+	assert_int_equal(digest_entries(f, why, sizeof(why)), 0);
+	plan(f, &with);
+	assert_int_equal(with.from_digest, 0);
+	assert_string_equal(with.notice, "");
+	unlink(f->path);
+	plan(f, &without);
+	assert_same_plan(&without, &with);
+	free(without.plan_text);
+	free(with.plan_text);
+	/* within the limit, the next sync fills it again */
+	sync_digest(f);
+	assert_int_equal(digest_entries(f, why, sizeof(why)), (long)NNODES);
+}
+
 /* Parsing alone: errors are one line naming the line. */
 static void test_parse(void **state)
 {
@@ -454,6 +546,8 @@ int main(void)
 		cmocka_unit_test(test_corrupt),
 		cmocka_unit_test(test_huge),
 		cmocka_unit_test(test_lock),
+		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_too_big),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

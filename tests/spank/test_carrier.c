@@ -238,6 +238,20 @@ static void gpus_per_node_from_request(void **state)
 #define WORDS(...) ((char *[]){ "srun", __VA_ARGS__, NULL })
 #define NWORDS(...) ((int)(sizeof(WORDS(__VA_ARGS__)) / sizeof(char *)) - 1)
 
+/* lagom_srun_chdir's answer for a command ending with a 2-word command,
+ * srun's directory being /home/u. */
+static void assert_chdir(char **argv, int argc, const char *remote_cwd,
+			 const char *working_dir, const char *want)
+{
+	char out[64];
+
+	assert_int_equal(lagom_srun_chdir(argc, argv, 2, remote_cwd,
+					  working_dir, "/home/u", out,
+					  sizeof(out), NULL),
+			 0);
+	assert_string_equal(out, want);
+}
+
 /* srun's command line (ending with a 2-word command) as srun reads it. */
 static void step_working_directory(void **state)
 {
@@ -282,26 +296,41 @@ static void step_working_directory(void **state)
 		{ WORDS("-D/d", "cmd", "x"), NWORDS("-D/d", "cmd", "x"), "/e",
 		  "/d" },
 	};
+	/* SLURM_WORKING_DIR: srun reads it after SLURM_REMOTE_CWD */
+	const struct {
+		char **argv;
+		int argc;
+		const char *remote_cwd, *working_dir, *want;
+	} env_cases[] = {
+		{ WORDS("-N1", "cmd", "x"), NWORDS("-N1", "cmd", "x"), NULL,
+		  "/w", "/w" },
+		{ WORDS("-N1", "cmd", "x"), NWORDS("-N1", "cmd", "x"), "/e",
+		  "/w", "/w" },
+		{ WORDS("-N1", "cmd", "x"), NWORDS("-N1", "cmd", "x"), "/e",
+		  "w", "/home/u/w" },
+		{ WORDS("--chdir=/d", "cmd", "x"),
+		  NWORDS("--chdir=/d", "cmd", "x"), "/e", "/w", "/d" },
+	};
 	char out[64], lng[80];
 	struct lagom_error err = { 0 };
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(lagom_srun_chdir(cases[i].argc, cases[i].argv,
-						  2, cases[i].remote_cwd,
-						  "/home/u", out, sizeof(out),
-						  NULL),
-				 0);
-		assert_string_equal(out, cases[i].want);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_chdir(cases[i].argv, cases[i].argc, cases[i].remote_cwd,
+			     NULL, cases[i].want);
+	for (size_t i = 0; i < sizeof(env_cases) / sizeof(env_cases[0]); i++)
+		assert_chdir(env_cases[i].argv, env_cases[i].argc,
+			     env_cases[i].remote_cwd, env_cases[i].working_dir,
+			     env_cases[i].want);
 	/* more command words than srun has: not srun's command line */
-	assert_int_equal(lagom_srun_chdir(2, WORDS("cmd", "x"), 2, NULL,
+	assert_int_equal(lagom_srun_chdir(2, WORDS("cmd", "x"), 2, NULL, NULL,
 					  "/home/u", out, sizeof(out), &err),
 			 -EINVAL);
 	memset(lng, 'd', sizeof(lng) - 1);
 	lng[0] = '/';
 	lng[sizeof(lng) - 1] = '\0';
 	assert_int_equal(lagom_srun_chdir(4, WORDS("-D", lng, "cmd"), 1, NULL,
-					  "/home/u", out, sizeof(out), &err),
+					  NULL, "/home/u", out, sizeof(out),
+					  &err),
 			 -ENAMETOOLONG);
 }
 

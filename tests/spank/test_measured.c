@@ -5,10 +5,13 @@
  * launch text and the user's text kept, an earlier figure replaced).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/lib/lagom_test.h"
@@ -62,10 +65,10 @@ static void comment_gains_measured_figure(void **state)
 		    0);
 }
 
-/* A record of one task: all-reduce 100 us + all-gather 200 us + send
- * 50 us per iteration of period_ns. */
+/* A record of one task of a step of ranks tasks on 2 nodes: all-reduce
+ * 100 us + all-gather 200 us + send 50 us per iteration of period_ns. */
 static void write_record(const char *dir, const char *name, int task,
-			 uint64_t period_ns)
+			 uint32_t ranks, uint64_t period_ns)
 {
 	static struct lagom_rec r;
 	static char text[LAGOM_REC_MAX_BYTES];
@@ -85,7 +88,7 @@ static void write_record(const char *dir, const char *name, int task,
 	r.written_unix = 1700000010;
 	r.n_comms = 1;
 	c->id = 0x1122334455667788ull;
-	c->ranks = 16;
+	c->ranks = ranks;
 	c->nodes = 2;
 	c->rank = (uint32_t)task;
 	c->n_classes = 2;
@@ -156,8 +159,8 @@ static void figure_of_records(void **state)
 	/* nothing measured: nothing to say */
 	assert_int_equal(
 		lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)), -1);
-	write_record(dir, "task-0.100.rec", 0, 1500000);
-	write_record(dir, "task-1.101.rec", 1, 1700000);
+	write_record(dir, "task-0.100.rec", 0, 16, 1500000);
+	write_record(dir, "task-1.101.rec", 1, 16, 1700000);
 	write_text(dir, "task-2.102.rec", "lagom-measure 1\nabi 9\n");
 	assert_true(lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)) >
 		    0);
@@ -208,11 +211,116 @@ static void figure_of_records(void **state)
 	rmdir(dir);
 }
 
+/* Of a 128-task step, the same 64 records (the first by name) whatever
+ * order the directory lists them in: tasks 0-63 iterate in 1 ms, the
+ * others in 3 ms. */
+static void figure_of_many_records(void **state)
+{
+	char dirs[2][32] = { "/tmp/lagom-figure-XXXXXX",
+			     "/tmp/lagom-figure-XXXXXX" };
+	char out[2][512], name[32], path[300];
+	long uid = (long)getuid();
+
+	for (int d = 0; d < 2; d++) {
+		assert_non_null(mkdtemp(dirs[d]));
+		for (int i = 0; i < 128; i++) {
+			int task = d == 0 ? i : 127 - i;
+
+			snprintf(name, sizeof(name), "task-%03d.rec", task);
+			write_record(dirs[d], name, task, 128,
+				     task < 64 ? 1000000 : 3000000);
+		}
+		assert_true(lagom_measure_figure(dirs[d], "42.0", uid, out[d],
+						 sizeof(out[d])) > 0);
+	}
+	assert_string_equal(out[0], "measured=42.0 tasks=64/128 iter_ms=1.000 "
+				    "comm_ms=0.350");
+	assert_string_equal(out[1], out[0]);
+	for (int d = 0; d < 2; d++) {
+		for (int task = 0; task < 128; task++) {
+			snprintf(path, sizeof(path), "%s/task-%03d.rec",
+				 dirs[d], task);
+			unlink(path);
+		}
+		rmdir(dirs[d]);
+	}
+}
+
+/* The figure's child keeps none of slurmstepd's descriptors: only the
+ * pipe's write end, as descriptor 3 (and stdin, stdout, stderr). */
+static void child_keeps_only_the_pipe(void **state)
+{
+	int fds[2], null = open("/dev/null", O_RDONLY), sentinel;
+	char msg[64] = "";
+	ssize_t n;
+	pid_t pid;
+
+	assert_true(null >= 0);
+	sentinel = fcntl(null, F_DUPFD, 10); /* no FD_CLOEXEC */
+	close(null);
+	assert_true(sentinel >= 10);
+	assert_int_equal(pipe(fds), 0); /* no O_CLOEXEC: as inherited */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int was_open = fcntl(sentinel, F_GETFD) >= 0, open_above = 0;
+		int w;
+
+		close(fds[0]);
+		w = lagom_measure_child_fds(fds[1]);
+		for (int fd = 4; fd < 4096; fd++)
+			open_above += fcntl(fd, F_GETFD) >= 0;
+		n = snprintf(msg, sizeof(msg), "%d %d %d", was_open, w,
+			     open_above);
+		_exit(w < 0 || write(w, msg, (size_t)n) != n);
+	}
+	close(fds[1]);
+	n = read(fds[0], msg, sizeof(msg) - 1);
+	close(fds[0]);
+	assert_true(n > 0);
+	msg[n] = '\0';
+	/* the sentinel was inherited, the pipe is 3, nothing above it */
+	assert_string_equal(msg, "1 3 0");
+	assert_int_equal(lagom_measure_reap(pid), 0);
+	close(sentinel);
+}
+
+/* A child that cannot be waited for is a failure, never a success read
+ * from an unset status. */
+static void unreaped_child_is_a_failure(void **state)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(3);
+	assert_int_equal(lagom_measure_reap(pid), 3);
+	assert_int_equal(lagom_measure_reap(pid), -1); /* ECHILD */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		raise(SIGKILL);
+		_exit(0);
+	}
+	assert_int_equal(lagom_measure_reap(pid), -1); /* killed */
+	/* SIGCHLD ignored: the kernel reaps the child, waitpid says ECHILD */
+	signal(SIGCHLD, SIG_IGN);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	assert_int_equal(lagom_measure_reap(pid), -1);
+	signal(SIGCHLD, SIG_DFL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(comment_gains_measured_figure),
 		cmocka_unit_test(figure_of_records),
+		cmocka_unit_test(figure_of_many_records),
+		cmocka_unit_test(child_keeps_only_the_pipe),
+		cmocka_unit_test(unreaped_child_is_a_failure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
