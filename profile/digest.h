@@ -131,4 +131,11 @@ int lagom_digest_sync(const char *dir, const struct lagom_trust *trust,
 		      double lock_wait_s, struct lagom_digest_sync_report *rep,
 		      struct lagom_error *err);
 
+/* lagom_digest_sync() with max_bytes in place of LAGOM_DIGEST_MAX_BYTES
+ * (tests use a small limit to reach the "written empty" path). */
+int lagom_digest_sync_max(const char *dir, const struct lagom_trust *trust,
+			  double lock_wait_s, size_t max_bytes,
+			  struct lagom_digest_sync_report *rep,
+			  struct lagom_error *err);
+
 #endif /* LAGOM_PROFILE_DIGEST_H */

@@ -35,12 +35,4 @@ int lagom_digest_entry_line(const struct lagom_digest *digest, const char *node,
 			    const struct stat *st, const char **line,
 			    size_t *len);
 
-/* lagom_digest_sync() with another size limit than LAGOM_DIGEST_MAX_BYTES
- * (for the tests): over it, the digest is written empty and -EFBIG says so. */
-struct lagom_digest_sync_report;
-int lagom_digest_sync_max(const char *dir, const struct lagom_trust *trust,
-			  double lock_wait_s, size_t max_bytes,
-			  struct lagom_digest_sync_report *rep,
-			  struct lagom_error *err);
-
 #endif /* LAGOM_PROFILE_PROFILE_INT_H */

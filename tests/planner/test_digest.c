@@ -20,7 +20,6 @@
 #include "planner/planner.h"
 #include "profile/digest.h"
 #include "profile/profile.h"
-#include "profile/profile_int.h"
 
 struct fx {
 	char dir[64];
