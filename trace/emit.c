@@ -85,8 +85,13 @@ static json_t *coll_json(const struct lagom_region_coll *c,
 	if (ci->total_bytes)
 		rc |= set(o, "total_bytes",
 			  json_integer((json_int_t)ci->total_bytes));
-	rc |= set(o, "trace_channels", json_integer(ci->channels));
-	rc |= set(o, "trace_threads", json_integer(ci->threads));
+	/* What the trace's NCCL kernel showed, only where a workload file
+	 * may carry it (1..1024, doc/workload-format.md): a kernel record
+	 * with a bigger grid or block is not one CUDA could launch. */
+	if (ci->channels >= 1 && ci->channels <= 1024)
+		rc |= set(o, "trace_channels", json_integer(ci->channels));
+	if (ci->threads >= 1 && ci->threads <= 1024)
+		rc |= set(o, "trace_threads", json_integer(ci->threads));
 	rc |= set(o, "trace_time_s", json_real(ci->time_s));
 	if (rc) {
 		json_decref(o);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/param.h> /* MIN */
 #include <unistd.h>
 
 #include <yajl/yajl_parse.h>
@@ -220,10 +221,16 @@ static int finish_gpu(struct parser *p, uint8_t kind)
 			    "more GPU activities than the importer's cap");
 	if (intern(p, &name))
 		return fail(p, EINVAL, "too many distinct kernel names");
-	for (int i = 0; i < e->ngrid; i++)
-		grid *= e->grid[i] > 0 ? e->grid[i] : 1;
-	for (int i = 0; i < e->nblock; i++)
-		block *= e->block[i] > 0 ? e->block[i] : 1;
+	/* Factors and products are capped as they go (2^31 x 2^31 fits in a
+	 * long long), so a hostile grid cannot overflow. */
+	for (int i = 0; i < e->ngrid; i++) {
+		grid *= e->grid[i] > 0 ? MIN(e->grid[i], 1ll << 31) : 1;
+		grid = MIN(grid, 1ll << 31);
+	}
+	for (int i = 0; i < e->nblock; i++) {
+		block *= e->block[i] > 0 ? MIN(e->block[i], 4096) : 1;
+		block = MIN(block, 4096);
+	}
 	g = &f->gpu[f->ngpu];
 	*g = (struct tr_gpu){
 		.ts_us = e->ts,

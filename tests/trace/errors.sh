@@ -10,7 +10,7 @@ traces=$top_srcdir/tests/fixtures/traces
 [ -x "$lagom" ] || plan_skip_all "lagom not built"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lagom-trace-err.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
-plan 14
+plan 15
 
 # refused STATUS NEEDLE DESC FILE...: import fails as described
 refused() {
@@ -95,4 +95,18 @@ if "$lagom" workload import "$tmp/two.json.gz" -o "$tmp/two.out" >/dev/null 2>"$
 else
 	sed 's/^/# /' "$tmp/stderr"
 	not_ok "a gzip file of two members is refused"
+fi
+
+# Found by fuzz_trace: an NCCL kernel whose grid/block CUDA could not
+# launch (over 1024) made import write trace_channels/trace_threads that
+# the workload reader refuses ("internal error: the workload written is
+# not valid").  Imported, the file now reads back.
+rc=0
+"$lagom" workload import "$top_srcdir/tests/fuzz/corpus/trace/grid-over-1024.json" \
+	-o "$tmp/grid.json" >"$tmp/stdout" 2>"$tmp/stderr" || rc=$?
+if [ "$rc" -eq 0 ] && "$lagom" workload show "$tmp/grid.json" >/dev/null 2>>"$tmp/stderr"; then
+	ok "a kernel grid over 1024: imported, and the workload reads back"
+else
+	sed 's/^/# /' "$tmp/stderr" | head -5
+	not_ok "a kernel grid over 1024: import or read-back failed (exit $rc)"
 fi
