@@ -31,8 +31,6 @@
  * and appends the new one.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,10 +279,7 @@ int lagom_comment_add_measured(uint32_t job_id, const char *words, bool admin,
 }
 
 struct lagom_comment_job {
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool done, abandoned; /* under mu: the thread frees an abandoned job */
+	struct lagom_bounded *thread; /* lagom_bounded_* (pin.c) */
 	uint32_t job_id;
 	bool admin;
 	bool measured; /* lagom_comment_add_measured(), not _update() */
@@ -303,19 +298,11 @@ static double since_ms(const struct timespec *t0)
 	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
-static void job_free(struct lagom_comment_job *job)
-{
-	pthread_cond_destroy(&job->cv);
-	pthread_mutex_destroy(&job->mu);
-	free(job);
-}
-
 /* Read the comment, merge the text in, write it back. */
-static void *comment_thread(void *arg)
+static void comment_run(void *arg)
 {
 	struct lagom_comment_job *job = arg;
 	struct timespec t0;
-	bool abandoned;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	job->rc = job->measured
@@ -324,23 +311,12 @@ static void *comment_thread(void *arg)
 			  : lagom_comment_update(job->job_id, job->text,
 						 job->admin, &job->err);
 	job->busy_ms = since_ms(&t0);
-	pthread_mutex_lock(&job->mu);
-	job->done = true;
-	abandoned = job->abandoned;
-	pthread_cond_signal(&job->cv);
-	pthread_mutex_unlock(&job->mu);
-	if (abandoned)
-		job_free(job);
-	return NULL;
 }
 
 static struct lagom_comment_job *start(uint32_t job_id, const char *text,
 				       bool admin, bool measured)
 {
 	struct lagom_comment_job *job = calloc(1, sizeof(*job));
-	pthread_condattr_t ca;
-	sigset_t all, old;
-	int rc;
 
 	if (!job)
 		return NULL;
@@ -348,21 +324,11 @@ static struct lagom_comment_job *start(uint32_t job_id, const char *text,
 	job->admin = admin;
 	job->measured = measured;
 	snprintf(job->text, sizeof(job->text), "%s", text);
-	pthread_mutex_init(&job->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&job->cv, &ca);
-	pthread_condattr_destroy(&ca);
-	/* the thread takes no signal meant for slurmstepd */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&job->thread, NULL, comment_thread, job);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		job_free(job);
+	job->thread = lagom_bounded_start(comment_run, free, job);
+	if (!job->thread) {
+		free(job);
 		return NULL;
 	}
-	pthread_detach(job->thread);
 	return job;
 }
 
@@ -382,38 +348,20 @@ struct lagom_comment_job *lagom_comment_start_measured(uint32_t job_id,
 int lagom_comment_wait(struct lagom_comment_job *job, unsigned timeout_ms,
 		       double *busy_ms, struct lagom_error *err)
 {
-	struct timespec deadline;
 	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&job->mu);
-	while (!job->done && pthread_cond_timedwait(&job->cv, &job->mu,
-						    &deadline) != ETIMEDOUT)
-		;
-	if (!job->done && lagom_pin_module()) {
-		/* the thread writes the whole comment when slurmctld answers,
-		 * then frees job */
-		job->abandoned = true;
-		pthread_mutex_unlock(&job->mu);
+	/* Not done in time: the thread writes the whole comment when
+	 * slurmctld answers, then frees job. */
+	if (lagom_bounded_wait(job->thread, timeout_ms) < 0)
 		return lagom_errprintf(
 			err, ETIMEDOUT,
 			"slurmctld did not answer within %u ms; not waiting",
 			timeout_ms);
-	}
-	while (!job->done) /* cannot leave it running: wait */
-		pthread_cond_wait(&job->cv, &job->mu);
-	pthread_mutex_unlock(&job->mu);
 	rc = job->rc;
 	if (busy_ms)
 		*busy_ms = job->busy_ms;
 	if (rc < 0 && err)
 		*err = job->err;
-	job_free(job);
+	free(job);
 	return rc;
 }

@@ -240,10 +240,20 @@ struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
 				       void *ctx);
 void lagom_learn_write_key(spank_t sp, const struct lagom_state *st);
 
-/* pin.c: keep lagom.so mapped after Slurm's dlclose() (RTLD_NODELETE), for
- * a thread left waiting on slurmctld; true also when the code is part of
- * the program itself, false when it cannot be pinned. */
-bool lagom_pin_module(void);
+/*
+ * pin.c: run(arg) in a detached thread with every signal blocked, for a
+ * call to slurmctld the caller waits for only so long.  NULL when the
+ * thread cannot start (arg is the caller's still).
+ * lagom_bounded_wait(): 0 when run() returned within timeout_ms (arg is
+ * the caller's again); -ETIMEDOUT when it did not: lagom.so is then pinned
+ * (RTLD_NODELETE, it must outlive Slurm's dlclose()), the thread goes on
+ * and calls release(arg) when run() returns.  Where the module cannot be
+ * pinned it waits for run() instead.  The handle is gone either way.
+ */
+struct lagom_bounded;
+struct lagom_bounded *lagom_bounded_start(void (*run)(void *),
+					  void (*release)(void *), void *arg);
+int lagom_bounded_wait(struct lagom_bounded *b, unsigned timeout_ms);
 
 /* remote.c: how long node 0's first task_exit waits for the job comment
  * (LAGOM_COMMENT_WAIT_MS, 10 s); only the unit tests change it. */

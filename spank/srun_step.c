@@ -16,13 +16,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
@@ -180,15 +177,12 @@ void lagom_gpu_request_release(struct lagom_gpu_request *req)
 }
 
 /*
- * fetch_step() in a thread that srun waits for at most timeout_ms: a
- * stalled slurmctld must not hold the launch.  When the time is up the
- * thread is left to finish on its own and frees what it got; the plugin is
- * pinned first (slurm_spank_exit must not unmap the code it runs).
+ * fetch_step() in a thread that srun waits for at most timeout_ms
+ * (lagom_bounded_*, pin.c): a stalled slurmctld must not hold the launch.
+ * When the time is up the thread is left to finish on its own and frees
+ * what it got.
  */
 struct step_rpc {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool done, abandoned;
 	uint32_t job_id, step_id;
 	int rc;
 	char *nodes;
@@ -196,40 +190,20 @@ struct step_rpc {
 	struct lagom_error err;
 };
 
-static void step_rpc_free(struct step_rpc *r)
+static void step_rpc_free(void *arg)
 {
+	struct step_rpc *r = arg;
+
 	free(r->nodes);
 	lagom_gpu_request_release(&r->req);
-	pthread_cond_destroy(&r->cv);
-	pthread_mutex_destroy(&r->mu);
 	free(r);
 }
 
-static void *step_rpc_thread(void *arg)
+static void step_rpc_run(void *arg)
 {
 	struct step_rpc *r = arg;
-	bool abandoned;
 
 	r->rc = fetch_step(r->job_id, r->step_id, &r->nodes, &r->req, &r->err);
-	pthread_mutex_lock(&r->mu);
-	r->done = true;
-	abandoned = r->abandoned;
-	pthread_cond_signal(&r->cv);
-	pthread_mutex_unlock(&r->mu);
-	if (abandoned)
-		step_rpc_free(r);
-	return NULL;
-}
-
-static void deadline_after(struct timespec *t, unsigned ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, t);
-	t->tv_sec += ms / 1000;
-	t->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (t->tv_nsec >= 1000000000L) {
-		t->tv_sec++;
-		t->tv_nsec -= 1000000000L;
-	}
 }
 
 static int fetch_step_bounded(uint32_t job_id, uint32_t step_id,
@@ -238,47 +212,22 @@ static int fetch_step_bounded(uint32_t job_id, uint32_t step_id,
 			      struct lagom_error *err)
 {
 	struct step_rpc *r = calloc(1, sizeof(*r));
-	pthread_condattr_t ca;
-	struct timespec deadline;
-	sigset_t all, old;
-	pthread_t thread;
+	struct lagom_bounded *b;
 	int rc;
 
 	if (!r)
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	r->job_id = job_id;
 	r->step_id = step_id;
-	pthread_mutex_init(&r->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->cv, &ca);
-	pthread_condattr_destroy(&ca);
-	/* the thread takes no signal meant for srun */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&thread, NULL, step_rpc_thread, r);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
+	if (!(b = lagom_bounded_start(step_rpc_run, step_rpc_free, r))) {
 		step_rpc_free(r);
-		return lagom_errprintf(err, rc, "cannot start a thread");
+		return lagom_errprintf(err, EAGAIN, "cannot start a thread");
 	}
-	pthread_detach(thread);
-	deadline_after(&deadline, timeout_ms);
-	pthread_mutex_lock(&r->mu);
-	while (!r->done &&
-	       pthread_cond_timedwait(&r->cv, &r->mu, &deadline) != ETIMEDOUT)
-		;
-	if (!r->done && lagom_pin_module()) {
-		r->abandoned = true;
-		pthread_mutex_unlock(&r->mu);
+	if (lagom_bounded_wait(b, timeout_ms) < 0)
 		return lagom_errprintf(err, ETIMEDOUT,
 				       "slurmctld did not answer within %.1f s "
 				       "(the step's nodes and GPUs)",
 				       timeout_ms / 1000.0);
-	}
-	while (!r->done) /* cannot leave it running: wait */
-		pthread_cond_wait(&r->cv, &r->mu);
-	pthread_mutex_unlock(&r->mu);
 	rc = r->rc;
 	if (rc < 0)
 		*err = r->err;
