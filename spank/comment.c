@@ -289,15 +289,6 @@ struct lagom_comment_job {
 	char text[LAGOM_COMMENT_MAX + 1];
 };
 
-static double since_ms(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
-	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 /* Read the comment, merge the text in, write it back. */
 static void comment_run(void *arg)
 {
@@ -310,7 +301,7 @@ static void comment_run(void *arg)
 						       job->admin, &job->err)
 			  : lagom_comment_update(job->job_id, job->text,
 						 job->admin, &job->err);
-	job->busy_ms = since_ms(&t0);
+	job->busy_ms = lagom_ms_since(&t0);
 }
 
 static struct lagom_comment_job *start(uint32_t job_id, const char *text,

@@ -267,4 +267,8 @@ void lagom_log_error(const char *fmt, ...)
 /* The same line on the job's stderr (slurm_spank_log), escaped. */
 void lagom_log_user(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* log.c: milliseconds of CLOCK_MONOTONIC since *t0 (the hooks' timings). */
+struct timespec;
+double lagom_ms_since(const struct timespec *t0);
+
 #endif /* LAGOM_SPANK_LAGOM_H */

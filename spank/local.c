@@ -100,15 +100,6 @@ static int make_carrier(const struct lagom_carrier_step *id,
 	return rc;
 }
 
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
-	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 static void say_line(const char *line, void *ctx)
 {
 	say(ctx, "%s", line);
@@ -158,7 +149,7 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	if (lagom_srun_step_read(sp, LAGOM_SRUN_STEP_WAIT_MS, &step, &id,
 				 &err) < 0)
 		goto fail;
-	step_ms = ms_since(&t0);
+	step_ms = lagom_ms_since(&t0);
 	step.registered_buffers = st->registered_buffers;
 	if (step.gpus_per_node == 0) {
 		lagom_errprintf(&err, ENODEV,
@@ -182,7 +173,7 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	    "(%.1f ms of it asking slurmctld for the step; hardware of %zu "
 	    "of %u nodes from the cluster digest)",
 	    id.job_id, id.step_id, lagom_mode_name(mode), res->plan_id,
-	    id.nnodes, res->gpus_per_node, ms_since(&t0), step_ms,
+	    id.nnodes, res->gpus_per_node, lagom_ms_since(&t0), step_ms,
 	    res->digest_nodes, id.nnodes);
 	if (mode == LAGOM_MODE_EXPLAIN)
 		explain(res);

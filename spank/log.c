@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <slurm/spank.h>
 
@@ -106,4 +107,13 @@ void lagom_tell_inert(spank_t sp, spank_context_t ctx)
 	spank_get_item(sp, S_JOB_STEPID, &step);
 	lagom_log_info("job %u.%u: --lagom=%s ignored: %s", job, step,
 		       lagom_mode_name(mode), lagom_g.cfg_error);
+}
+
+double lagom_ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
 }

@@ -106,15 +106,6 @@ int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st)
 	return 0;
 }
 
-static double elapsed_ms(const struct timespec *since)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - since->tv_sec) * 1e3 +
-	       (double)(now.tv_nsec - since->tv_nsec) / 1e6;
-}
-
 static void report_plan(const struct lagom_state *st, double plan_ms)
 {
 	char skipped[256];
@@ -287,7 +278,7 @@ int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 	st->mode = st->carrier.mode;
 	st->planned = true;
 	note_gpus(st);
-	report_plan(st, elapsed_ms(&start));
+	report_plan(st, lagom_ms_since(&start));
 	lagom_learn_write_key(sp, st);
 	lagom_measure_write_predicted(sp, st);
 	return 0;
@@ -360,7 +351,7 @@ static void wait_comment(struct lagom_state *st)
 		lagom_log_info("job %u.%u: comment took %.1f ms, %.1f ms of "
 			       "it after the first task exited",
 			       st->step.job_id, st->step.step_id, busy_ms,
-			       elapsed_ms(&start));
+			       lagom_ms_since(&start));
 }
 
 /*
