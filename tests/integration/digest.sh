@@ -10,13 +10,9 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/cluster.sh"
 
-if reason=$(cluster_skip_reason); then
-	plan_skip_all "$reason"
-fi
-LAGOM_PLUGIN=$top_builddir/spank/.libs/lagom.so
+cluster_need_plugin
 LAGOM_CLI=$top_builddir/lagom
 prolog_bin=$top_builddir/lagom-prolog
-[ -f "$LAGOM_PLUGIN" ] || plan_skip_all "lagom.so not built ($LAGOM_PLUGIN)"
 [ -x "$LAGOM_CLI" ] || plan_skip_all "lagom not built ($LAGOM_CLI)"
 [ -x "$prolog_bin" ] || plan_skip_all "lagom-prolog not built ($prolog_bin)"
 profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json

@@ -14,10 +14,7 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/cluster.sh"
 
-if reason=$(cluster_skip_reason); then
-	plan_skip_all "$reason"
-fi
-LAGOM_PLUGIN=$top_builddir/spank/.libs/lagom.so
+cluster_need_plugin
 profiler=$top_builddir/.libs/libnccl-profiler-lagom.so
 drive=$top_builddir/tests/profiler/test_profiler_abi
 profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json

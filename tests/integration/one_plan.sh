@@ -6,12 +6,8 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/cluster.sh"
 
-if reason=$(cluster_skip_reason); then
-	plan_skip_all "$reason"
-fi
-LAGOM_PLUGIN=$top_builddir/spank/.libs/lagom.so
+cluster_need_plugin
 LAGOM_CLI=$top_builddir/lagom
-[ -f "$LAGOM_PLUGIN" ] || plan_skip_all "lagom.so not built ($LAGOM_PLUGIN)"
 [ -x "$LAGOM_CLI" ] || plan_skip_all "lagom not built ($LAGOM_CLI)"
 profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
 [ -f "$profile_fixture" ] || plan_skip_all "no profile fixture ($profile_fixture)"

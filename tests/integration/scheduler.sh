@@ -8,13 +8,9 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/cluster.sh"
 
-if reason=$(cluster_skip_reason); then
-	plan_skip_all "$reason"
-fi
+cluster_need_plugin
 [ -f /usr/lib/x86_64-linux-gnu/slurm-wlm/job_submit_lua.so ] ||
 	plan_skip_all "job_submit_lua.so not installed (slurm-wlm-basic-plugins)"
-LAGOM_PLUGIN=$top_builddir/spank/.libs/lagom.so
-[ -f "$LAGOM_PLUGIN" ] || plan_skip_all "lagom.so not built ($LAGOM_PLUGIN)"
 lagom=$top_builddir/lagom
 [ -x "$lagom" ] || plan_skip_all "lagom not built"
 fixture=$top_srcdir/tests/profile/valid/a100-full.json

@@ -21,6 +21,20 @@
 
 cluster_script=${top_srcdir:-.}/contrib/demo-cluster.sh
 
+# cluster_need_plugin: skip the whole test, saying why, when no local
+# cluster can run here or lagom.so is not built; sets LAGOM_PLUGIN
+# (LAGOM_TEST_PLUGIN: another build's lagom.so, e.g. to show that a test
+# fails on an older plugin).
+cluster_need_plugin() {
+	local reason
+	if reason=$(cluster_skip_reason); then
+		plan_skip_all "$reason"
+	fi
+	LAGOM_PLUGIN=${LAGOM_TEST_PLUGIN:-$top_builddir/spank/.libs/lagom.so}
+	[ -f "$LAGOM_PLUGIN" ] ||
+		plan_skip_all "lagom.so not built ($LAGOM_PLUGIN)"
+}
+
 # Print why this machine cannot run the cluster (and fail), or nothing.
 cluster_skip_reason() {
 	local p
