@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/nccl_profiler_run.sh - a real NCCL run with lagom's profiler plugin,
 # for a machine with GPUs (not part of `make check`; NOT YET RUN: the
-# project's machines have no GPU).  It runs nccl-tests' all_reduce_perf on
+# project's machines have no GPU; bench/gpu_check.sh, doc/gpu-check.md, is the
+# one-GPU check of both plugins).  It runs nccl-tests' all_reduce_perf on
 # the local GPUs with libnccl-profiler-lagom.so loaded, shows NCCL's own
 # NCCL_DEBUG=INFO lines proving the plugin loaded, then puts the plugin's
 # measured GPU time per size (`lagom runs`) beside nccl-tests' own time.

@@ -1,0 +1,89 @@
+#!/bin/sh
+# tests/gpu/kit.sh - the GPU check kit on a machine without a GPU: the pack
+# bench/gpu_pack.sh makes is self-contained (every library its binaries
+# need that the device does not provide is inside), its plan decodes and
+# carries the id lagom's encoder would give it, nccl_pair fails cleanly
+# without a driver, and bench/gpu_check.sh runs through every step, says
+# "no GPU" and leaves its seven result files.
+. "$top_srcdir/tests/lib/tap.sh"
+
+command -v python3 >/dev/null 2>&1 || plan_skip_all "python3 not installed (the pack computes the plan id with it)"
+command -v ldd >/dev/null 2>&1 || plan_skip_all "no ldd"
+[ -x "$top_builddir/lagom" ] || plan_skip_all "lagom not built"
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+	plan_skip_all "this machine has a GPU: the kit is for bench/gpu_check.sh by hand; this test checks the no-GPU path"
+fi
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/lagom-kit.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+pack=$TMP/pack
+cuda=${CUDA_HOME:-/usr/local/cuda}
+have_cuda=no
+[ -f "$cuda/include/nccl.h" ] && [ -f "$cuda/include/cuda_runtime_api.h" ] && have_cuda=yes
+
+plan 14
+
+top_builddir=$top_builddir sh "$top_srcdir/bench/gpu_pack.sh" "$pack" >"$TMP/pack.log" 2>&1
+check "gpu_pack.sh makes the pack" [ $? -eq 0 ]
+check "the pack has the programs, the plugins, the plan and the check script" \
+	test -x "$pack/bin/lagom" -a -x "$pack/bin/lagom-prolog" \
+	-a -f "$pack/lib/libnccl-profiler-lagom.so" -a -f "$pack/lib/libnccl-tuner-lagom.so" \
+	-a -s "$pack/pair.plan" -a -f "$pack/gpu_check.sh" -a -x "$pack/glibc/ld-linux-x86-64.so.2"
+kib=$(du -sk "$pack" | awk '{ print $1 }')
+check_that "the pack is under 40 MiB ($kib KiB)" '[ "$kib" -lt 40960 ]'
+
+# Self-contained: what a binary needs resolves inside the pack, or is what
+# the device provides (glibc, the C++ runtime, CUDA, NCCL).
+provided='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libcuda|libcudart|libnccl|libcublas)[.-]'
+for f in "$pack"/bin/* "$pack"/lib/*.so*; do
+	LD_LIBRARY_PATH=$pack/lib ldd "$f" | awk '$2 == "=>" { print $1, $3 }' |
+		grep -Ev "$provided" | grep -v " $pack/lib/"
+done >"$TMP/outside"
+tap_on_fail="cat $TMP/outside"
+check_that "every other library resolves inside the pack" '[ ! -s "$TMP/outside" ]'
+tap_on_fail=
+
+# The plan: accepted by the tuner's decoder, its id the encoder's.
+plan_tool=$top_builddir/tests/tuner/plan_tool
+if [ -x "$plan_tool" ]; then
+	check_that "the pair's plan decodes" '[ "$("$plan_tool" "$pack/pair.plan")" = ok ]'
+else
+	skip "tests/tuner/plan_tool not built"
+fi
+"$top_builddir/lagom" profile synth --gpu H200 --gpus-per-node 1 --nic 1x100 \
+	--transport tcp --node n0 -o "$TMP/h200.json" >/dev/null 2>&1
+"$top_builddir/lagom" plan --profile "$TMP/h200.json" --nodes 2 --gpus-per-node 1 \
+	--workload gpt2-xl:dp | sed -n 's/^LAGOM_PLAN: //p' >"$TMP/real.plan"
+want=$(awk '{ print $4; exit }' "$TMP/real.plan")
+got=$(sed 's/^[^;]*;//' "$TMP/real.plan" | tr -d '\n' | sh "$top_srcdir/bench/gpu_pack.sh" --plan-id)
+check_that "--plan-id gives lagom's own id for a real plan ($want)" '[ -n "$want" ] && [ "$got" = "$want" ]'
+body_id=$(sed 's/^[^;]*;//' "$pack/pair.plan" | tr -d '\n' | sh "$top_srcdir/bench/gpu_pack.sh" --plan-id)
+check_that "the pair's plan carries its id, this lagom's version and the pair's shape" \
+	'grep -q "^lagom-plan 1 $("$top_builddir/lagom" --version | cut -d" " -f2) $body_id job=0 ranks=2 nodes=2;" "$pack/pair.plan"'
+
+# nccl_pair without a driver.
+if [ "$have_cuda" = yes ] && [ -x "$pack/bin/nccl_pair" ]; then
+	LD_LIBRARY_PATH=$cuda/lib64:$cuda/lib "$pack/bin/nccl_pair" 0 2 "$TMP/id" >"$TMP/o" 2>"$TMP/e"
+	rc=$?
+	check_that "nccl_pair without a GPU: exit 1, one nccl_pair: line" \
+		'[ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/e")" -eq 1 ] && grep -q "^nccl_pair: rank 0: " "$TMP/e" && [ ! -e "$TMP/id" ]'
+	"$pack/bin/nccl_pair" 2 2 "$TMP/id" 2>"$TMP/e"
+	rc=$?
+	check_that "nccl_pair with a rank out of range: usage, exit 2" '[ "$rc" -eq 2 ] && grep -q "^usage: " "$TMP/e"'
+else
+	skip "no CUDA headers under $cuda: the pack has no nccl_pair"
+	skip "no CUDA headers under $cuda: the pack has no nccl_pair"
+fi
+
+# The device script, here.
+OUT=$TMP/out sh "$pack/gpu_check.sh" >"$TMP/check.log" 2>&1
+check "gpu_check.sh runs to the end (exit 0)" [ $? -eq 0 ]
+tap_on_fail="cat $TMP/check.log"
+check_that "seven result files, no folders" \
+	'[ "$(cd "$TMP/out" && echo *)" = "nccl_pair.log profile.json profile_long.json prolog.log records.tar.gz runs.json summary.txt" ] && [ -z "$(find "$TMP/out" -mindepth 1 -type d)" ]'
+check_that "the summary says there is no GPU and that the pair failed" \
+	'grep -q "^no GPU: " "$TMP/out/summary.txt" && grep -q "^== done: pair no;" "$TMP/out/summary.txt"'
+check_that "both lagom-prolog runs printed a profile the plugin's reader accepts" \
+	'"$top_builddir/lagom" profile check --no-trust "$TMP/out/profile.json" "$TMP/out/profile_long.json" >/dev/null'
+check_that "runs.json is lagom runs' JSON" \
+	'python3 -c "import json,sys; d = json.load(open(sys.argv[1])); sys.exit(0 if d[\"command\"] == \"runs\" else 1)" "$TMP/out/runs.json"'
+done_testing
