@@ -32,7 +32,9 @@ out=$(cd "$out" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/lagom-gpu.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 sum=$out/summary.txt
-user=$(id -un)
+# The spool is USER/JOB.STEP; a uid without a passwd entry cannot use
+# `lagom runs` (it looks the user up): the records still come back.
+user=$(id -un 2>/dev/null || id -u)
 spool=$work/spool
 mkdir -p "$spool/$user" && chmod 700 "$spool" "$spool/$user"
 : >"$sum"
