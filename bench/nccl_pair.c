@@ -30,22 +30,21 @@
 
 static int rank = -1;
 
+/* 0 after one "nccl_pair: " line saying what failed and why. */
+static int failed(const char *what, const char *why)
+{
+	fprintf(stderr, "nccl_pair: rank %d: %s: %s\n", rank, what, why);
+	return 0;
+}
+
 static int cuda_ok(cudaError_t st, const char *what)
 {
-	if (st == cudaSuccess)
-		return 1;
-	fprintf(stderr, "nccl_pair: rank %d: %s: %s\n", rank, what,
-		cudaGetErrorString(st));
-	return 0;
+	return st == cudaSuccess ? 1 : failed(what, cudaGetErrorString(st));
 }
 
 static int nccl_ok(ncclResult_t st, const char *what)
 {
-	if (st == ncclSuccess)
-		return 1;
-	fprintf(stderr, "nccl_pair: rank %d: %s: %s\n", rank, what,
-		ncclGetErrorString(st));
-	return 0;
+	return st == ncclSuccess ? 1 : failed(what, ncclGetErrorString(st));
 }
 
 static int parse_int(const char *s, int lo, int hi, int *out)
