@@ -69,10 +69,10 @@ sed 's/^/pack: /' "$here/MANIFEST" 2>/dev/null | head -n 6 | tee -a "$sum"
 say "== 1. GPUs"
 gpus=0
 if command -v nvidia-smi >/dev/null 2>&1; then
-	timeout 20 nvidia-smi -L >"$work/smi" 2>&1
+	timeout 15 nvidia-smi -L >"$work/smi" 2>&1
 	tee -a "$sum" <"$work/smi"
 	gpus=$(grep -c '^GPU ' "$work/smi")
-	timeout 20 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit,compute_mode \
+	timeout 15 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit,compute_mode \
 		--format=csv 2>&1 | tee -a "$sum"
 else
 	say "nvidia-smi: not found"
@@ -219,11 +219,11 @@ pair() {
 pair_ok=no
 if [ ! -x "$here/bin/nccl_pair" ]; then
 	say "no nccl_pair in the pack (no CUDA headers where it was made)"
-elif pair 2 1.0 150; then
+elif pair 2 1.0 120; then
 	pair_ok=yes
 else
 	say "the pair failed: one rank alone shows whether the plugins load (the plan has no entry for 1 rank)"
-	pair 1 1.1 40
+	pair 1 1.1 30
 fi
 if [ -s "$out/nccl_pair.log" ]; then
 	say "NCCL's lines about plugins, hosts and transport (count, line without host:pid:tid):"
