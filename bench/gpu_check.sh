@@ -188,6 +188,7 @@ say "LAGOM_PLAN=$LAGOM_PLAN"
 pair() {
 	n=$1 dir=$spool/$user/$2 lim=$3
 	mkdir -p "$dir" && chmod 700 "$spool" "$spool/$user" "$dir"
+	rm -f "$work"/rank*.log
 	t0=$(now) r=$n pids='' rcs=''
 	while [ "$r" -gt 0 ]; do
 		r=$((r - 1))
@@ -197,6 +198,19 @@ pair() {
 			$run "$here/bin/nccl_pair" "$r" "$n" "$work/id.$2" 20 \
 			>"$work/rank$r.log" 2>&1 &
 		pids="$! $pids"
+	done
+	# A rank that failed said so in one line: stop the others at once
+	# rather than at the bound (they would wait for it inside NCCL).
+	while :; do
+		alive=0
+		for p in $pids; do kill -0 "$p" 2>/dev/null && alive=1; done
+		[ "$alive" -eq 1 ] || break
+		if grep -q '^nccl_pair: ' "$work"/rank*.log 2>/dev/null; then
+			sleep 2
+			for p in $pids; do kill "$p" 2>/dev/null; done
+			break
+		fi
+		sleep 1
 	done
 	all=0
 	for p in $pids; do
