@@ -87,6 +87,25 @@ for ((i = 0; i < runs + 3; i++)); do
 	echo "$c" >>"$CLUSTER_DIR/auto"
 	echo "$d" >>"$CLUSTER_DIR/nocomment"
 done
+# paired X Y LABEL: the per-iteration difference Y - X (interleaved runs
+# share the machine's state at that moment), its median and a
+# distribution-free 95 % confidence interval of that median (order
+# statistics n/2 -/+ 0.98 sqrt(n)), in ms and in % of X's median.
+paired() {
+	local base
+	base=$(median <"$CLUSTER_DIR/$1")
+	paste "$CLUSTER_DIR/$1" "$CLUSTER_DIR/$2" | awk '{print ($2 - $1) / 1000}' | sort -g |
+		awk -v base="$base" -v label="$3" '{d[NR] = $1}
+		END {
+			n = NR; if (n == 0 || base <= 0) exit
+			m = (n % 2) ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2
+			k = int(n / 2 - 0.98 * sqrt(n)); if (k < 1) k = 1
+			h = n - k + 1
+			printf "  %-34s %+6.2f ms (95 %% CI %+.2f .. %+.2f), %+5.1f %% (CI %+.1f .. %+.1f %%)\n",
+				label, m, d[k], d[h], 100 * m / base, 100 * d[k] / base, 100 * d[h] / base
+		}'
+}
+
 m0=$(median <"$CLUSTER_DIR/without")
 m1=$(median <"$CLUSTER_DIR/with")
 m2=$(median <"$CLUSTER_DIR/auto")
@@ -102,11 +121,10 @@ echo "  without lagom, --gres=gpu:4:          $mg"
 echo "  with lagom, --gres=gpu:4 --lagom=auto: $m2"
 echo "  the same with comment=no:              $m3"
 [ -z "$before" ] || echo "  --lagom=auto with $before: $me"
-awk -v a="$m0" -v b="$m1" -v c="$m2" -v g="$mg" -v d="$m3" -v n="$mn" -v e="$me" 'BEGIN {
-	printf "  ratio loaded/without:            %.3f (%+.1f %%, %+.2f ms)\n", b / a, (b / a - 1) * 100, b - a
-	if (n > 0) printf "  ratio loaded/null plugin:        %.3f (%+.1f %%, %+.2f ms)\n", b / n, (b / n - 1) * 100, b - n
-	if (n > 0) printf "  ratio null plugin/without:       %.3f (%+.1f %%, %+.2f ms)\n", n / a, (n / a - 1) * 100, n - a
-	printf "  ratio auto/without (both gres):  %.3f (%+.1f %%, %+.2f ms)\n", c / g, (c / g - 1) * 100, c - g
-	printf "  ratio auto, comment=no/without:  %.3f (%+.1f %%, %+.2f ms)\n", d / g, (d / g - 1) * 100, d - g
-	if (e > 0) printf "  ratio auto, before/without:      %.3f (%+.1f %%, %+.2f ms)\n", e / g, (e / g - 1) * 100, e - g
-}'
+echo "paired differences, median of the $runs per-run differences:"
+paired without with "loaded (off) - without:"
+[ -z "$null_so" ] || paired null with "loaded (off) - null plugin:"
+[ -z "$null_so" ] || paired without null "null plugin - without:"
+paired gres auto "auto - without (both gres):"
+paired gres nocomment "auto, comment=no - without:"
+[ -z "$before" ] || paired gres before "auto, before - without:"

@@ -162,6 +162,17 @@ static int parse_comment(struct lagom_config *cfg, const char *value,
 	return 0;
 }
 
+static int parse_step_query(struct lagom_config *cfg, const char *value,
+			    struct lagom_error *err)
+{
+	if (strcmp(value, "auto") != 0 && strcmp(value, "always") != 0)
+		return lagom_errprintf(err, EINVAL,
+				       "step_query=%s: expected auto or always",
+				       value);
+	cfg->step_query_always = strcmp(value, "always") == 0;
+	return 0;
+}
+
 static int parse_slurm_user(struct lagom_config *cfg, const char *value,
 			    struct lagom_error *err)
 {
@@ -261,6 +272,8 @@ static int parse_one(struct lagom_config *cfg, const char *key, size_t keylen,
 		return parse_varlist(&cfg->override, "override", value, err);
 	if (KEY_IS("slurm_user"))
 		return parse_slurm_user(cfg, value, err);
+	if (KEY_IS("step_query"))
+		return parse_step_query(cfg, value, err);
 #undef KEY_IS
 	return lagom_errprintf(err, EINVAL, "unknown argument '%.*s'",
 			       (int)keylen, key);

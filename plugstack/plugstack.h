@@ -91,6 +91,9 @@ struct lagom_config {
 	bool slurm_uid_valid;
 	unsigned int slurm_uid;
 	int verbose;
+	/* step_query=always: srun asks slurmctld for every step's nodes and
+	 * GPUs, even when its own options tell them (srun_step.c) */
+	bool step_query_always;
 	struct lagom_measure_config measure;
 };
 

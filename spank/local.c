@@ -143,13 +143,21 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	struct lagom_step step;
 	struct timespec t0;
 	char *text = NULL;
-	double step_ms;
+	char asked[96];
+	double ctld_ms;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (lagom_srun_step_read(sp, LAGOM_SRUN_STEP_WAIT_MS, &step, &id,
-				 &err) < 0)
+	if (lagom_srun_step_read(sp, LAGOM_SRUN_STEP_WAIT_MS,
+				 st->cfg.step_query_always, &step, &id,
+				 &ctld_ms, &err) < 0)
 		goto fail;
-	step_ms = lagom_ms_since(&t0);
+	if (ctld_ms >= 0)
+		snprintf(asked, sizeof(asked),
+			 "%.1f ms of it asking slurmctld for the step",
+			 ctld_ms);
+	else
+		snprintf(asked, sizeof(asked),
+			 "the step's nodes and GPUs from srun's options");
 	step.registered_buffers = st->registered_buffers;
 	if (step.gpus_per_node == 0) {
 		lagom_errprintf(&err, ENODEV,
@@ -170,10 +178,9 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	}
 	say(st,
 	    "job %u.%u: %s plan %s for %u nodes x %u GPUs in %.1f ms "
-	    "(%.1f ms of it asking slurmctld for the step; hardware of %zu "
-	    "of %u nodes from the cluster digest)",
+	    "(%s; hardware of %zu of %u nodes from the cluster digest)",
 	    id.job_id, id.step_id, lagom_mode_name(mode), res->plan_id,
-	    id.nnodes, res->gpus_per_node, lagom_ms_since(&t0), step_ms,
+	    id.nnodes, res->gpus_per_node, lagom_ms_since(&t0), asked,
 	    res->digest_nodes, id.nnodes);
 	if (mode == LAGOM_MODE_EXPLAIN)
 		explain(res);

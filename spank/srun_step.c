@@ -1,11 +1,12 @@
 /*
  * spank/srun_step.c - the step as srun sees it in slurm_spank_local_user_init
  * (doc/consistency.md): job and step ids, node and task counts from
- * spank_get_item; the step's node list and its GPU request from slurmctld
- * (one slurm_get_job_steps() call, which srun waits for at most
- * LAGOM_SRUN_STEP_WAIT_MS); tasks per node from srun's own
- * SLURM_TASKS_PER_NODE, checked against the counts; the step's working
- * directory from srun's -D/--chdir.
+ * spank_get_item; tasks per node from srun's own SLURM_TASKS_PER_NODE,
+ * checked against the counts; the step's working directory from srun's
+ * -D/--chdir; the step's node list and its GPU request from srun itself
+ * where srun's own state tells them exactly (srun_knows_step() below), else
+ * from slurmctld (one slurm_get_job_steps() call, which srun waits for at
+ * most LAGOM_SRUN_STEP_WAIT_MS).
  *
  * GPUs per node are planned only when Slurm's request fixes them on every
  * node: --gpus-per-node/--gres=gpu:G (every node G), --gpus-per-task=K with
@@ -14,8 +15,11 @@
  * --gpus-per-task with uneven tasks, --gpus-per-socket) is left to NCCL on
  * every node.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <strings.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,6 +243,176 @@ static int fetch_step_bounded(uint32_t job_id, uint32_t step_id,
 	return rc;
 }
 
+/*
+ * The step's GPU request without slurmctld.  srun 22.05 builds it from its
+ * options (launch.c launch_common_create_job_step: xfmt_tres() of --gpus,
+ * --gpus-per-node, --gpus-per-socket and --gpus-per-task, and --gres, else
+ * SLURM_STEP_GRES, after the per-node GPUs), and slurmctld keeps it as sent
+ * unless it names no GRES at all (step_mgr.c _copy_job_tres_to_step: "none"
+ * clears the GRES; a request naming "gres" loses its zero counts; any other
+ * request is replaced by the job's, which only slurmctld knows).
+ */
+
+/* *dest (owned, may be NULL) followed by "prefix:tok" for every
+ * comma-separated tok of src, as Slurm's xfmt_tres(); -ENOMEM. */
+static int tres_fmt(char **dest, const char *prefix, const char *src)
+{
+	const char *p = src;
+
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+
+		if (len > 0) {
+			size_t old = *dest ? strlen(*dest) : 0;
+			size_t need = old + 1 + strlen(prefix) + 1 + len + 1;
+			char *s = realloc(*dest, need);
+
+			if (!s)
+				return -ENOMEM;
+			snprintf(s + old, need - old, "%s%s%s%.*s",
+				 old ? "," : "", prefix, prefix[0] ? ":" : "",
+				 (int)len, p);
+			*dest = s;
+		}
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+/* Drop the entries whose text after the last ':' reads as the number 0
+ * (strtoll to its end, as slurmctld's _clear_zero_tres()); an empty result
+ * is NULL. */
+static void clear_zero(char **spec)
+{
+	char *w = *spec;
+	const char *p = *spec;
+
+	if (!p)
+		return;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char tok[256], *end = NULL, *colon;
+		bool keep = len > 0;
+
+		if (keep && len < sizeof(tok)) {
+			memcpy(tok, p, len);
+			tok[len] = '\0';
+			if ((colon = strrchr(tok, ':')) &&
+			    strtoll(colon + 1, &end, 10) == 0 && *end == '\0')
+				keep = false;
+		}
+		if (keep) {
+			if (w != *spec)
+				*w++ = ',';
+			memmove(w, p, len);
+			w += len;
+		}
+		p += len + (p[len] == ',');
+	}
+	*w = '\0';
+	if (w == *spec) {
+		free(*spec);
+		*spec = NULL;
+	}
+}
+
+int lagom_srun_gpu_request(const struct lagom_srun_gpu_opts *o,
+			   struct lagom_gpu_request *req,
+			   struct lagom_error *err)
+{
+	const char *add = o->gres ? o->gres : o->step_gres_env;
+	char **all[] = { &req->per_step, &req->per_node, &req->per_socket,
+			 &req->per_task };
+	bool names_gres = false;
+
+	memset(req, 0, sizeof(*req));
+	if (tres_fmt(&req->per_step, "gres:gpu", o->gpus) < 0 ||
+	    tres_fmt(&req->per_node, "gres:gpu", o->gpus_per_node) < 0 ||
+	    (add && tres_fmt(&req->per_node, "", add) < 0) ||
+	    tres_fmt(&req->per_socket, "gres:gpu", o->gpus_per_socket) < 0 ||
+	    tres_fmt(&req->per_task, "gres:gpu", o->gpus_per_task) < 0) {
+		lagom_gpu_request_release(req);
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	}
+	if (req->per_node && strcasecmp(req->per_node, "none") == 0) {
+		lagom_gpu_request_release(req); /* --gres=none: no GRES */
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		names_gres |= *all[i] && strstr(*all[i], "gres") != NULL;
+	if (!names_gres) {
+		lagom_gpu_request_release(req); /* slurmctld copies the job's */
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		clear_zero(all[i]);
+	return 1;
+}
+
+/* The Slurm releases whose srun srun_gpu_opts() was checked against (on
+ * the demo cluster, by tests/integration/step_source.sh): elsewhere srun
+ * asks slurmctld. */
+static bool srun_opts_verified(spank_t sp)
+{
+	const char *major = NULL, *minor = NULL;
+
+	return spank_get_item(sp, S_SLURM_VERSION_MAJOR, &major) ==
+		       ESPANK_SUCCESS &&
+	       spank_get_item(sp, S_SLURM_VERSION_MINOR, &minor) ==
+		       ESPANK_SUCCESS &&
+	       major && minor && strcmp(major, "22") == 0 &&
+	       strcmp(minor, "05") == 0;
+}
+
+typedef char *(*lagom_option_get_fn)(void *opt, const char *name);
+typedef void (*lagom_xfree_fn)(void **item);
+
+/*
+ * srun's own GPU options, read through Slurm's option table: srun's global
+ * slurm_opt_t `opt` and libslurm's slurm_option_get(), both exported to the
+ * plugins srun loads.  1 with *req filled, 0 when srun's state cannot tell
+ * (another Slurm release, a symbol missing, a heterogeneous step, a step
+ * that leaves its GPUs to the job's request), -ENOMEM.
+ */
+static int srun_gpu_opts(spank_t sp, struct lagom_gpu_request *req,
+			 struct lagom_error *err)
+{
+	static const char *const names[] = { "gres", "gpus", "gpus-per-node",
+					     "gpus-per-task",
+					     "gpus-per-socket" };
+	char *v[sizeof(names) / sizeof(names[0])] = { NULL };
+	struct lagom_srun_gpu_opts o;
+	lagom_option_get_fn get;
+	lagom_xfree_fn xfree_fn;
+	void *opt, **opt_list;
+	int rc;
+
+	if (!srun_opts_verified(sp))
+		return 0;
+	opt = dlsym(RTLD_DEFAULT, "opt");
+	opt_list = dlsym(RTLD_DEFAULT, "opt_list");
+	*(void **)&get = dlsym(RTLD_DEFAULT, "slurm_option_get");
+	*(void **)&xfree_fn = dlsym(RTLD_DEFAULT, "slurm_xfree");
+	/* srun keeps a list of options only for a heterogeneous step */
+	if (!opt || !opt_list || *opt_list || !get || !xfree_fn)
+		return 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		v[i] = get(opt, names[i]);
+	o = (struct lagom_srun_gpu_opts){
+		.gres = v[0],
+		.gpus = v[1],
+		.gpus_per_node = v[2],
+		.gpus_per_task = v[3],
+		.gpus_per_socket = v[4],
+		.step_gres_env = getenv("SLURM_STEP_GRES"),
+	};
+	rc = lagom_srun_gpu_request(&o, req, err);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (v[i])
+			xfree_fn((void **)&v[i]);
+	return rc;
+}
+
 /* srun 22.05's short options that take an argument (slurm_opt.c): the
  * rest of the word, or the next word where one is required. */
 #define SRUN_SHORT_REQUIRED "ABCDFGJLMNSTWabcdeimnopqrtwx"
@@ -398,6 +572,15 @@ static int expand(const char *list, struct lagom_step *step,
 	return 0;
 }
 
+static void clear_nodes(struct lagom_step *step)
+{
+	for (size_t i = 0; i < step->node_count; i++)
+		free(step->node_names[i]);
+	free(step->node_names);
+	step->node_names = NULL;
+	step->node_count = 0;
+}
+
 static int get_ids(spank_t sp, struct lagom_step *step,
 		   struct lagom_carrier_step *id, struct lagom_error *err)
 {
@@ -439,17 +622,47 @@ static int tasks_per_node(struct lagom_step *step,
 	return 0;
 }
 
-int lagom_srun_step_read(spank_t sp, unsigned timeout_ms,
+/*
+ * The step's nodes and GPU request from srun itself: 1 when srun's state
+ * tells them exactly, 0 when only slurmctld can.  The nodes come from
+ * SLURM_NODELIST, which srun sets in its own environment (setup_env()) to
+ * its allocation's list before this hook: the step's list only when the
+ * step has as many nodes as the allocation (srun -N2 in an allocation of 3
+ * does not).  Every node checks the node list against its own
+ * SLURM_STEP_NODELIST, so a wrong guess can only leave the whole step
+ * untuned (carrier.c), never split it.
+ */
+static int srun_knows_step(spank_t sp, struct lagom_step *step,
+			   struct lagom_gpu_request *req,
+			   struct lagom_error *err)
+{
+	const char *list = getenv("SLURM_NODELIST");
+	int rc;
+
+	if (!list || (rc = srun_gpu_opts(sp, req, err)) <= 0)
+		return list ? rc : 0;
+	if (expand(list, step, err) < 0 || step->node_count != step->nnodes) {
+		clear_nodes(step);
+		lagom_gpu_request_release(req);
+		lagom_error_clear(err);
+		return 0;
+	}
+	return 1;
+}
+
+int lagom_srun_step_read(spank_t sp, unsigned timeout_ms, bool query_always,
 			 struct lagom_step *step, struct lagom_carrier_step *id,
-			 struct lagom_error *err)
+			 double *slurmctld_ms, struct lagom_error *err)
 {
 	struct lagom_tasks_per_node tpn = { 0 };
 	struct lagom_gpu_request req = { 0 };
+	struct timespec t0;
 	char *nodes = NULL;
 	int rc;
 
 	memset(step, 0, sizeof(*step));
 	memset(id, 0, sizeof(*id));
+	*slurmctld_ms = -1;
 	if ((rc = get_ids(sp, step, id, err)) < 0)
 		return rc;
 	if (gethostname(step->node_name, sizeof(step->node_name) - 1) < 0)
@@ -461,10 +674,19 @@ int lagom_srun_step_read(spank_t sp, unsigned timeout_ms,
 	}
 	if ((rc = tasks_per_node(step, id, &tpn, err)) < 0)
 		goto out;
-	if ((rc = fetch_step_bounded(id->job_id, id->step_id, timeout_ms,
-				     &nodes, &req, err)) < 0 ||
-	    (rc = expand(nodes, step, err)) < 0 ||
-	    (rc = lagom_step_gpus(&req, &tpn, &step->gpus_per_node, err)) < 0)
+	rc = query_always ? 0 : srun_knows_step(sp, step, &req, err);
+	if (rc < 0)
+		goto out;
+	if (rc == 0) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if ((rc = fetch_step_bounded(id->job_id, id->step_id,
+					     timeout_ms, &nodes, &req, err)) <
+			    0 ||
+		    (rc = expand(nodes, step, err)) < 0)
+			goto out;
+		*slurmctld_ms = lagom_ms_since(&t0);
+	}
+	if ((rc = lagom_step_gpus(&req, &tpn, &step->gpus_per_node, err)) < 0)
 		goto out;
 	if (step->node_count != id->nnodes) {
 		rc = lagom_errprintf(err, EINVAL,

@@ -4,6 +4,8 @@
 #ifndef LAGOM_SPANK_SRUN_STEP_H
 #define LAGOM_SPANK_SRUN_STEP_H
 
+#include <stdbool.h>
+
 #include <slurm/spank.h>
 
 #include "common/error.h"
@@ -38,20 +40,43 @@ int lagom_step_gpus(const struct lagom_gpu_request *req,
 		    const struct lagom_tasks_per_node *tpn, unsigned *gpus,
 		    struct lagom_error *err);
 
+/* srun's own GPU options (Slurm's option table; NULL: not given). */
+struct lagom_srun_gpu_opts {
+	const char *gres; /* --gres, with Slurm's "gres:" prefix */
+	const char *gpus; /* --gpus, -G */
+	const char *gpus_per_node;
+	const char *gpus_per_task;
+	const char *gpus_per_socket;
+	const char *step_gres_env; /* SLURM_STEP_GRES (used without --gres) */
+};
+
+/*
+ * The GPU request slurmctld keeps for a step srun 22.05 creates with these
+ * options (srun_step.c): 1 with *req filled (all NULL when the step has no
+ * GRES), 0 when the options name no GRES, so that slurmctld gives the step
+ * the job's request instead (only slurmctld can tell it), -ENOMEM.
+ */
+int lagom_srun_gpu_request(const struct lagom_srun_gpu_opts *o,
+			   struct lagom_gpu_request *req,
+			   struct lagom_error *err);
+
 /* How long srun waits for slurmctld's record of the step before it
  * launches the step without a plan (lagom-spank(8)). */
 #define LAGOM_SRUN_STEP_WAIT_MS 5000
 
 /*
  * Fill *step (node names owned: lagom_step_clear()) and the step's
- * identity *id in srun's slurm_spank_local_user_init: one slurmctld round
- * trip, waited for at most timeout_ms (then -ETIMEDOUT).  node_id is 0,
+ * identity *id in srun's slurm_spank_local_user_init.  The step's nodes and
+ * GPU request come from srun's own state when it tells them exactly (and
+ * query_always is false); else from one slurmctld round trip, waited for
+ * at most timeout_ms (then -ETIMEDOUT), whose duration goes to
+ * *slurmctld_ms (-1 when slurmctld was not asked).  node_id is 0,
  * node_name srun's host, cwd the step's working directory ("" when it
  * cannot be told).  Returns 0 or a negative errno with err filled.
  */
-int lagom_srun_step_read(spank_t sp, unsigned timeout_ms,
+int lagom_srun_step_read(spank_t sp, unsigned timeout_ms, bool query_always,
 			 struct lagom_step *step, struct lagom_carrier_step *id,
-			 struct lagom_error *err);
+			 double *slurmctld_ms, struct lagom_error *err);
 
 /*
  * The working directory of the step srun launches, into out: the last

@@ -102,11 +102,12 @@ grep -i "munge\|credential\|error" "$CLUSTER_DIR/user.err" | head -3 | sed 's/^/
 
 # --- slurmctld stalled at launch: srun waits for it at most 5 s -------------
 # srun's --prolog runs after the step exists and before lagom plans: it stops
-# slurmctld (SIGSTOP) and resumes it SECONDS later.  srun asks slurmctld for
-# the step's nodes and GPUs before it plans; it waits at most 5 s for the
-# answer (lagom-spank(8)), then launches the step with no plan for any node.
-# Each task prints its node, when it started, its plan id and how many
-# NCCL_ variables it has.
+# slurmctld (SIGSTOP) and resumes it SECONDS later.  Where srun must ask
+# slurmctld for the step's nodes and GPUs (step_query=always here; by default
+# only when its own options cannot tell: doc/consistency.md), it waits at
+# most 5 s for the answer (lagom-spank(8)), then launches the step with no
+# plan for any node.  Each task prints its node, when it started, its plan
+# id and how many NCCL_ variables it has.
 stall() { # SECONDS
 	cat >"$work/stop-ctld.sh" <<EOF
 #!/bin/sh
@@ -116,6 +117,11 @@ date +%s.%N >"$CLUSTER_DIR/stopped_at"
 EOF
 	chmod 0755 "$work/stop-ctld.sh"
 	rm -f "$CLUSTER_DIR/stopped_at"
+	# the step before may still be completing (its slurmctld was stopped)
+	for _ in $(seq 60); do
+		[ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+		sleep 0.5
+	done
 	run srun -v -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp \
 		--prolog="$work/stop-ctld.sh" \
 		bash -c 'echo $SLURM_NODEID $(date +%s.%N) SLURM_JOB_ID=$SLURM_JOB_ID plan=$LAGOM_PLAN_ID $(env | grep -c "^NCCL_")'
@@ -129,6 +135,7 @@ EOF
 	plans=$(grep -o 'plan=[0-9a-f]*' "$out" | sort | uniq -c | awk '{ printf "%sx%s ", $1, $2 }')
 	diag "slurmctld stopped for $1 s: the last task started ${started} s after, ${plans:-no output}"
 }
+cluster_plugstack $P step_query=always
 stall 3
 lag=$(awk '$1 == 0 { t0 = $2 } $1 != 0 && (min == "" || $2 < min) { min = $2 }
 	END { if (t0 == "" || min == "") print "none"; else printf "%.2f", t0 - min }' "$out")
@@ -150,6 +157,16 @@ check_that "... no node applied a plan or set NCCL_ (all or none)" \
 check_that "... srun -v said why, in one lagom: line" \
 	'[ "$(count "lagom: job $job.0: slurmctld did not answer within 5.0 s" "$err")" -eq 1 ] && [ "$(count "lagom: " "$err")" -eq 1 ]'
 [ "$(count "lagom: " "$err")" -eq 1 ] || grep "lagom: " "$err" | head -5 | sed 's/^/#   /'
+# by default srun takes this step's nodes and GPUs from its own options:
+# a stalled slurmctld does not touch the plan, and the tasks do not wait
+cluster_plugstack $P
+stall 16
+tap_on_fail=dump check_that "step_query=auto, slurmctld stopped for 16 s: the step ran on 3 nodes (rc $rc)" \
+	'[ -s "$CLUSTER_DIR/stopped_at" ] && [ "$rc" -eq 0 ] && [ "$(wc -l <"$out")" -eq 3 ]'
+check_that "... every task started at once (${started} s after the stop, under 3 s)" \
+	'[ "$started" != none ] && awk -v t="$started" "BEGIN { exit !(t < 3) }"'
+check_that "... every node applied the same plan, planned without slurmctld (${plans})" \
+	'[ "$(grep -c "plan=[0-9a-f]\{16\} " "$out")" -eq 3 ] && [ "$(grep -o "plan=[0-9a-f]*" "$out" | sort -u | wc -l)" -eq 1 ] && grep -q "lagom: .*from srun.s options" "$err"'
 
 # --- the user's own comment text is never lagom's to remove -----------------
 cat >"$work/note.sh" <<'EOF'

@@ -28,6 +28,7 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.override.n, 0);
 	assert_false(cfg.slurm_uid_valid);
 	assert_int_equal(cfg.verbose, 0);
+	assert_false(cfg.step_query_always);
 }
 
 static void test_every_key(void **state)
@@ -40,8 +41,9 @@ static void test_every_key(void **state)
 			       "forbid=NCCL_ALGO,NCCL_PROTO",
 			       "forbid=NCCL_ALGO", "override=NCCL_BUFFSIZE",
 			       "topology_conf=/e/t.conf", "slurm_user=64030",
-			       "verbose"),
+			       "step_query=always", "verbose"),
 			 0);
+	assert_true(cfg.step_query_always);
 	assert_int_equal(cfg.default_mode, LAGOM_MODE_AUTO);
 	assert_string_equal(cfg.profile_dir, "/p");
 	assert_string_equal(cfg.tuner, "/t/x.so");
@@ -77,6 +79,9 @@ static void test_values(void **state)
 	assert_int_equal(PARSE(&cfg, NULL, "default=off", "verbose=no"), 0);
 	assert_int_equal(cfg.default_mode, LAGOM_MODE_OFF);
 	assert_int_equal(cfg.verbose, 0);
+	assert_int_equal(
+		PARSE(&cfg, NULL, "step_query=always", "step_query=auto"), 0);
+	assert_false(cfg.step_query_always);
 }
 
 /* A bad argument fails, names itself, and leaves *out untouched. */
@@ -102,6 +107,7 @@ static void test_errors(void **state)
 	expect_error("bogus", -EINVAL, "bogus");
 	expect_error("default=on", -EINVAL, "default=on");
 	expect_error("comment=maybe", -EINVAL, "comment=maybe");
+	expect_error("step_query=never", -EINVAL, "step_query=never");
 	expect_error("forbid=NCCL-ALGO", -EINVAL, "NCCL-ALGO");
 	expect_error("forbid=", -EINVAL, "forbid");
 	expect_error("override=A,,B", -EINVAL, "override");

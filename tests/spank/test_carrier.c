@@ -334,6 +334,96 @@ static void step_working_directory(void **state)
 			 -ENAMETOOLONG);
 }
 
+/* lagom_srun_gpu_request(): the request slurmctld keeps for srun's
+ * options (srun 22.05 launch.c, slurmctld step_mgr.c), or 0 where
+ * slurmctld substitutes the job's. */
+static void gpu_request_from_options(void **state)
+{
+	const struct {
+		struct lagom_srun_gpu_opts o;
+		int rc;
+		const char *node, *task, *step, *socket;
+	} cases[] = {
+		/* --gres=gpu:4 (Slurm prepends gres:) */
+		{ { .gres = "gres:gpu:4" }, 1, "gres:gpu:4", NULL, NULL, NULL },
+		{ { .gpus_per_node = "2" }, 1, "gres:gpu:2", NULL, NULL, NULL },
+		{ { .gpus_per_node = "a100:2,v100:1" },
+		  1,
+		  "gres:gpu:a100:2,gres:gpu:v100:1",
+		  NULL,
+		  NULL,
+		  NULL },
+		/* per node first, then --gres */
+		{ { .gpus_per_node = "2", .gres = "gres:nic:1" },
+		  1,
+		  "gres:gpu:2,gres:nic:1",
+		  NULL,
+		  NULL,
+		  NULL },
+		{ { .gpus_per_task = "1" }, 1, NULL, "gres:gpu:1", NULL, NULL },
+		{ { .gpus = "7" }, 1, NULL, NULL, "gres:gpu:7", NULL },
+		{ { .gpus_per_socket = "2" },
+		  1,
+		  NULL,
+		  NULL,
+		  NULL,
+		  "gres:gpu:2" },
+		/* zero counts go; what is left stays */
+		{ { .gpus_per_node = "0", .gpus_per_task = "1" },
+		  1,
+		  NULL,
+		  "gres:gpu:1",
+		  NULL,
+		  NULL },
+		/* --gres=none: the step has no GRES at all */
+		{ { .gres = "none", .gpus = "2" }, 1, NULL, NULL, NULL, NULL },
+		{ { .gres = "NONE" }, 1, NULL, NULL, NULL, NULL },
+		/* SLURM_STEP_GRES only without --gres */
+		{ { .step_gres_env = "gres:gpu:3" },
+		  1,
+		  "gres:gpu:3",
+		  NULL,
+		  NULL,
+		  NULL },
+		{ { .gres = "gres:gpu:1", .step_gres_env = "gres:gpu:3" },
+		  1,
+		  "gres:gpu:1",
+		  NULL,
+		  NULL,
+		  NULL },
+		/* no GRES named: slurmctld gives the step the job's request */
+		{ { 0 }, 0, NULL, NULL, NULL, NULL },
+		{ { .step_gres_env = "gpu:3" }, 0, NULL, NULL, NULL, NULL },
+	};
+	struct lagom_error err = { 0 };
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lagom_gpu_request req;
+		int rc = lagom_srun_gpu_request(&cases[i].o, &req, &err);
+
+		if (rc != cases[i].rc)
+			fail_msg("case %zu: rc %d, want %d", i, rc,
+				 cases[i].rc);
+		if (cases[i].node)
+			assert_string_equal(req.per_node, cases[i].node);
+		else
+			assert_null(req.per_node);
+		if (cases[i].task)
+			assert_string_equal(req.per_task, cases[i].task);
+		else
+			assert_null(req.per_task);
+		if (cases[i].step)
+			assert_string_equal(req.per_step, cases[i].step);
+		else
+			assert_null(req.per_step);
+		if (cases[i].socket)
+			assert_string_equal(req.per_socket, cases[i].socket);
+		else
+			assert_null(req.per_socket);
+		lagom_gpu_request_release(&req);
+	}
+}
+
 static double seconds_since(const struct timespec *t0)
 {
 	struct timespec t1;
@@ -352,14 +442,16 @@ static void step_read_bounded(void **state)
 	struct lagom_carrier_step id;
 	struct lagom_step step;
 	struct timespec t0;
+	double ms = 0;
 
 	stub_reset(S_CTX_LOCAL);
 	setenv("SLURM_TASKS_PER_NODE", "2(x3)", 1);
 	setenv("SLURM_REMOTE_CWD", "/job/dir", 1);
 	stub.steps_gate = true; /* slurmctld does not answer (up to 5 s) */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(lagom_srun_step_read(NULL, 200, &step, &id, &err),
-			 -ETIMEDOUT);
+	assert_int_equal(
+		lagom_srun_step_read(NULL, 200, false, &step, &id, &ms, &err),
+		-ETIMEDOUT);
 	assert_true(seconds_since(&t0) < 2.0);
 	assert_non_null(strstr(err.text, "slurmctld did not answer within "
 					 "0.2 s"));
@@ -374,7 +466,10 @@ static void step_read_bounded(void **state)
 	assert_int_equal(stub.steps_returned, 1);
 	assert_false(stub.gate_timed_out);
 	/* an answer within the bound */
-	assert_int_equal(lagom_srun_step_read(NULL, 2000, &step, &id, &err), 0);
+	assert_int_equal(
+		lagom_srun_step_read(NULL, 2000, false, &step, &id, &ms, &err),
+		0);
+	assert_true(ms >= 0); /* not srun: slurmctld was asked */
 	assert_int_equal(step.node_count, 3);
 	assert_int_equal(step.gpus_per_node, 4);
 	assert_string_equal(step.cwd, "/job/dir");
@@ -393,6 +488,7 @@ int main(void)
 		cmocka_unit_test(matches_names_the_field),
 		cmocka_unit_test(tres_strings),
 		cmocka_unit_test(gpus_per_node_from_request),
+		cmocka_unit_test(gpu_request_from_options),
 		cmocka_unit_test(step_working_directory),
 		cmocka_unit_test(step_read_bounded),
 	};

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# tests/integration/step_source.sh - where srun learns the step's nodes and
+# GPUs (doc/consistency.md "Where the step's shape comes from"), on a real
+# Slurm: from its own options where they tell it exactly, else from
+# slurmctld.  For each way of starting a step, the plan srun makes with
+# the default (step_query=auto) is the plan it makes asking slurmctld
+# every time (step_query=always), every task of the step has that plan,
+# and srun -v names the source it used.
+. "$top_srcdir/tests/lib/tap.sh"
+. "$top_srcdir/tests/lib/cluster.sh"
+
+cluster_need_plugin
+profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
+[ -f "$profile_fixture" ] || plan_skip_all "no profile fixture ($profile_fixture)"
+
+cluster_unexport SLURM_
+cluster_setup "$profile_fixture"
+wl=phi-2:fsdp
+run_timeout=90
+show_env='echo $(/bin/hostname) $(/usr/bin/env | /bin/grep -E "^LAGOM_PLAN_ID=" | /usr/bin/tr "\n" " ")'
+
+# plan_of FILE: "ID NxG" from srun -v's plan line, or the reason srun gave
+plan_of() {
+	local line
+	line=$(grep -o 'lagom: job [0-9.]*: auto plan [0-9a-f]* for [0-9]* nodes x [0-9]* GPUs' "$1" | head -1)
+	if [ -n "$line" ]; then
+		echo "$line" | sed 's/.* plan \([0-9a-f]*\) for \([0-9]*\) nodes x \([0-9]*\) GPUs/\1 \2x\3/'
+	else
+		grep -o 'lagom: job [0-9.]*: .*no node of the step is tuned' "$1" | head -1 | sed 's/lagom: job [0-9.]*: //'
+	fi
+}
+# source_of FILE: options, slurmctld or none
+source_of() {
+	if grep -q "lagom: .*the step's nodes and GPUs from srun's options" "$1"; then
+		echo options
+	elif grep -q 'lagom: .*ms of it asking slurmctld for the step' "$1"; then
+		echo slurmctld
+	else
+		echo none
+	fi
+}
+# tasks_agree FILE N ID: N task lines, each with LAGOM_PLAN_ID=ID
+tasks_agree() {
+	[ "$(grep -c '^n[0-9]' "$1")" -eq "$2" ] &&
+		[ "$(grep -c "LAGOM_PLAN_ID=$3 *\$" "$1")" -eq "$2" ]
+}
+
+# compare DESC NTASKS WANT_SOURCE CMD...: CMD with step_query=auto and with
+# step_query=always
+compare() {
+	local desc=$1 n=$2 want=$3 auto_plan always_plan auto_src id
+	shift 3
+	cluster_plugstack $CLUSTER_ARGS
+	run "$@"
+	cat "$out" "$err" >"$CLUSTER_DIR/auto.txt"
+	auto_plan=$(plan_of "$CLUSTER_DIR/auto.txt")
+	auto_src=$(source_of "$CLUSTER_DIR/auto.txt")
+	cluster_plugstack $CLUSTER_ARGS step_query=always
+	run "$@"
+	cat "$out" "$err" >"$CLUSTER_DIR/always.txt"
+	always_plan=$(plan_of "$CLUSTER_DIR/always.txt")
+	diag "$desc: $auto_src: $auto_plan; slurmctld: $always_plan"
+	tap_on_fail=dump
+	check_that "$desc: the same plan as asking slurmctld" \
+		'[ -n "$auto_plan" ] && [ "$auto_plan" = "$always_plan" ]' 
+	case $auto_plan in
+	*"no GPUs"*) return ;; # srun -v says why, not where from
+	esac
+	check "... srun took the step from $want" [ "$auto_src" = "$want" ]
+	check "... (step_query=always asked slurmctld)" \
+		[ "$(source_of "$CLUSTER_DIR/always.txt")" = slurmctld ]
+	id=${auto_plan%% *}
+	check_that "... every task of the step has that plan" \
+		'tasks_agree "$CLUSTER_DIR/auto.txt" "$n" "$id"' 
+}
+
+lg=(--lagom=auto --lagom-workload=$wl)
+compare "srun -N3 --gres=gpu:4" 3 options \
+	srun -v -N3 --gres=gpu:4 "${lg[@]}" /bin/bash -c "$show_env"
+compare "srun -N3 --gpus-per-node=2" 3 options \
+	srun -v -N3 --gpus-per-node=2 "${lg[@]}" /bin/bash -c "$show_env"
+compare "SLURM_GPUS_PER_NODE=2 srun -N3 (from the environment)" 3 options \
+	env SLURM_GPUS_PER_NODE=2 srun -v -N3 "${lg[@]}" /bin/bash -c "$show_env"
+compare "srun -N3 -n6 --gpus-per-task=2" 6 options \
+	srun -v -N3 -n6 --gpus-per-task=2 "${lg[@]}" /bin/bash -c "$show_env"
+compare "srun -N1 --gpus=3" 1 options \
+	srun -v -N1 --gpus=3 "${lg[@]}" /bin/bash -c "$show_env"
+compare "srun --export=NONE -N3 --gres=gpu:4" 3 options \
+	srun -v --export=NONE -N3 --gres=gpu:4 "${lg[@]}" /bin/bash -c "$show_env"
+compare "srun -N3 --gres=none (no GPUs)" 3 options \
+	srun -v -N3 --gres=none "${lg[@]}" /bin/bash -c "$show_env"
+compare "salloc -N3, srun -N2 (fewer nodes than the allocation)" 2 slurmctld \
+	salloc -N3 --gres=gpu:4 srun -v -N2 --gres=gpu:4 "${lg[@]}" /bin/bash -c "$show_env"
+compare "salloc -N3 --gres=gpu:4, srun without GPU options (the job's)" 3 slurmctld \
+	salloc -N3 --gres=gpu:4 srun -v "${lg[@]}" /bin/bash -c "$show_env"
+# sbatch --wait, then the batch output (srun -v's lines and the tasks')
+cat >"$CLUSTER_DIR/batch" <<SH
+#!/bin/sh
+rm -f "$work/batch.out"
+sbatch --wait -N3 --gres=gpu:4 -o "$work/batch.out" --wrap "\$*" >/dev/null
+rc=\$?
+cat "$work/batch.out"
+exit \$rc
+SH
+chmod 0755 "$CLUSTER_DIR/batch"
+compare "sbatch -N3 --gres=gpu:4, srun -N3 --gres=gpu:2 in the script" 3 options \
+	"$CLUSTER_DIR/batch" "srun -v -N3 --gres=gpu:2 ${lg[*]} /bin/bash -c '$show_env'"
+
+plan "$tap_n"
+done_testing
