@@ -109,8 +109,8 @@ int main(int argc, char **argv)
 	       "rate_cap=%.3f l2_bytes=%llu sms=%u\n",
 	       base.contention_sm, base.contention_l2, base.contention_l2_knee,
 	       base.contention_l2_cap, base.contention_rate,
-	       base.contention_rate_cap,
-	       (unsigned long long)base.gpu.l2_bytes, base.gpu.sm_count);
+	       base.contention_rate_cap, (unsigned long long)base.gpu.l2_bytes,
+	       base.gpu.sm_count);
 	rc = print_points(p, &base, &fit) ? 1 : 0;
 out:
 	lagom_profile_destroy(p);
