@@ -7,3 +7,14 @@
 SCRIPT_TESTS += tests/gpu/kit.sh
 EXTRA_DIST += bench/gpu_pack.sh bench/gpu_check.sh bench/nccl_pair.c \
 	tests/gpu/kit.sh doc/gpu-check.md
+
+# What the kit's first run on a GPU (an H200, 2026-11-26) measured, kept as
+# fixtures (tests/gpu/h200-2026-11-26/README.md); tests/gpu/measured.sh
+# checks them and what lagom makes of them; tests/gpu/contention_model puts
+# the measured contention curve beside the model's (doc/model.md 4.2).
+SCRIPT_TESTS += tests/gpu/measured.sh
+check_PROGRAMS += tests/gpu/contention_model
+tests_gpu_contention_model_SOURCES = tests/gpu/contention_model.c
+tests_gpu_contention_model_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+tests_gpu_contention_model_LDADD = $(PROFILE_TEST_LIBS)
+EXTRA_DIST += tests/gpu/measured.sh tests/gpu/h200-2026-11-26

@@ -1,8 +1,9 @@
 #!/bin/sh
 # bench/nccl_profiler_run.sh - a real NCCL run with lagom's profiler plugin,
-# for a machine with GPUs (not part of `make check`; NOT YET RUN: the
-# project's machines have no GPU; bench/gpu_check.sh, doc/gpu-check.md, is the
-# one-GPU check of both plugins).  It runs nccl-tests' all_reduce_perf on
+# for a machine with GPUs (not part of `make check`; not yet run itself: the
+# plugin's one run in a real NCCL so far is bench/gpu_check.sh's, on one H200
+# with NCCL 2.28.9, two processes on one GPU, doc/gpu-check.md; this script
+# is for a node with several GPUs and nccl-tests).  It runs all_reduce_perf on
 # the local GPUs with libnccl-profiler-lagom.so loaded, shows NCCL's own
 # NCCL_DEBUG=INFO lines proving the plugin loaded, then puts the plugin's
 # measured GPU time per size (`lagom runs`) beside nccl-tests' own time.

@@ -41,8 +41,10 @@ EXTRA_tests_profiler_test_profiler_abi_DEPENDENCIES = \
 	libnccl-profiler-lagom.la
 
 SCRIPT_TESTS += tests/profiler/symbols.sh tests/profiler/fuzz_smoke.sh \
+	tests/profiler/size.sh \
 	tests/profiler/runs.sh
 EXTRA_DIST += tests/profiler/symbols.sh tests/profiler/fuzz_smoke.sh \
+	tests/profiler/size.sh \
 	tests/profiler/runs.sh \
 	tests/fuzz/fuzz_record.c tests/fuzz/corpus/record
 

@@ -25,10 +25,18 @@
 #define DEFAULT_FLUSH_S 30
 #define MAX_FLUSH_S 3600
 
+/* All zero, so it lies in .bss: an initialiser with any nonzero field would
+ * put all of its 6 MB (the snapshot and the text) in the plugin's file.  So
+ * the directory is held as fd + 1 (0: none; pf_dir_fd()). */
 struct pf_state pf = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.dir_fd = -1,
 };
+
+/* The measurement directory's fd, -1 when there is none. */
+static int pf_dir_fd(void)
+{
+	return pf.dir_fd1 - 1;
+}
 
 /* Copy s into out as a record token: [A-Za-z0-9._:-], others -> '_'. */
 static void token_copy(char *out, size_t max, const char *s)
@@ -127,15 +135,16 @@ int pf_decide(lagom_nccl_logger_t log, unsigned abi)
 		snprintf(pf.file, sizeof(pf.file), "pid-%ld.rec",
 			 (long)getpid());
 	snprintf(pf.tmp, sizeof(pf.tmp), ".%s.tmp", pf.file);
-	pf.dir_fd = open_dir(getenv("LAGOM_MEASURE_DIR"), why, sizeof(why));
-	if (pf.dir_fd >= 0 && pf_flush_locked() != 0) {
+	pf.dir_fd1 = open_dir(getenv("LAGOM_MEASURE_DIR"), why, sizeof(why)) +
+		     1;
+	if (pf_dir_fd() >= 0 && pf_flush_locked() != 0) {
 		snprintf(why, sizeof(why),
 			 "cannot write a record in "
 			 "LAGOM_MEASURE_DIR");
-		close(pf.dir_fd);
-		pf.dir_fd = -1;
+		close(pf_dir_fd());
+		pf.dir_fd1 = 0;
 	}
-	pf.enabled = pf.dir_fd >= 0;
+	pf.enabled = pf_dir_fd() >= 0;
 	if (log && pf.enabled)
 		log(LAGOM_NCCL_LOG_INFO, LAGOM_NCCL_SUBSYS_INIT, __func__,
 		    __LINE__,
@@ -243,7 +252,7 @@ int pf_thread_start(void)
 {
 	pthread_condattr_t ca;
 
-	if (pf.thread_running || pf.dir_fd < 0)
+	if (pf.thread_running || pf_dir_fd() < 0)
 		return 0;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -382,9 +391,10 @@ static void snap_comm(struct pf_ctx *x, struct lagom_rec_comm *m)
 int pf_flush_locked(void)
 {
 	struct lagom_rec *r = &pf.snap;
+	int dir_fd = pf_dir_fd();
 	int i, len, fd;
 
-	if (pf.dir_fd < 0 || getpid() != pf.pid)
+	if (dir_fd < 0 || getpid() != pf.pid)
 		return -1; /* a child would overwrite its parent's record */
 	memset(r, 0, sizeof(*r));
 	r->abi = pf.abi;
@@ -407,19 +417,18 @@ int pf_flush_locked(void)
 	len = lagom_rec_format(r, pf.text, sizeof(pf.text));
 	if (len < 0)
 		goto fail;
-	fd = openat(pf.dir_fd, pf.tmp,
+	fd = openat(dir_fd, pf.tmp,
 		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
 		    0600);
 	if (fd < 0)
 		goto fail;
 	if (lagom_write_all(fd, pf.text, (size_t)len) != 0) {
 		close(fd);
-		unlinkat(pf.dir_fd, pf.tmp, 0);
+		unlinkat(dir_fd, pf.tmp, 0);
 		goto fail;
 	}
-	if (close(fd) != 0 ||
-	    renameat(pf.dir_fd, pf.tmp, pf.dir_fd, pf.file) != 0) {
-		unlinkat(pf.dir_fd, pf.tmp, 0);
+	if (close(fd) != 0 || renameat(dir_fd, pf.tmp, dir_fd, pf.file) != 0) {
+		unlinkat(dir_fd, pf.tmp, 0);
 		goto fail;
 	}
 	pf.flushes++;

@@ -93,7 +93,7 @@ struct pf_state {
 	int decided, enabled;
 	unsigned abi;
 	unsigned flush_s;
-	int dir_fd;
+	int dir_fd1; /* LAGOM_MEASURE_DIR's fd + 1, 0: none (keeps pf in .bss) */
 	char file[96], tmp[104];
 	char job[LAGOM_REC_TOKEN_MAX + 1], step[LAGOM_REC_TOKEN_MAX + 1];
 	char plan[LAGOM_REC_TOKEN_MAX + 1];
