@@ -42,12 +42,24 @@ trap 'cluster_stop; [ -z "$null_so" ] || rm -f "$null_so"' EXIT
 cluster_start || { echo "bench_launch: cluster did not start" >&2; exit 1; }
 fixture=$top_srcdir/tests/profile/valid/a100-full.json
 [ -f "$fixture" ] && cluster_profiles "$fixture"
+# the cluster digest, as lagom-prolog keeps it on a cluster where it runs as
+# the Prolog (doc/consistency.md "Cluster digest"); LAGOM_BENCH_DIGEST=no:
+# srun reads every node's profile instead
+digest=no
+if [ "${LAGOM_BENCH_DIGEST:-yes}" != no ] && [ -x "$top_builddir/lagom-prolog" ] &&
+	"$top_builddir/lagom-prolog" --digest -d "$CLUSTER_DIR/profiles" >/dev/null 2>&1; then
+	digest=yes
+fi
 args="profile_dir=$CLUSTER_DIR/profiles topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=none ${LAGOM_BENCH_ARGS:-}"
 cd "$CLUSTER_DIR/work" || exit 1
 
 # time_ms CMD...: wall-clock milliseconds of one bounded run
+# (after a pause of LAGOM_BENCH_SETTLE seconds, default 0, untimed: the
+# job before completes in slurmctld, slurmdbd and MariaDB meanwhile, which
+# would otherwise land on whichever run comes next)
 time_ms() {
 	local t0 t1
+	sleep "${LAGOM_BENCH_SETTLE:-0}"
 	t0=$(date +%s%N)
 	timeout 60 "$@" >/dev/null 2>&1 || echo "bench_launch: '$*' failed" >&2
 	t1=$(date +%s%N)
@@ -56,36 +68,36 @@ time_ms() {
 
 median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m/1000}'; }
 
-: >"$CLUSTER_DIR/without" >"$CLUSTER_DIR/with" >"$CLUSTER_DIR/gres" >"$CLUSTER_DIR/auto" >"$CLUSTER_DIR/nocomment" >"$CLUSTER_DIR/null" >"$CLUSTER_DIR/before"
+: >"$CLUSTER_DIR/without" >"$CLUSTER_DIR/with" >"$CLUSTER_DIR/gres" >"$CLUSTER_DIR/auto" >"$CLUSTER_DIR/nocomment" >"$CLUSTER_DIR/null" >"$CLUSTER_DIR/before" >"$CLUSTER_DIR/query" >"$CLUSTER_DIR/gres_sleep" >"$CLUSTER_DIR/auto_sleep"
 before=${LAGOM_BENCH_BEFORE:-}
 [ -z "$before" ] || [ -f "$before" ] || { echo "bench_launch: $before not found" >&2; exit 1; }
+auto=(srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp true)
+# one_run NAME: set the plugstack.conf of configuration NAME, time its srun
+one_run() {
+	case $1 in
+	without) : >"$CLUSTER_DIR/etc/plugstack.conf"; time_ms srun -N3 true ;;
+	gres) : >"$CLUSTER_DIR/etc/plugstack.conf"; time_ms srun -N3 --gres=gpu:4 true ;;
+	null) echo "required $null_so" >"$CLUSTER_DIR/etc/plugstack.conf"; time_ms srun -N3 true ;;
+	with) cluster_plugstack $args; time_ms srun -N3 true ;;
+	auto) cluster_plugstack $args; time_ms "${auto[@]}" ;;
+	nocomment) cluster_plugstack $args comment=no; time_ms "${auto[@]}" ;;
+	query) cluster_plugstack $args step_query=always; time_ms "${auto[@]}" ;;
+	before) echo "required $before $args" >"$CLUSTER_DIR/etc/plugstack.conf"; time_ms "${auto[@]}" ;;
+	gres_sleep) : >"$CLUSTER_DIR/etc/plugstack.conf"; time_ms srun -N3 --gres=gpu:4 sleep 0.05 ;;
+	auto_sleep) cluster_plugstack $args; time_ms "${auto[@]:0:5}" sleep 0.05 ;;
+	esac
+}
+configs="without gres with auto nocomment query gres_sleep auto_sleep"
+[ -z "$null_so" ] || configs="$configs null"
+[ -z "$before" ] || configs="$configs before"
+# Every iteration runs each configuration once, in a new random order
+# (slurmctld, slurmdbd and MariaDB finish a job's accounting while the
+# next srun starts: a fixed order would charge that to one configuration).
 for ((i = 0; i < runs + 3; i++)); do
-	: >"$CLUSTER_DIR/etc/plugstack.conf"
-	a=$(time_ms srun -N3 true)
-	g=$(time_ms srun -N3 --gres=gpu:4 true)
-	n=0
-	if [ -n "$null_so" ]; then
-		echo "required $null_so" >"$CLUSTER_DIR/etc/plugstack.conf"
-		n=$(time_ms srun -N3 true)
-	fi
-	cluster_plugstack $args
-	b=$(time_ms srun -N3 true)
-	c=$(time_ms srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp true)
-	cluster_plugstack $args comment=no
-	d=$(time_ms srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp true)
-	e=0
-	if [ -n "$before" ]; then
-		echo "required $before $args" >"$CLUSTER_DIR/etc/plugstack.conf"
-		e=$(time_ms srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp true)
-	fi
-	[ "$i" -lt 3 ] && continue # warm-up
-	echo "$e" >>"$CLUSTER_DIR/before"
-	echo "$a" >>"$CLUSTER_DIR/without"
-	echo "$b" >>"$CLUSTER_DIR/with"
-	echo "$n" >>"$CLUSTER_DIR/null"
-	echo "$g" >>"$CLUSTER_DIR/gres"
-	echo "$c" >>"$CLUSTER_DIR/auto"
-	echo "$d" >>"$CLUSTER_DIR/nocomment"
+	for c in $(printf '%s\n' $configs | shuf); do
+		t=$(one_run "$c")
+		[ "$i" -lt 3 ] || echo "$t" >>"$CLUSTER_DIR/$c" # 3 warm-ups
+	done
 done
 # paired X Y LABEL: the per-iteration difference Y - X (interleaved runs
 # share the machine's state at that moment), its median and a
@@ -111,15 +123,19 @@ m1=$(median <"$CLUSTER_DIR/with")
 m2=$(median <"$CLUSTER_DIR/auto")
 mg=$(median <"$CLUSTER_DIR/gres")
 m3=$(median <"$CLUSTER_DIR/nocomment")
+mq=$(median <"$CLUSTER_DIR/query")
 mn=$(median <"$CLUSTER_DIR/null")
 me=$(median <"$CLUSTER_DIR/before")
-echo "bench_launch: srun -N3 true, median of $runs runs each (ms)"
+echo "bench_launch: srun -N3 true, median of $runs runs each (ms); cluster digest: $digest"
 echo "  without lagom in plugstack.conf:       $m0"
 echo "  a plugin that does nothing:            $mn"
 echo "  with lagom loaded (default off):       $m1"
 echo "  without lagom, --gres=gpu:4:          $mg"
 echo "  with lagom, --gres=gpu:4 --lagom=auto: $m2"
 echo "  the same with comment=no:              $m3"
+echo "  the same with step_query=always:       $mq"
+echo "  a 50 ms step (sleep 0.05), without:    $(median <"$CLUSTER_DIR/gres_sleep")"
+echo "  a 50 ms step, --lagom=auto:            $(median <"$CLUSTER_DIR/auto_sleep")"
 [ -z "$before" ] || echo "  --lagom=auto with $before: $me"
 echo "paired differences, median of the $runs per-run differences:"
 paired without with "loaded (off) - without:"
@@ -127,4 +143,6 @@ paired without with "loaded (off) - without:"
 [ -z "$null_so" ] || paired without null "null plugin - without:"
 paired gres auto "auto - without (both gres):"
 paired gres nocomment "auto, comment=no - without:"
+paired gres query "auto, step_query=always - without:"
+paired gres_sleep auto_sleep "50 ms step: auto - without:"
 [ -z "$before" ] || paired gres before "auto, before - without:"

@@ -229,7 +229,17 @@ int lagom_planner_run(const struct lagom_planner_input *in,
 				      "a single GPU: no collective "
 				      "to tune",
 				      err);
-	else if ((rc = make_plan(in, res->hw, g.hops, gpus, res, err)) == 0)
+	else if ((rc = make_plan(in, res->hw, g.hops, gpus, res, err)) == 0 &&
+		 res->plan->no_workload && !(res->plan->nccl_s > 0)) {
+		/* every catalog workload was refused for this hardware */
+		lagom_plan_destroy(res->plan);
+		res->plan = NULL;
+		rc = planner_fallback(in, res,
+				      "no catalog workload can be priced on "
+				      "this hardware (lagom plan --workload "
+				      "NAME says why)",
+				      err);
+	} else if (rc == 0)
 		rc = planner_finish(in, res->hw, res, err);
 	if (rc) {
 		lagom_planner_result_destroy(res);
