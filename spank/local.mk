@@ -76,8 +76,8 @@ EXTRA_DIST += tests/integration/spank.sh tests/integration/one_plan.sh \
 # The cluster digest written by the prologs, read by srun (real cluster).
 INTEGRATION_TESTS += tests/integration/digest.sh
 EXTRA_DIST += tests/integration/digest.sh
-INTEGRATION_TESTS += tests/integration/step_source.sh
-EXTRA_DIST += tests/integration/step_source.sh
+INTEGRATION_TESTS += tests/integration/step_source.sh tests/integration/off_cost.sh
+EXTRA_DIST += tests/integration/step_source.sh tests/integration/off_cost.sh
 dist_man_MANS += doc/lagom-spank.8
 EXTRA_DIST += doc/consistency.md
 
