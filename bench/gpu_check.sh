@@ -17,20 +17,40 @@
 #     name in the host hash; src/init.cc refuses two ranks only with equal
 #     host hash and bus id).  If the pair fails, one rank alone still shows
 #     the plugins loading;
-#  5. lagom runs on the records the profiler plugin wrote.
+#  5. lagom runs on the records the profiler plugin wrote;
+#  6. nccl_contention: the bf16 8192^3 GEMM's slowdown beside real NCCL
+#     kernels holding k = 1 .. 32 channels (two ranks on the GPU as in 4,
+#     no lagom plugins); with LAGOM_CONTENTION_MPS=1 and
+#     nvidia-cuda-mps-control found, once more under a private MPS daemon
+#     (pipe and log folders in the scratch folder; told to quit after).
 #
-# Every step runs under `timeout`; a failed step is reported and the next
-# runs.  Without a GPU every step still runs and fails cleanly.  Results in
-# $OUT (7 files): summary.txt (read this first), prolog.log, profile.json,
-# profile_long.json, nccl_pair.log, runs.json, records.tar.gz.  Exit status
-# 0 when the script itself could run (the summary says what passed).
+#   OUT=/some/dir sh PACK/gpu_check.sh --only-contention
+#
+# runs steps 1, 2 and 6 only (about a minute).  Every step runs under
+# `timeout`; a failed step is reported and the next runs.  Without a GPU
+# every step still runs and fails cleanly.  Results in $OUT (8 files):
+# summary.txt (read this first), prolog.log, profile.json,
+# profile_long.json, nccl_pair.log (step 6's logs too), runs.json,
+# records.tar.gz, contention_nccl.csv; with --only-contention the first,
+# nccl_pair.log and the last.  Exit status 0 when the script itself could
+# run (the summary says what passed), 2 on an unknown option.
 set -u
+only=no
+case ${1:-} in
+--only-contention) only=yes ;;
+'') ;;
+*)
+	echo "usage: OUT=DIR sh gpu_check.sh [--only-contention]" >&2
+	exit 2
+	;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:?set OUT to the results folder}
 mkdir -p "$out" || exit 1
 out=$(cd "$out" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/lagom-gpu.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
+mps=
+trap '[ -z "$mps" ] || echo quit | timeout 10 nvidia-cuda-mps-control; rm -rf "$work"' EXIT
 sum=$out/summary.txt
 # The spool is USER/JOB.STEP; a uid without a passwd entry cannot use
 # `lagom runs` (it looks the user up): the records still come back.
@@ -38,7 +58,7 @@ user=$(id -un 2>/dev/null || id -u)
 spool=$work/spool
 mkdir -p "$spool/$user" && chmod 700 "$spool" "$spool/$user"
 : >"$sum"
-: >"$out/prolog.log"
+[ "$only" = yes ] || : >"$out/prolog.log"
 : >"$out/nccl_pair.log"
 
 say() { printf '%s\n' "$*" | tee -a "$sum"; }
@@ -113,6 +133,91 @@ if ! "$here/bin/lagom" --version >/dev/null 2>"$work/ver"; then
 	say "the host cannot run the pack's binaries: $(head -n 1 "$work/ver")"
 	run="$here/glibc/ld-linux-x86-64.so.2 --library-path $here/glibc:$LD_LIBRARY_PATH"
 	say "running them through the pack's loader and glibc"
+fi
+
+# 6. the GEMM beside real NCCL kernels (defined here, run last).
+# contention MODE CSV SECONDS: nccl_contention's two ranks, rank 1 in the
+# background; its table and NCCL's channel lines go to the summary, both
+# ranks' output and rank 0's NCCL log to nccl_pair.log.
+contention() {
+	mode=$1 ccsv=$2 lim=$3 cdir=$work/contention.$1 t0=$(now)
+	mkdir -p "$cdir"
+	set -- env -u NCCL_TUNER_PLUGIN -u NCCL_PROFILER_PLUGIN -u LAGOM_PLAN \
+		NCCL_SOCKET_IFNAME=lo NCCL_IB_DISABLE=1 NCCL_NET=Socket NCCL_MNNVL_ENABLE=0
+	# shellcheck disable=SC2086
+	timeout -k 5 "$lim" "$@" NCCL_HOSTID=lagom-contention-1 NCCL_DEBUG=WARN \
+		$run "$here/bin/nccl_contention" 1 "$cdir" - >"$cdir/rank1.log" 2>&1 &
+	p1=$!
+	# shellcheck disable=SC2086
+	timeout -k 5 "$lim" "$@" NCCL_HOSTID=lagom-contention-0 NCCL_DEBUG=INFO \
+		NCCL_DEBUG_SUBSYS=INIT,ENV,TUNING \
+		$run "$here/bin/nccl_contention" 0 "$cdir" "$ccsv" >"$cdir/rank0.log" 2>&1
+	rc0=$?
+	# A rank 0 that failed leaves rank 1 waiting (inside NCCL or for a
+	# file): stop it rather than at the bound.
+	if [ "$rc0" -ne 0 ]; then
+		sleep 2
+		kill "$p1" 2>/dev/null
+	fi
+	wait "$p1"
+	rc1=$?
+	say "-- nccl_contention, $mode: exit status rank 0 $rc0, rank 1 $rc1, $(since "$t0") s (bound $lim s)"
+	grep -h '^nccl_contention: ' "$cdir/rank1.log" | tee -a "$sum"
+	tee -a "$sum" <"$cdir/rank0.log"
+	for f in rank0.log rank1.log nccl0.log; do
+		echo "== nccl_contention, $mode: $f" >>"$out/nccl_pair.log"
+		cat "$cdir/$f" >>"$out/nccl_pair.log" 2>/dev/null
+	done
+	[ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ]
+}
+contention_step() {
+	say "== 6. GEMM beside real NCCL kernels: 2 processes, $gpus GPU(s), k channels each"
+	csv=$out/contention_nccl.csv
+	contention_ok=no
+	: >"$csv"
+	if [ ! -x "$here/bin/nccl_contention" ]; then
+		say "no nccl_contention in the pack (no CUDA or cuBLAS headers where it was made)"
+		return
+	fi
+	contention plain "$work/plain.csv" 100 && contention_ok=yes
+	modes=plain
+	if [ "${LAGOM_CONTENTION_MPS:-0}" = 1 ]; then
+		if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
+			CUDA_MPS_PIPE_DIRECTORY=$work/mps CUDA_MPS_LOG_DIRECTORY=$work/mps-log
+			export CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+			mkdir -p "$work/mps" "$work/mps-log"
+			if timeout 15 nvidia-cuda-mps-control -d >>"$sum" 2>&1; then
+				mps=on
+				say "MPS: a private daemon started (pipe $work/mps)"
+				contention mps "$work/mps.csv" 70 || contention_ok=no
+				echo quit | timeout 10 nvidia-cuda-mps-control >>"$sum" 2>&1
+				mps=
+				sleep 1
+				modes="$modes mps"
+			else
+				say "MPS: nvidia-cuda-mps-control -d failed: no MPS pass"
+			fi
+			cat "$work/mps-log/control.log" >>"$out/nccl_pair.log" 2>/dev/null
+			unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+		else
+			say "MPS: no nvidia-cuda-mps-control: no MPS pass"
+		fi
+	fi
+	# One CSV: the mode first, the header once.
+	for m in $modes; do
+		[ -s "$work/$m.csv" ] || continue
+		head=yes
+		[ -s "$csv" ] && head=no
+		awk -v m="$m" -v head="$head" \
+			'NR == 1 { if (head == "yes") print "mode," $0; next } { print m "," $0 }' \
+			"$work/$m.csv" >>"$csv"
+	done
+	say "contention_nccl.csv: $(awk 'NR > 1' "$csv" | wc -l) row(s)"
+}
+if [ "$only" = yes ]; then
+	contention_step
+	say "== done: contention $contention_ok; files in $out: $(cd "$out" && echo *)"
+	exit 0
 fi
 
 # 3. lagom-prolog
@@ -256,5 +361,6 @@ step "lagom runs" 20 "$sum" "$sum" $run "$here/bin/lagom" runs --spool "$spool" 
 # shellcheck disable=SC2086
 step "lagom runs --format json" 20 "$out/runs.json" "$sum" $run "$here/bin/lagom" runs --spool "$spool" --user "$user" --format json
 tar -C "$spool" -czf "$out/records.tar.gz" . 2>&1 | tee -a "$sum"
-say "== done: pair $pair_ok; files in $out: $(cd "$out" && echo *)"
+contention_step
+say "== done: pair $pair_ok, contention $contention_ok; files in $out: $(cd "$out" && echo *)"
 exit 0

@@ -5,9 +5,11 @@
 #
 #   top_builddir=BUILD CUDA_HOME=/usr/local/cuda sh bench/gpu_pack.sh DEST
 #
-# DEST gets: gpu_check.sh; bin/ lagom, lagom-prolog and nccl_pair (compiled
-# here from bench/nccl_pair.c against CUDA_HOME's nccl.h and
-# cuda_runtime_api.h; without them the pack says so and has no pair);
+# DEST gets: gpu_check.sh; bin/ lagom, lagom-prolog, nccl_pair and
+# nccl_contention (compiled here from bench/nccl_pair.c and
+# bench/nccl_contention.c against CUDA_HOME's nccl.h, cuda_runtime_api.h
+# and, for the second, cublas_v2.h; without them the pack says so and has
+# no such program);
 # lib/ the two NCCL plugins and every shared library the binaries need
 # that is neither glibc's nor CUDA's (ldd); glibc/ this machine's loader
 # and glibc, which gpu_check.sh uses only when the device's own glibc is
@@ -70,7 +72,7 @@ cp "$top/.libs/libnccl-profiler-lagom.so" "$top/.libs/libnccl-tuner-lagom.so" \
 	"$dest/lib/"
 cp "$src/bench/gpu_check.sh" "$dest/"
 
-pair=no
+pair=no contention=no
 if [ -f "$cuda/include/nccl.h" ] && [ -f "$cuda/include/cuda_runtime_api.h" ]; then
 	libdir=
 	for d in "$cuda/lib64" "$cuda/lib" "$cuda/targets/x86_64-linux/lib"; do
@@ -84,12 +86,20 @@ if [ -f "$cuda/include/nccl.h" ] && [ -f "$cuda/include/cuda_runtime_api.h" ]; t
 		-o "$dest/bin/nccl_pair" "$src/bench/nccl_pair.c" \
 		-L"$libdir" -lnccl -lcudart
 	pair=yes
+	if [ -f "$cuda/include/cublas_v2.h" ] && [ -e "$libdir/libcublas.so" ]; then
+		${CC:-gcc} -O2 -std=gnu11 -Wall -Wextra -Werror -I"$cuda/include" \
+			-o "$dest/bin/nccl_contention" "$src/bench/nccl_contention.c" \
+			-L"$libdir" -lnccl -lcudart -lcublas
+		contention=yes
+	else
+		echo "gpu_pack: no $cuda/include/cublas_v2.h or $libdir/libcublas.so: no nccl_contention in the pack" >&2
+	fi
 else
 	echo "gpu_pack: no $cuda/include/nccl.h or cuda_runtime_api.h: no nccl_pair in the pack" >&2
 fi
 
 # Libraries the device provides (glibc, the C++ runtime, CUDA, NCCL).
-provided='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libcuda|libcudart|libnccl|libcublas)[.-]'
+provided='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libcuda|libcudart|libnccl|libcublas|libcublasLt)[.-]'
 for f in "$dest"/bin/* "$dest"/lib/*.so; do
 	ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }'
 done | sort -u | while read -r name path; do
@@ -128,10 +138,11 @@ printf 'lagom-plan 1 %s %s job=0 ranks=2 nodes=2;%s\n' "$version" "$id" "$body" 
 	echo "tree: $(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "lagom: $version"
 	echo "nccl_pair: $pair${pair:+ (nccl.h $(awk '/define NCCL_VERSION_CODE/ { print $3 }' "$cuda/include/nccl.h" 2>/dev/null))}"
+	echo "nccl_contention: $contention"
 	echo "files:"
 	(cd "$dest" && find . -type f ! -name MANIFEST | sort | xargs ls -l | awk '{ print "  " $5, $9 }')
 } >"$dest/MANIFEST"
 
 kib=$(du -sk "$dest" | awk '{ print $1 }')
 [ "$kib" -le "$max_kib" ] || die "$dest is $kib KiB, over $max_kib KiB"
-echo "gpu_pack: $dest: $kib KiB, nccl_pair $pair"
+echo "gpu_pack: $dest: $kib KiB, nccl_pair $pair, nccl_contention $contention"

@@ -2,9 +2,11 @@
 # tests/gpu/kit.sh - the GPU check kit on a machine without a GPU: the pack
 # bench/gpu_pack.sh makes is self-contained (every library its binaries
 # need that the device does not provide is inside), its plan decodes and
-# carries the id lagom's encoder would give it, nccl_pair fails cleanly
-# without a driver, and bench/gpu_check.sh runs through every step, says
-# "no GPU" and leaves its seven result files.
+# carries the id lagom's encoder would give it, nccl_pair and
+# nccl_contention fail cleanly without a driver, bench/gpu_check.sh runs
+# through every step, says "no GPU" and leaves its eight result files, and
+# its --only-contention path (with stand-ins for nccl_contention and
+# nvidia-cuda-mps-control) merges the plain and MPS passes into one CSV.
 . "$top_srcdir/tests/lib/tap.sh"
 
 command -v python3 >/dev/null 2>&1 || plan_skip_all "python3 not installed (the pack computes the plan id with it)"
@@ -20,7 +22,7 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
 have_cuda=no
 [ -f "$cuda/include/nccl.h" ] && [ -f "$cuda/include/cuda_runtime_api.h" ] && have_cuda=yes
 
-plan 14
+plan 20
 
 top_builddir=$top_builddir sh "$top_srcdir/bench/gpu_pack.sh" "$pack" >"$TMP/pack.log" 2>&1
 check "gpu_pack.sh makes the pack" [ $? -eq 0 ]
@@ -33,7 +35,7 @@ check_that "the pack is under 40 MiB ($kib KiB)" '[ "$kib" -lt 40960 ]'
 
 # Self-contained: what a binary needs resolves inside the pack, or is what
 # the device provides (glibc, the C++ runtime, CUDA, NCCL).
-provided='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libcuda|libcudart|libnccl|libcublas)[.-]'
+provided='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libutil|libstdc\+\+|libgcc_s|libcuda|libcudart|libnccl|libcublas|libcublasLt)[.-]'
 for f in "$pack"/bin/* "$pack"/lib/*.so*; do
 	LD_LIBRARY_PATH=$pack/lib ldd "$f" | awk '$2 == "=>" { print $1, $3 }' |
 		grep -Ev "$provided" | grep -v " $pack/lib/"
@@ -74,16 +76,69 @@ else
 	skip "no CUDA headers under $cuda: the pack has no nccl_pair"
 fi
 
+# nccl_contention without a driver.
+if [ "$have_cuda" = yes ] && [ -x "$pack/bin/nccl_contention" ]; then
+	mkdir -p "$TMP/cd"
+	LD_LIBRARY_PATH=$cuda/lib64:$cuda/lib "$pack/bin/nccl_contention" 0 "$TMP/cd" "$TMP/c.csv" >"$TMP/o" 2>"$TMP/e"
+	rc=$?
+	check_that "nccl_contention without a GPU: exit 1, one nccl_contention: line, no id, no CSV" \
+		'[ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/e")" -eq 1 ] && grep -q "^nccl_contention: rank 0: " "$TMP/e" && [ -z "$(ls "$TMP/cd")" ] && [ ! -e "$TMP/c.csv" ]'
+	LD_LIBRARY_PATH=$cuda/lib64:$cuda/lib "$pack/bin/nccl_contention" 1 "$TMP/cd" - 4 65 2>"$TMP/e"
+	rc=$?
+	check_that "nccl_contention with k 65: usage, exit 2" '[ "$rc" -eq 2 ] && grep -q "^usage: .*K from 1 to 64" "$TMP/e"'
+else
+	skip "no CUDA or cuBLAS headers under $cuda: the pack has no nccl_contention"
+	skip "no CUDA or cuBLAS headers under $cuda: the pack has no nccl_contention"
+fi
+
 # The device script, here.
 OUT=$TMP/out sh "$pack/gpu_check.sh" >"$TMP/check.log" 2>&1
 check "gpu_check.sh runs to the end (exit 0)" [ $? -eq 0 ]
 tap_on_fail="cat $TMP/check.log"
-check_that "seven result files, no folders" \
-	'[ "$(cd "$TMP/out" && echo *)" = "nccl_pair.log profile.json profile_long.json prolog.log records.tar.gz runs.json summary.txt" ] && [ -z "$(find "$TMP/out" -mindepth 1 -type d)" ]'
-check_that "the summary says there is no GPU and that the pair failed" \
-	'grep -q "^no GPU: " "$TMP/out/summary.txt" && grep -q "^== done: pair no;" "$TMP/out/summary.txt"'
+check_that "eight result files, no folders" \
+	'[ "$(cd "$TMP/out" && echo *)" = "contention_nccl.csv nccl_pair.log profile.json profile_long.json prolog.log records.tar.gz runs.json summary.txt" ] && [ -z "$(find "$TMP/out" -mindepth 1 -type d)" ]'
+check_that "the summary says there is no GPU and that the pair and step 6 failed" \
+	'grep -q "^no GPU: " "$TMP/out/summary.txt" && grep -q "^== done: pair no, contention no;" "$TMP/out/summary.txt"'
 check_that "both lagom-prolog runs printed a profile the plugin's reader accepts" \
 	'"$top_builddir/lagom" profile check --no-trust "$TMP/out/profile.json" "$TMP/out/profile_long.json" >/dev/null'
 check_that "runs.json is lagom runs' JSON" \
 	'python3 -c "import json,sys; d = json.load(open(sys.argv[1])); sys.exit(0 if d[\"command\"] == \"runs\" else 1)" "$TMP/out/runs.json"'
+
+# Step 6 alone.
+OUT=$TMP/only sh "$pack/gpu_check.sh" --only-contention >"$TMP/only.log" 2>&1
+rc=$?
+tap_on_fail="cat $TMP/only.log"
+check_that "--only-contention: exit 0, steps 1, 2 and 6 only, three files" \
+	'[ "$rc" -eq 0 ] && [ "$(cd "$TMP/only" && echo *)" = "contention_nccl.csv nccl_pair.log summary.txt" ] && [ "$(grep -c "^== [0-9]" "$TMP/only/summary.txt")" -eq 3 ] && grep -q "^== 6\. " "$TMP/only/summary.txt" && grep -q "^== done: contention no;" "$TMP/only/summary.txt"'
+OUT=$TMP/bad sh "$pack/gpu_check.sh" --everything >/dev/null 2>"$TMP/e"
+rc=$?
+check_that "an unknown option: usage, exit 2, no results" '[ "$rc" -eq 2 ] && grep -q "^usage: " "$TMP/e" && [ ! -e "$TMP/bad" ]'
+
+# Stand-ins: a nccl_contention whose rank 0 writes two rows and says which
+# MPS pipe and tuner it saw, an nvidia-cuda-mps-control that logs what it
+# is told.
+cp -R "$pack" "$TMP/fake"
+cat >"$TMP/fake/bin/nccl_contention" <<'EOF'
+#!/bin/sh
+[ "$1" = 0 ] || exit 0
+printf 'k,nccl_channels\n1,1\n2,2\n' >"$3"
+echo "stand-in rank 0, pipe ${CUDA_MPS_PIPE_DIRECTORY:-none}, tuner ${NCCL_TUNER_PLUGIN:-none}"
+EOF
+mkdir -p "$TMP/path"
+cat >"$TMP/path/nvidia-cuda-mps-control" <<EOF
+#!/bin/sh
+if [ "\$1" = -d ]; then echo "-d \$CUDA_MPS_PIPE_DIRECTORY" >>"$TMP/mps.log"; exit 0; fi
+read -r what && echo "\$what" >>"$TMP/mps.log"
+EOF
+chmod +x "$TMP/fake/bin/nccl_contention" "$TMP/path/nvidia-cuda-mps-control"
+PATH=$TMP/path:$PATH LAGOM_CONTENTION_MPS=1 NCCL_TUNER_PLUGIN=x OUT=$TMP/fo \
+	sh "$TMP/fake/gpu_check.sh" --only-contention >"$TMP/fo.log" 2>&1
+tap_on_fail="cat $TMP/fo.log $TMP/mps.log"
+rows=$(tr '\n' ' ' <"$TMP/fo/contention_nccl.csv")
+check_that "both passes in one CSV, the mode first, the header once" \
+	'[ "$rows" = "mode,k,nccl_channels plain,1,1 plain,2,2 mps,1,1 mps,2,2 " ] && grep -q "^contention_nccl.csv: 4 row" "$TMP/fo/summary.txt" && grep -q "^== done: contention yes;" "$TMP/fo/summary.txt"'
+told=$(sed 's|/.*/|/|' "$TMP/mps.log" | tr '\n' ' ')
+check_that "the MPS pass ran under a private daemon, told to quit after; no lagom plugin loaded" \
+	'grep -q "^stand-in rank 0, pipe none, tuner none" "$TMP/fo/summary.txt" && grep -q "^stand-in rank 0, pipe /.*/mps, tuner none" "$TMP/fo/summary.txt" && [ "$told" = "-d /mps quit " ]'
+tap_on_fail=
 done_testing
