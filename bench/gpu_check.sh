@@ -179,7 +179,7 @@ contention_step() {
 		say "no nccl_contention in the pack (no CUDA or cuBLAS headers where it was made)"
 		return
 	fi
-	contention plain "$work/plain.csv" 100 && contention_ok=yes
+	contention plain "$work/plain.csv" 80 && contention_ok=yes
 	modes=plain
 	if [ "${LAGOM_CONTENTION_MPS:-0}" = 1 ]; then
 		if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
@@ -189,7 +189,7 @@ contention_step() {
 			if timeout 15 nvidia-cuda-mps-control -d >>"$sum" 2>&1; then
 				mps=on
 				say "MPS: a private daemon started (pipe $work/mps)"
-				contention mps "$work/mps.csv" 70 || contention_ok=no
+				contention mps "$work/mps.csv" 55 || contention_ok=no
 				echo quit | timeout 10 nvidia-cuda-mps-control >>"$sum" 2>&1
 				mps=
 				sleep 1
