@@ -16,7 +16,7 @@ packages=(
 	libslurm-dev libhwloc-dev hwloc libjansson-dev libcmocka-dev
 	libyajl-dev zlib1g-dev
 	# tools used by tests
-	valgrind python3 iproute2 procps util-linux strace
+	valgrind python3 iproute2 procps util-linux strace jq
 	# the real cluster of the integration tests and the demo
 	slurmctld slurmd slurmdbd slurm-client munge mariadb-server
 	# packaging (doc/packaging.md) and the SVG test's renderer

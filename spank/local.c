@@ -161,8 +161,9 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	step.registered_buffers = st->registered_buffers;
 	if (step.gpus_per_node == 0) {
 		lagom_errprintf(&err, ENODEV,
-				"no GPUs in this step (request them with "
-				"--gres=gpu:N or --gpus-per-node)");
+				"no GPUs in this step (%s; request them with "
+				"--gres=gpu:N or --gpus-per-node)",
+				asked);
 		goto fail;
 	}
 	if (plan_of(st, &step, &res, &err) < 0 ||

@@ -17,6 +17,8 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <strings.h>
 #include <time.h>
@@ -254,7 +256,8 @@ static int fetch_step_bounded(uint32_t job_id, uint32_t step_id,
  */
 
 /* *dest (owned, may be NULL) followed by "prefix:tok" for every
- * comma-separated tok of src, as Slurm's xfmt_tres(); -ENOMEM. */
+ * non-empty comma-separated tok of src, as Slurm's xfmt_tres() (strtok_r);
+ * -ENOMEM. */
 static int tres_fmt(char **dest, const char *prefix, const char *src)
 {
 	const char *p = src;
@@ -269,13 +272,26 @@ static int tres_fmt(char **dest, const char *prefix, const char *src)
 
 			if (!s)
 				return -ENOMEM;
-			snprintf(s + old, need - old, "%s%s%s%.*s",
-				 old ? "," : "", prefix, prefix[0] ? ":" : "",
-				 (int)len, p);
+			snprintf(s + old, need - old, "%s%s:%.*s",
+				 old ? "," : "", prefix, (int)len, p);
 			*dest = s;
 		}
 		p += len + (p[len] == ',');
 	}
+	return 0;
+}
+
+/* *dest followed by "," and add, or add alone, as srun appends --gres. */
+static int append_raw(char **dest, const char *add)
+{
+	size_t old = *dest ? strlen(*dest) : 0;
+	size_t need = old + 1 + strlen(add) + 1;
+	char *s = realloc(*dest, need);
+
+	if (!s)
+		return -ENOMEM;
+	snprintf(s + old, need - old, "%s%s", old ? "," : "", add);
+	*dest = s;
 	return 0;
 }
 
@@ -291,16 +307,19 @@ static void clear_zero(char **spec)
 		return;
 	while (*p) {
 		size_t len = strcspn(p, ",");
-		char tok[256], *end = NULL, *colon;
+		char small[256], *tok, *end = NULL, *colon;
 		bool keep = len > 0;
 
-		if (keep && len < sizeof(tok)) {
+		tok = len < sizeof(small) ? small : malloc(len + 1);
+		if (keep && tok) {
 			memcpy(tok, p, len);
 			tok[len] = '\0';
 			if ((colon = strrchr(tok, ':')) &&
 			    strtoll(colon + 1, &end, 10) == 0 && *end == '\0')
 				keep = false;
 		}
+		if (tok != small)
+			free(tok);
 		if (keep) {
 			if (w != *spec)
 				*w++ = ',';
@@ -328,12 +347,13 @@ int lagom_srun_gpu_request(const struct lagom_srun_gpu_opts *o,
 	memset(req, 0, sizeof(*req));
 	if (tres_fmt(&req->per_step, "gres:gpu", o->gpus) < 0 ||
 	    tres_fmt(&req->per_node, "gres:gpu", o->gpus_per_node) < 0 ||
-	    (add && tres_fmt(&req->per_node, "", add) < 0) ||
+	    (add && append_raw(&req->per_node, add) < 0) ||
 	    tres_fmt(&req->per_socket, "gres:gpu", o->gpus_per_socket) < 0 ||
 	    tres_fmt(&req->per_task, "gres:gpu", o->gpus_per_task) < 0) {
 		lagom_gpu_request_release(req);
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	}
+	/* compared as srun sends it (slurmctld's xstrcasecmp) */
 	if (req->per_node && strcasecmp(req->per_node, "none") == 0) {
 		lagom_gpu_request_release(req); /* --gres=none: no GRES */
 		return 1;
@@ -362,6 +382,42 @@ static bool srun_opts_verified(spank_t sp)
 		       ESPANK_SUCCESS &&
 	       major && minor && strcmp(major, "22") == 0 &&
 	       strcmp(minor, "05") == 0;
+}
+
+/* dl_iterate_phdr() visits the program itself first: is addr inside one
+ * of its loaded segments? */
+struct in_program {
+	const void *addr;
+	bool first, inside;
+};
+
+static int in_program_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct in_program *q = arg;
+	uintptr_t a = (uintptr_t)q->addr;
+
+	(void)size;
+	if (!q->first)
+		return 1; /* only the program itself */
+	q->first = false;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = (uintptr_t)info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && a >= lo && a - lo < ph->p_memsz)
+			q->inside = true;
+	}
+	return 1;
+}
+
+/* A symbol srun itself defines, not one of the same name from a library
+ * or another plugin (that would not be a slurm_opt_t). */
+static bool defined_by_srun(const void *addr)
+{
+	struct in_program q = { .addr = addr, .first = true };
+
+	dl_iterate_phdr(in_program_cb, &q);
+	return q.inside;
 }
 
 typedef char *(*lagom_option_get_fn)(void *opt, const char *name);
@@ -394,7 +450,8 @@ static int srun_gpu_opts(spank_t sp, struct lagom_gpu_request *req,
 	*(void **)&get = dlsym(RTLD_DEFAULT, "slurm_option_get");
 	*(void **)&xfree_fn = dlsym(RTLD_DEFAULT, "slurm_xfree");
 	/* srun keeps a list of options only for a heterogeneous step */
-	if (!opt || !opt_list || *opt_list || !get || !xfree_fn)
+	if (!opt || !opt_list || !get || !xfree_fn || !defined_by_srun(opt) ||
+	    !defined_by_srun(opt_list) || *opt_list)
 		return 0;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		v[i] = get(opt, names[i]);

@@ -26,10 +26,15 @@ plan_of() {
 	if [ -n "$line" ]; then
 		echo "$line" | sed 's/.* plan \([0-9a-f]*\) for \([0-9]*\) nodes x \([0-9]*\) GPUs/\1 \2x\3/'
 	else
-		grep -o 'lagom: job [0-9.]*: .*no node of the step is tuned' "$1" | head -1 | sed 's/lagom: job [0-9.]*: //'
+		# the reason, without where srun took the step from
+		grep -o 'lagom: job [0-9.]*: .*no node of the step is tuned' "$1" | head -1 |
+			sed -e 's/lagom: job [0-9.]*: //' \
+				-e "s/(the step's nodes and GPUs from srun's options; /(/" \
+				-e 's/([0-9.]* ms of it asking slurmctld for the step; /(/'
 	fi
 }
-# source_of FILE: options, slurmctld or none
+# source_of FILE: options, slurmctld or none (from the plan line, or from
+# the line saying why there is no plan)
 source_of() {
 	if grep -q "lagom: .*the step's nodes and GPUs from srun's options" "$1"; then
 		echo options
@@ -63,12 +68,12 @@ compare() {
 	tap_on_fail=dump
 	check_that "$desc: the same plan as asking slurmctld" \
 		'[ -n "$auto_plan" ] && [ "$auto_plan" = "$always_plan" ]' 
-	case $auto_plan in
-	*"no GPUs"*) return ;; # srun -v says why, not where from
-	esac
 	check "... srun took the step from $want" [ "$auto_src" = "$want" ]
 	check "... (step_query=always asked slurmctld)" \
 		[ "$(source_of "$CLUSTER_DIR/always.txt")" = slurmctld ]
+	case $auto_plan in
+	*"no GPUs"*) return ;; # no plan: no task has one
+	esac
 	id=${auto_plan%% *}
 	check_that "... every task of the step has that plan" \
 		'tasks_agree "$CLUSTER_DIR/auto.txt" "$n" "$id"' 
@@ -87,8 +92,8 @@ compare "srun -N1 --gpus=3" 1 options \
 	srun -v -N1 --gpus=3 "${lg[@]}" /bin/bash -c "$show_env"
 compare "srun --export=NONE -N3 --gres=gpu:4" 3 options \
 	srun -v --export=NONE -N3 --gres=gpu:4 "${lg[@]}" /bin/bash -c "$show_env"
-compare "srun -N3 --gres=none (no GPUs)" 3 options \
-	srun -v -N3 --gres=none "${lg[@]}" /bin/bash -c "$show_env"
+compare "salloc -N3 --gres=gpu:4, srun --gres=none (no GPUs, not the job's)" 3 options \
+	salloc -N3 --gres=gpu:4 srun -v --gres=none "${lg[@]}" /bin/bash -c "$show_env"
 compare "salloc -N3, srun -N2 (fewer nodes than the allocation)" 2 slurmctld \
 	salloc -N3 --gres=gpu:4 srun -v -N2 --gres=gpu:4 "${lg[@]}" /bin/bash -c "$show_env"
 compare "salloc -N3 --gres=gpu:4, srun without GPU options (the job's)" 3 slurmctld \

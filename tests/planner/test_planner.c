@@ -56,6 +56,33 @@ static void write_profile_nccl(const char *dir, const char *node,
 	lagom_profile_destroy(p);
 }
 
+/* A node whose NIC reports no link speed (as the H200 VM of
+ * tests/gpu/h200-2026-11-26 did). */
+static void write_profile_no_nic_speed(const char *dir, const char *node)
+{
+	struct lagom_profile *p = lagom_profile_create(node);
+	struct lagom_error err = { 0 };
+
+	assert_non_null(p);
+	snprintf(p->hostname, sizeof(p->hostname), "%s", node);
+	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "H100-SXM");
+	p->hw.gpu_count = 8;
+	p->hw.gpu_sm_count = 132;
+	p->hw.intra = LAGOM_INTRA_NVSWITCH;
+	p->hw.nvlinks_per_gpu = 12;
+	p->hw.nic_count = 1;
+	p->hw.nic_link_bw_Bps = 0;
+	p->meas.gemm_flops[LAGOM_PREC_BF16].value = 989.4e12;
+	p->meas.gemm_flops[LAGOM_PREC_BF16].source = LAGOM_SOURCE_TABLE;
+	p->meas.hbm_bw_Bps.value = 3350e9;
+	p->meas.hbm_bw_Bps.source = LAGOM_SOURCE_TABLE;
+	snprintf(p->prov.lagom_version, sizeof(p->prov.lagom_version), "0.1.0");
+	p->prov.created_unix_s = 1700000000;
+	if (lagom_profile_write_atomic(dir, p, &err) != 0)
+		fail_msg("writing %s: %s", node, err.text);
+	lagom_profile_destroy(p);
+}
+
 static void write_profile(const char *dir, const char *node, const char *gpu,
 			  int sms, double bf16_flops, double hbm_Bps)
 {
@@ -80,6 +107,8 @@ static int setup(void **state)
 			   "2.28.9+cuda12.9");
 	write_profile_nccl(f.dir, "old001", "H100-SXM", 132, 989.4e12, 3350e9,
 			   "2.27.3");
+	write_profile_no_nic_speed(f.dir, "nonic001");
+	write_profile_no_nic_speed(f.dir, "nonic002");
 	*state = &f;
 	return 0;
 }
@@ -89,7 +118,8 @@ static int teardown(void **state)
 	struct fx *f = *state;
 	static const char *const nodes[] = { "gpu001",	"gpu002",  "gpu003",
 					     "slow001", "slow002", "new001",
-					     "new002",	"old001" };
+					     "new002",	"old001",  "nonic001",
+					     "nonic002" };
 	char path[128];
 	size_t i;
 
@@ -445,6 +475,24 @@ static void no_workload_plans_for_catalog(void **state)
 	lagom_planner_result_destroy(b);
 }
 
+/* Two nodes whose NIC reports no speed: no catalog workload can be priced
+ * across them, so the plan falls back, saying why (it used to be an empty
+ * plan predicting 0 ms). */
+static void unpriceable_catalog_falls_back(void **state)
+{
+	static const char *const names[] = { "nonic001", "nonic002" };
+	struct lagom_planner_input in = input(*state, names, 2);
+	struct lagom_planner_result *r;
+
+	in.workload_name = NULL;
+	r = run_ok(&in);
+	assert_true(r->fell_back);
+	assert_non_null(r->fallback_reason);
+	assert_non_null(strstr(r->fallback_reason, "no catalog workload"));
+	assert_record_matches_env(r);
+	lagom_planner_result_destroy(r);
+}
+
 static void write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -618,6 +666,7 @@ int main(void)
 		cmocka_unit_test(untrusted_directory_is_refused),
 		cmocka_unit_test(single_gpu_falls_back),
 		cmocka_unit_test(no_workload_plans_for_catalog),
+		cmocka_unit_test(unpriceable_catalog_falls_back),
 		cmocka_unit_test(topology_conf_hops),
 		cmocka_unit_test(locale_does_not_change_the_result),
 		cmocka_unit_test(cta_policy_gates),
