@@ -7,9 +7,9 @@
 #
 # DEST gets: gpu_check.sh; bin/ lagom, lagom-prolog, nccl_pair and
 # nccl_contention (compiled here from bench/nccl_pair.c and
-# bench/nccl_contention.c against CUDA_HOME's nccl.h, cuda_runtime_api.h
-# and, for the second, cublas_v2.h; without them the pack says so and has
-# no such program);
+# bench/nccl_contention.c, with bench/gpu_common.h, against CUDA_HOME's
+# nccl.h, cuda_runtime_api.h and, for the second, cublas_v2.h; without
+# them the pack says so and has no such program);
 # lib/ the two NCCL plugins and every shared library the binaries need
 # that is neither glibc's nor CUDA's (ldd); glibc/ this machine's loader
 # and glibc, which gpu_check.sh uses only when the device's own glibc is

@@ -43,6 +43,9 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#define GPU_PROG "nccl_contention"
+#include "gpu_common.h"
+
 #define GEMM_N 8192
 #define AR_BYTES ((size_t)256 << 20)
 #define REPS 10
@@ -51,25 +54,7 @@
 #define WHOLE_S 150
 #define SETTLE_MS 20
 
-static int rank = -1;
 static const char *dir;
-
-/* 0 after one "nccl_contention: " line saying what failed and why. */
-static int failed(const char *what, const char *why)
-{
-	fprintf(stderr, "nccl_contention: rank %d: %s: %s\n", rank, what, why);
-	return 0;
-}
-
-static int cuda_ok(cudaError_t st, const char *what)
-{
-	return st == cudaSuccess ? 1 : failed(what, cudaGetErrorString(st));
-}
-
-static int nccl_ok(ncclResult_t st, const char *what)
-{
-	return st == ncclSuccess ? 1 : failed(what, ncclGetErrorString(st));
-}
 
 static int cublas_ok(cublasStatus_t st, const char *what)
 {
@@ -86,19 +71,6 @@ static void sleep_ms(long ms)
 	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
 
 	nanosleep(&t, NULL);
-}
-
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end != '\0' || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
 }
 
 static int path_of(char *buf, size_t size, const char *name, int k)

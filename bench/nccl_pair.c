@@ -24,41 +24,12 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#define GPU_PROG "nccl_pair"
+#include "gpu_common.h"
+
 #define MAX_BYTES ((size_t)64 << 20)
 #define WARMUP 2
 #define ID_WAIT_S 60
-
-static int rank = -1;
-
-/* 0 after one "nccl_pair: " line saying what failed and why. */
-static int failed(const char *what, const char *why)
-{
-	fprintf(stderr, "nccl_pair: rank %d: %s: %s\n", rank, what, why);
-	return 0;
-}
-
-static int cuda_ok(cudaError_t st, const char *what)
-{
-	return st == cudaSuccess ? 1 : failed(what, cudaGetErrorString(st));
-}
-
-static int nccl_ok(ncclResult_t st, const char *what)
-{
-	return st == ncclSuccess ? 1 : failed(what, ncclGetErrorString(st));
-}
-
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end != '\0' || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
 
 static int write_id(const char *path, const ncclUniqueId *id)
 {

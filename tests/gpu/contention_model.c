@@ -2,7 +2,7 @@
  * tests/gpu/contention_model.c - a measured contention curve beside what the
  * model predicts for the same shapes (doc/model.md 4 and 4.1).
  *
- *   contention_model PROFILE
+ *   contention_model PROFILE [CTAS...]
  *
  * For each point of PROFILE's measured curve (lagom-prolog's probe: an
  * 8192^3 BF16 GEMM beside NC resident CTAs that stream chunk-sized pieces)
@@ -15,18 +15,24 @@
  *   fitted        the coefficients lagom_profile_to_hw() fits to the curve
  *                 (what plans on this node use), x = 0
  * and first one line on the fit ("fit ok ..." or "fit refused: ...").
+ * With CTAS (each 1..1024, below the GPU's SMs), then the same three for NCCL kernels holding
+ * that many CTAs with NCCL's default ring/simple chunk, one "nccl CTAS
+ * CHUNK builtin builtin_xcap fitted" line each: the model beside
+ * bench/nccl_contention's curve (idle: k CTAs; moving under MPS: 2k).
  * Reads and prints only; changes nothing in the model.
  * Exit status: 0 printed, 1 profile or model error, 2 usage.
  */
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "model/model.h"
 #include "profile/profile.h"
 
 #define PROBE_BLOCKS 4096 /* (8192 / 128)^2 tiles, as profile/profile_hw.c */
 #define PROBE_MEM_BOUND 0.2
+#define MAX_NCS 32
 
 static int slowdown(const struct lagom_hw *hw, unsigned nc, uint64_t chunk,
 		    double mem_Bps, double *out)
@@ -44,6 +50,17 @@ static int slowdown(const struct lagom_hw *hw, unsigned nc, uint64_t chunk,
 	return 0;
 }
 
+/* The model's three figures for NC CTAs of chunk CHUNK, into OUT. */
+static int model3(const struct lagom_hw *base, const struct lagom_hw *fit,
+		  unsigned nc, uint64_t chunk, double out[3])
+{
+	if (slowdown(base, nc, chunk, 0, &out[0]) ||
+	    slowdown(base, nc, chunk, base->gpu.hbm_Bps, &out[1]) ||
+	    slowdown(fit, nc, chunk, 0, &out[2]))
+		return -1;
+	return 0;
+}
+
 static int print_points(const struct lagom_profile *p,
 			const struct lagom_hw *base, const struct lagom_hw *fit)
 {
@@ -52,18 +69,33 @@ static int print_points(const struct lagom_profile *p,
 	printf("ctas chunk_bytes measured builtin builtin_xcap fitted\n");
 	for (size_t i = 0; i < m->n_contention; i++) {
 		const struct lagom_contention_point *c = &m->contention[i];
-		double b, bx, f;
+		double y[3];
 
 		if (c->ctas <= 0)
 			continue;
-		if (slowdown(base, (unsigned)c->ctas, c->chunk_bytes, 0, &b) ||
-		    slowdown(base, (unsigned)c->ctas, c->chunk_bytes,
-			     base->gpu.hbm_Bps, &bx) ||
-		    slowdown(fit, (unsigned)c->ctas, c->chunk_bytes, 0, &f))
+		if (model3(base, fit, (unsigned)c->ctas, c->chunk_bytes, y))
 			return -1;
 		printf("%d %llu %.4f %.4f %.4f %.4f\n", c->ctas,
-		       (unsigned long long)c->chunk_bytes, c->slowdown, b, bx,
-		       f);
+		       (unsigned long long)c->chunk_bytes, c->slowdown, y[0],
+		       y[1], y[2]);
+	}
+	return 0;
+}
+
+/* The model for NCCL kernels holding each of the N CTA counts in NCS. */
+static int print_nccl(const unsigned *ncs, int n, const struct lagom_hw *base,
+		      const struct lagom_hw *fit)
+{
+	uint64_t chunk = lagom_chunk_default_bytes(LAGOM_ALGO_RING,
+						   LAGOM_PROTO_SIMPLE);
+
+	for (int i = 0; i < n; i++) {
+		double y[3];
+
+		if (model3(base, fit, ncs[i], chunk, y))
+			return -1;
+		printf("nccl %u %llu %.4f %.4f %.4f\n", ncs[i],
+		       (unsigned long long)chunk, y[0], y[1], y[2]);
 	}
 	return 0;
 }
@@ -74,10 +106,24 @@ int main(int argc, char **argv)
 	struct lagom_error err = { 0 };
 	struct lagom_hw fit, base, spec;
 	struct lagom_fit_report rep = { 0 };
+	unsigned ncs[MAX_NCS];
 	int rc = 1;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: contention_model PROFILE\n");
+	for (int i = 2; i < argc; i++) {
+		char *end;
+		long v = strtol(argv[i], &end, 10);
+
+		if (i - 2 >= MAX_NCS || end == argv[i] || *end != '\0' ||
+		    v < 1 || v > 1024)
+			argc = 0;
+		else
+			ncs[i - 2] = (unsigned)v;
+	}
+	if (argc < 2) {
+		fprintf(stderr,
+			"usage: contention_model PROFILE [CTAS...] "
+			"(at most %d, each 1..1024)\n",
+			MAX_NCS);
 		return 2;
 	}
 	if (lagom_profile_read_file(argv[1], NULL, &p, &err) ||
@@ -111,7 +157,10 @@ int main(int argc, char **argv)
 	       base.contention_l2_cap, base.contention_rate,
 	       base.contention_rate_cap, (unsigned long long)base.gpu.l2_bytes,
 	       base.gpu.sm_count);
-	rc = print_points(p, &base, &fit) ? 1 : 0;
+	rc = print_points(p, &base, &fit) ||
+			     print_nccl(ncs, argc - 2, &base, &fit)
+		     ? 1
+		     : 0;
 out:
 	lagom_profile_destroy(p);
 	return rc;

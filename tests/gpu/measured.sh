@@ -6,8 +6,14 @@
 # and rise with the CTAs within noise; `lagom runs` on the records shows the
 # tuner's choices reached NCCL (2 tasks, all-reduces <= 1 MiB ring/simple on
 # 2 channels, all-gathers ring on 1, >= 20 calls each); `lagom plan` with
-# the profile on 1 and 2 nodes.  Each check on the data is also run on a
-# copy spoiled the way it must catch, and must fail there.
+# the profile on 1 and 2 nodes.  The second run (contention/: the GEMM
+# beside real NCCL kernels, bench/nccl_contention.c): the CSV parses, NCCL
+# ran the k channels asked (the CSV and NCCL's own TUNING lines), the
+# kernels stayed resident, no slowdown below 1, idle and MPS moving rise
+# with the CTAs resident, moving (2k CTAs) matches idle at 2k, and the
+# idle curve lies within 0.1 of the probe's at the same CTAs.  Each check
+# on the data is also run on a copy spoiled the way it must catch, and
+# must fail there.
 . "$top_srcdir/tests/lib/tap.sh"
 
 command -v jq >/dev/null 2>&1 || plan_skip_all "jq not installed (the checks read lagom's JSON with it)"
@@ -18,7 +24,9 @@ model=$top_builddir/tests/gpu/contention_model
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/lagom-measured.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
 
-plan 22
+csv=$fix/contention/contention_nccl.csv
+
+plan 35
 
 # curve_ok FILE: the profile's contention curve is measured, has 18
 # points, none below 1, and per chunk rises with the CTAs: no point more
@@ -110,8 +118,10 @@ check_that "(the spoiled records are still read: the refusals are the check's)" 
 	'"$lagom" runs "$TMP/ag4/1.0" | grep -q "allgather *131072 *ring *simple *4 "'
 
 # lagom plan with the measured profile.  1 node: one GPU, nothing to tune.
+# (rc is taken here: inside check_that, $? is that of its shift.)
 "$lagom" plan --profile "$fix/profile_long.json" --nodes 1 --format json >"$TMP/p1.json" 2>"$TMP/p1.err"
-check_that "plan, 1 node: exit 0, no message" '[ $? -eq 0 ] && [ ! -s "$TMP/p1.err" ]'
+rc=$?
+check_that "plan, 1 node: exit 0, no message" '[ $rc -eq 0 ] && [ ! -s "$TMP/p1.err" ]'
 check_that "plan, 1 node: falls back (a single GPU), NCCL left alone" \
 	'jq -e ".fell_back and (.fallback_reason | test(\"single GPU\")) and (.plan_text | test(\";env tuner=0 \"))" "$TMP/p1.json" >/dev/null'
 # 2 nodes: the VM's NIC reported no link speed (nic_link_bw_Bps 0), so the
@@ -151,4 +161,115 @@ check_that "summary.txt: H200, driver 580.159.04, NCCL 2.28.9 took both plugins 
 	'grep -q "^NVIDIA H200, 580.159.04," "$fix/summary.txt" && grep -q "TUNER/Plugin: Using lagom (v5)" "$fix/summary.txt" && grep -q "PROFILER/Plugin: Loaded lagom (v5)" "$fix/summary.txt"'
 check_that "summary.txt: NCCL's TUNING lines show 2 channels for all-reduce, 1 for all-gather" \
 	'[ "$(grep -c "AllReduce: .* Algo RING proto SIMPLE channel{Lo..Hi}={0..1}" "$fix/summary.txt")" -eq 6 ] && [ "$(grep -c "AllGather: .* Algo RING proto SIMPLE channel{Lo..Hi}={0..0}" "$fix/summary.txt")" -eq 6 ]'
+
+# The second run: bench/nccl_contention on the same H200, plain and under
+# MPS (contention/README in h200-2026-11-26/README.md).  Columns: 1 mode,
+# 2 k, 3 nccl_channels, 4 algo, 5 proto, 6 alone_ms, 7 idle_ms,
+# 8 idle_slowdown, 9 moving_ms, 10 moving_slowdown, 11 after_ms,
+# 12 allreduce_calls, 13 allreduce_GBps, 14 held, 15 covered.
+hdr=mode,k,nccl_channels,algo,proto,alone_ms,idle_ms,idle_slowdown,moving_ms,moving_slowdown,after_ms,allreduce_calls,allreduce_GBps,held,covered
+# ncsv_ok CSV: the header, then one row per mode (plain, mps) and k (1 2 4
+# 8 16 32, in order), 15 fields, every figure a positive number.
+ncsv_ok() {
+	[ "$(head -n 1 "$1")" = "$hdr" ] &&
+		awk -F, 'NR == 1 { next }
+			{ m = (NR - 2 < 6) ? "plain" : "mps"
+			  k = 2 ^ ((NR - 2) % 6)
+			  if (NF != 15 || $1 != m || $2 != k) bad = 1
+			  for (i = 6; i <= 13; i++)
+				if ($i !~ /^[0-9]+(\.[0-9]+)?$/ || $i + 0 <= 0) bad = 1 }
+			END { exit bad || NR != 13 }' "$1"
+}
+# nc_ok CSV: NCCL used exactly k channels, ring/simple, every row.
+nc_ok() { awk -F, 'NR > 1 && ($3 != $2 || $4 != "RING" || $5 != "SIMPLE") { bad = 1 } END { exit bad }' "$1"; }
+# held_ok CSV: the idle kernel outlived the GEMMs, the loop covered them.
+held_ok() { awk -F, 'NR > 1 && ($14 != 1 || $15 != 1) { bad = 1 } END { exit bad }' "$1"; }
+# bound_ok CSV: no slowdown below 1 (contention never speeds a kernel up).
+bound_ok() { awk -F, 'NR > 1 && ($8 < 1 || $10 < 1) { bad = 1 } END { exit bad }' "$1"; }
+# rise_ok CSV: with k, idle_x (both modes) and the MPS move_x never fall
+# more than 0.03 below the k before, and rise by at least 0.2 in all.
+rise_ok() {
+	awk -F, 'function step(key, v) {
+			if (key in last && v < last[key] - 0.03) bad = 1
+			if (!(key in first)) first[key] = v
+			last[key] = v }
+		NR > 1 { step($1 " idle", $8); if ($1 == "mps") step("mps moving", $10) }
+		END { for (key in first) if (last[key] - first[key] < 0.2) bad = 1
+		      exit bad || length(first) != 3 }' "$1"
+}
+# equal_ok CSV: at equal CTAs resident, the MPS moving slowdown (both
+# ranks: 2k CTAs) is within 0.03 of idle (one rank: k CTAs) of either
+# mode, where both were measured (k = 1..16 moving, 2..32 idle): 10 pairs.
+equal_ok() {
+	awk -F, 'NR > 1 { idle[$1, $2] = $8; if ($1 == "mps") mv[$2 * 2] = $10 }
+		END { for (c in mv) for (m = 0; m < 2; m++) {
+			key = (m ? "mps" : "plain") SUBSEP c
+			if (!(key in idle)) continue
+			n++; d = mv[c] - idle[key]
+			if (d > 0.03 || d < -0.03) bad = 1 }
+		      exit bad || n != 10 }' "$1"
+}
+# probe_ok CSV PROFILE: the idle curve (both modes) within 0.1 of the
+# probe's curve at the same CTAs, every chunk: 6 CTA counts x 3 chunks x 2.
+probe_ok() {
+	jq -r '.measurements.contention.points[] | "\(.ctas) \(.slowdown)"' "$2" >"$TMP/probe.txt" &&
+		awk -F, 'FNR == NR { p[++np] = $0; next }
+			FNR > 1 { for (i = 1; i <= np; i++) {
+				split(p[i], f, " ")
+				if (f[1] != $2) continue
+				n++; d = $8 - f[2]
+				if (d > 0.1 || d < -0.1) bad = 1 } }
+			END { exit bad || n != 36 }' "$TMP/probe.txt" "$1"
+}
+check_that "contention_nccl.csv: parses, 6 rows per mode (k 1..32)" 'ncsv_ok "$csv"'
+check_that "contention_nccl.csv: NCCL used k channels, ring/simple, every row" 'nc_ok "$csv"'
+check_that "contention_nccl.csv: the kernels stayed resident (held, cover)" 'held_ok "$csv"'
+check_that "contention_nccl.csv: no slowdown below 1" 'bound_ok "$csv"'
+check_that "contention_nccl.csv: idle and MPS moving rise with the CTAs (within 0.03)" 'rise_ok "$csv"'
+check_that "contention_nccl.csv: MPS moving (2k CTAs) within 0.03 of idle at 2k" 'equal_ok "$csv"'
+check_that "contention_nccl.csv: the idle curve within 0.1 of the probe's (profile_long.json)" \
+	'probe_ok "$csv" "$fix/profile_long.json"'
+# NCCL's own TUNING lines in rank 0's log: after "Max CTAs set to K",
+# every 256 MiB all-reduce ran on ring/simple over channels 0..K-1; 5 per
+# K and mode.
+tuning_ok() {
+	awk '/NCCL INFO Comm config Max CTAs set to / { k = $NF }
+		/NCCL INFO AllReduce: 268435456 Bytes -> / { n++
+			if ($0 !~ ("Algo RING proto SIMPLE channel[{]Lo[.][.]Hi[}]=[{]0[.][.]" k - 1 "[}]$")) bad = 1 }
+		END { exit bad || n != 60 }' "$1"
+}
+check_that "nccl_pair.log: NCCL's TUNING lines show k channels (60 all-reduces)" \
+	'tuning_ok "$fix/contention/nccl_pair.log"'
+# Spoiled copies: one each, and every check must refuse its own.
+sp() { sed "$2" "$csv" >"$TMP/$1.csv"; }
+sp bad_hdr '1s/idle_slowdown/idle_x/'
+sp bad_row '$d'
+sp bad_nc '4s/^plain,4,4,/plain,4,3,/'
+sp bad_held '9s/,1,1$/,1,0/'
+sp bad_bound '8s/,1\.0790,/,0.9990,/'
+sp bad_rise '6s/,1\.2310,4\.0170,/,1.1010,4.0170,/'
+awk -F, -v OFS=, 'NR > 1 { $8 = 1.1 } 1' "$csv" >"$TMP/bad_flat.csv"
+sp bad_equal '12s/,1\.3872,/,1.4372,/'
+sp bad_probe '6s/,1\.2310,4\.0170,/,1.4100,4.0170,/'
+check_that "the CSV checks refuse a changed header, a missing row, 3 channels for 4, a kernel not held" \
+	'! ncsv_ok "$TMP/bad_hdr.csv" && ! ncsv_ok "$TMP/bad_row.csv" && ! nc_ok "$TMP/bad_nc.csv" && ! held_ok "$TMP/bad_held.csv"'
+check_that "... a slowdown of 0.999, a dip of 0.055, a flat idle curve, moving 0.05 off idle, idle 0.11 off the probe" \
+	'! bound_ok "$TMP/bad_bound.csv" && ! rise_ok "$TMP/bad_rise.csv" && ! rise_ok "$TMP/bad_flat.csv" && ! equal_ok "$TMP/bad_equal.csv" && ! probe_ok "$TMP/bad_probe.csv" "$fix/profile_long.json"'
+sed 's/channel{Lo..Hi}={0..15}$/channel{Lo..Hi}={0..7}/' "$fix/contention/nccl_pair.log" >"$TMP/tuning.log"
+check_that "... and 8 channels where k was 16 in NCCL's TUNING lines" '! tuning_ok "$TMP/tuning.log"'
+# The model beside NCCL's kernels (doc/model.md 4.2): 1..64 CTAs.
+if [ -x "$model" ]; then
+	"$model" "$fix/profile_long.json" 1 2 4 8 16 32 64 >"$TMP/nmodel.txt" 2>&1
+	rc=$?
+	tap_on_fail="cat $TMP/nmodel.txt"
+	check_that "contention_model CTAS: 7 nccl rows at the ring/simple chunk, never below 1" \
+		'[ $rc -eq 0 ] && [ "$(awk "\$1 == \"nccl\" && \$3 == 2097152 && \$4 >= 1 && \$5 >= \$4 && \$6 >= 1" "$TMP/nmodel.txt" | wc -l)" -eq 7 ]'
+	tap_on_fail=
+	"$model" "$fix/profile_long.json" 1 0 >"$TMP/nmodel0.txt" 2>&1
+	rc=$?
+	check_that "contention_model with 0 CTAs: usage, exit 2" '[ $rc -eq 2 ] && grep -q "^usage: " "$TMP/nmodel0.txt"'
+else
+	skip "tests/gpu/contention_model not built"
+	skip "tests/gpu/contention_model not built"
+fi
 done_testing
