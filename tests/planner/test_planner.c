@@ -26,10 +26,10 @@ struct fx {
 };
 
 /* A table-only profile, as `lagom profile synth` would write it, with
- * the NCCL version lagom-prolog probed ("" none). */
-static void write_profile_nccl(const char *dir, const char *node,
+ * the NCCL version lagom-prolog probed ("" none) and its NICs' link rate. */
+static void write_profile_full(const char *dir, const char *node,
 			       const char *gpu, int sms, double bf16_flops,
-			       double hbm_Bps, const char *nccl)
+			       double hbm_Bps, const char *nccl, double nic_Bps)
 {
 	struct lagom_profile *p = lagom_profile_create(node);
 	struct lagom_error err = { 0 };
@@ -42,7 +42,7 @@ static void write_profile_nccl(const char *dir, const char *node,
 	p->hw.intra = LAGOM_INTRA_NVSWITCH;
 	p->hw.nvlinks_per_gpu = 12;
 	p->hw.nic_count = 4;
-	p->hw.nic_link_bw_Bps = 50e9;
+	p->hw.nic_link_bw_Bps = nic_Bps;
 	p->meas.gemm_flops[LAGOM_PREC_BF16].value = bf16_flops;
 	p->meas.gemm_flops[LAGOM_PREC_BF16].source = LAGOM_SOURCE_TABLE;
 	p->meas.hbm_bw_Bps.value = hbm_Bps;
@@ -56,31 +56,19 @@ static void write_profile_nccl(const char *dir, const char *node,
 	lagom_profile_destroy(p);
 }
 
-/* A node whose NIC reports no link speed (as the H200 VM of
+static void write_profile_nccl(const char *dir, const char *node,
+			       const char *gpu, int sms, double bf16_flops,
+			       double hbm_Bps, const char *nccl)
+{
+	write_profile_full(dir, node, gpu, sms, bf16_flops, hbm_Bps, nccl,
+			   50e9);
+}
+
+/* A node whose NICs report no link speed (as the H200 VM of
  * tests/gpu/h200-2026-11-26 did). */
 static void write_profile_no_nic_speed(const char *dir, const char *node)
 {
-	struct lagom_profile *p = lagom_profile_create(node);
-	struct lagom_error err = { 0 };
-
-	assert_non_null(p);
-	snprintf(p->hostname, sizeof(p->hostname), "%s", node);
-	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "H100-SXM");
-	p->hw.gpu_count = 8;
-	p->hw.gpu_sm_count = 132;
-	p->hw.intra = LAGOM_INTRA_NVSWITCH;
-	p->hw.nvlinks_per_gpu = 12;
-	p->hw.nic_count = 1;
-	p->hw.nic_link_bw_Bps = 0;
-	p->meas.gemm_flops[LAGOM_PREC_BF16].value = 989.4e12;
-	p->meas.gemm_flops[LAGOM_PREC_BF16].source = LAGOM_SOURCE_TABLE;
-	p->meas.hbm_bw_Bps.value = 3350e9;
-	p->meas.hbm_bw_Bps.source = LAGOM_SOURCE_TABLE;
-	snprintf(p->prov.lagom_version, sizeof(p->prov.lagom_version), "0.1.0");
-	p->prov.created_unix_s = 1700000000;
-	if (lagom_profile_write_atomic(dir, p, &err) != 0)
-		fail_msg("writing %s: %s", node, err.text);
-	lagom_profile_destroy(p);
+	write_profile_full(dir, node, "H100-SXM", 132, 989.4e12, 3350e9, "", 0);
 }
 
 static void write_profile(const char *dir, const char *node, const char *gpu,
