@@ -38,6 +38,8 @@ struct lagom_step {
 
 /* Free what a struct lagom_step owns and zero it (NULL allowed). */
 void lagom_step_clear(struct lagom_step *step);
+/* Free the node names only; the ids and counts stay. */
+void lagom_step_clear_nodes(struct lagom_step *step);
 
 /*
  * Compute the plan of a step.  workload is the --lagom-workload value or

@@ -255,9 +255,24 @@ static int fetch_step_bounded(uint32_t job_id, uint32_t step_id,
  * request is replaced by the job's, which only slurmctld knows).
  */
 
-/* *dest (owned, may be NULL) followed by "prefix:tok" for every
- * non-empty comma-separated tok of src, as Slurm's xfmt_tres() (strtok_r);
- * -ENOMEM. */
+/* *dest (owned, may be NULL) followed by ",", unless empty, then prefix
+ * and the len bytes of text; -ENOMEM. */
+static int append(char **dest, const char *prefix, const char *text, size_t len)
+{
+	size_t old = *dest ? strlen(*dest) : 0;
+	size_t need = old + 1 + strlen(prefix) + len + 1;
+	char *s = realloc(*dest, need);
+
+	if (!s)
+		return -ENOMEM;
+	snprintf(s + old, need - old, "%s%s%.*s", old ? "," : "", prefix,
+		 (int)len, text);
+	*dest = s;
+	return 0;
+}
+
+/* *dest followed by "prefix" and tok for every non-empty comma-separated
+ * tok of src, as Slurm's xfmt_tres() (strtok_r); -ENOMEM. */
 static int tres_fmt(char **dest, const char *prefix, const char *src)
 {
 	const char *p = src;
@@ -265,33 +280,10 @@ static int tres_fmt(char **dest, const char *prefix, const char *src)
 	while (p && *p) {
 		size_t len = strcspn(p, ",");
 
-		if (len > 0) {
-			size_t old = *dest ? strlen(*dest) : 0;
-			size_t need = old + 1 + strlen(prefix) + 1 + len + 1;
-			char *s = realloc(*dest, need);
-
-			if (!s)
-				return -ENOMEM;
-			snprintf(s + old, need - old, "%s%s:%.*s",
-				 old ? "," : "", prefix, (int)len, p);
-			*dest = s;
-		}
+		if (len > 0 && append(dest, prefix, p, len) < 0)
+			return -ENOMEM;
 		p += len + (p[len] == ',');
 	}
-	return 0;
-}
-
-/* *dest followed by "," and add, or add alone, as srun appends --gres. */
-static int append_raw(char **dest, const char *add)
-{
-	size_t old = *dest ? strlen(*dest) : 0;
-	size_t need = old + 1 + strlen(add) + 1;
-	char *s = realloc(*dest, need);
-
-	if (!s)
-		return -ENOMEM;
-	snprintf(s + old, need - old, "%s%s", old ? "," : "", add);
-	*dest = s;
 	return 0;
 }
 
@@ -345,11 +337,12 @@ int lagom_srun_gpu_request(const struct lagom_srun_gpu_opts *o,
 	bool names_gres = false;
 
 	memset(req, 0, sizeof(*req));
-	if (tres_fmt(&req->per_step, "gres:gpu", o->gpus) < 0 ||
-	    tres_fmt(&req->per_node, "gres:gpu", o->gpus_per_node) < 0 ||
-	    (add && append_raw(&req->per_node, add) < 0) ||
-	    tres_fmt(&req->per_socket, "gres:gpu", o->gpus_per_socket) < 0 ||
-	    tres_fmt(&req->per_task, "gres:gpu", o->gpus_per_task) < 0) {
+	/* --gres (or SLURM_STEP_GRES) goes after the GPUs per node, as is */
+	if (tres_fmt(&req->per_step, "gres:gpu:", o->gpus) < 0 ||
+	    tres_fmt(&req->per_node, "gres:gpu:", o->gpus_per_node) < 0 ||
+	    (add && append(&req->per_node, "", add, strlen(add)) < 0) ||
+	    tres_fmt(&req->per_socket, "gres:gpu:", o->gpus_per_socket) < 0 ||
+	    tres_fmt(&req->per_task, "gres:gpu:", o->gpus_per_task) < 0) {
 		lagom_gpu_request_release(req);
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	}
@@ -629,15 +622,6 @@ static int expand(const char *list, struct lagom_step *step,
 	return 0;
 }
 
-static void clear_nodes(struct lagom_step *step)
-{
-	for (size_t i = 0; i < step->node_count; i++)
-		free(step->node_names[i]);
-	free(step->node_names);
-	step->node_names = NULL;
-	step->node_count = 0;
-}
-
 static int get_ids(spank_t sp, struct lagom_step *step,
 		   struct lagom_carrier_step *id, struct lagom_error *err)
 {
@@ -699,7 +683,7 @@ static int srun_knows_step(spank_t sp, struct lagom_step *step,
 	if (!list || (rc = srun_gpu_opts(sp, req, err)) <= 0)
 		return list ? rc : 0;
 	if (expand(list, step, err) < 0 || step->node_count != step->nnodes) {
-		clear_nodes(step);
+		lagom_step_clear_nodes(step);
 		lagom_gpu_request_release(req);
 		lagom_error_clear(err);
 		return 0;

@@ -19,13 +19,20 @@
 #include "spank/step.h"
 #include "placement/placement.h"
 
+void lagom_step_clear_nodes(struct lagom_step *step)
+{
+	for (size_t i = 0; i < step->node_count; i++)
+		free(step->node_names[i]);
+	free(step->node_names);
+	step->node_names = NULL;
+	step->node_count = 0;
+}
+
 void lagom_step_clear(struct lagom_step *step)
 {
 	if (!step)
 		return;
-	for (size_t i = 0; i < step->node_count; i++)
-		free(step->node_names[i]);
-	free(step->node_names);
+	lagom_step_clear_nodes(step);
 	memset(step, 0, sizeof(*step));
 }
 

@@ -394,11 +394,14 @@ static void gpu_request_from_options(void **state)
 		/* no GRES named: slurmctld gives the step the job's request */
 		{ { 0 }, 0, NULL, NULL, NULL, NULL },
 		{ { .step_gres_env = "gpu:3" }, 0, NULL, NULL, NULL, NULL },
+		/* "none" only as the whole string, as slurmctld compares it */
+		{ { .step_gres_env = "none," }, 0, NULL, NULL, NULL, NULL },
 	};
 	struct lagom_error err = { 0 };
+	struct lagom_gpu_request req;
+	char gres[600];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct lagom_gpu_request req;
 		int rc = lagom_srun_gpu_request(&cases[i].o, &req, &err);
 
 		if (rc != cases[i].rc)
@@ -422,6 +425,26 @@ static void gpu_request_from_options(void **state)
 			assert_null(req.per_socket);
 		lagom_gpu_request_release(&req);
 	}
+	/* entries past the tokenizer's stack buffer: a zero count still goes,
+	 * another stays whole (a hostile SLURM_STEP_GRES) */
+	memset(gres, 'x', sizeof(gres));
+	memcpy(gres, "gres:", 5);
+	snprintf(gres + 300, sizeof(gres) - 300, ":0,gres:gpu:2");
+	assert_int_equal(
+		lagom_srun_gpu_request(
+			&(struct lagom_srun_gpu_opts){ .step_gres_env = gres },
+			&req, &err),
+		1);
+	assert_string_equal(req.per_node, "gres:gpu:2");
+	lagom_gpu_request_release(&req);
+	snprintf(gres + 300, sizeof(gres) - 300, ":4");
+	assert_int_equal(
+		lagom_srun_gpu_request(
+			&(struct lagom_srun_gpu_opts){ .step_gres_env = gres },
+			&req, &err),
+		1);
+	assert_string_equal(req.per_node, gres);
+	lagom_gpu_request_release(&req);
 }
 
 static double seconds_since(const struct timespec *t0)
