@@ -133,7 +133,7 @@ static float uniform(uint64_t *x)
 	       (float)((int64_t)1 << 52);
 }
 
-/* B bf16 values drawn at random in [-1, 1) into the device buffer DST
+/* N bf16 values drawn at random in [-1, 1) into the device buffer DST
  * (round to nearest even from float).  0, or -1 after one line. */
 static int random_bf16(void *dst, size_t n, uint64_t seed)
 {
@@ -159,8 +159,8 @@ static int random_bf16(void *dst, size_t n, uint64_t seed)
 }
 
 /* Load the triad, fill b and c with constants (the result is one value),
- * poison a (all-ones bits: NaN), run it once (s must be 0.5), and check every element of
- * a on the host.  0, or -1 after one line. */
+ * poison a (all-ones bits: NaN), run it once (s must be 0.5), and check
+ * every element of a on the host.  0, or -1 after one line. */
 static int triad_setup(struct triad *t, cudaStream_t stream)
 {
 	cudaLibrary_t lib;
