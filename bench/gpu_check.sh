@@ -215,7 +215,8 @@ contention_step() {
 			"$work/$m.csv" >>"$csv"
 	done
 	say "contention_nccl.csv: $(awk 'NR > 1' "$csv" | wc -l) row(s)"
-	# Per kernel and mode: the slowdowns over k (idle; moving), the rates.
+	# Per kernel and mode: the slowdowns over k (idle, moving, beside the
+	# hog at its rate alone), the rates.
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		c["kernel"] {
 			key = $c["kernel"] " " $1
@@ -224,11 +225,13 @@ contention_step() {
 			idle[key] = idle[key] " " $c["idle_slowdown"]
 			mv[key] = mv[key] " " $c["moving_slowdown"]
 			rate[key] = rate[key] " " $c["alone_rate"] "/" $c["idle_rate"] "/" $c["moving_rate"]
+			hog[key] = hog[key] " " ($c["hog_slowdown"] == "" ? "-" : $c["hog_slowdown"] "@" $c["hog_alone_GBps"])
 			unit[key] = $c["unit"] }
 		END { for (i = 1; i <= n; i++) { key = order[i]
 			print key ": k" ks[key]
 			print "   idle_x  " idle[key]
 			print "   move_x  " mv[key]
+			print "   hog_x  " hog[key] " (slowdown@hog GB/s alone)"
 			print "   " unit[key] " alone/idle/moving " rate[key] } }' "$csv" | tee -a "$sum"
 }
 if [ "$only" = yes ]; then

@@ -14,6 +14,14 @@
  * one block per TRIAD_THREADS * TRIAD_ITEMS float4s, many waves on any GPU,
  * as a framework's elementwise kernels are launched.  ptxas (CUDA 13.0,
  * sm_90): 32 registers, no stack, no spills.
+ *
+ * The hog is the traffic a collective would put on HBM, at a rate it
+ * measures: a grid of exactly K blocks of HOG_THREADS threads (K CTAs
+ * resident, as NCCL's K channels), each copying its own slice of a 1 GiB
+ * buffer into another, ITERS times over, 16-byte loads and stores, four
+ * in flight per thread.  Its rate with K CTAs, over the GPU's (the
+ * triad's) HBM rate, is the model's x (doc/model.md section 4).  ptxas
+ * (CUDA 13.0, sm_90): 32 registers, no stack, no spills.
  */
 #ifndef LAGOM_BENCH_GPU_KERNELS_H
 #define LAGOM_BENCH_GPU_KERNELS_H
@@ -23,6 +31,7 @@
 
 #define TRIAD_THREADS 256
 #define TRIAD_ITEMS 4
+#define HOG_THREADS 512
 
 static const char triad_ptx[] =
 	".version 7.0\n"
@@ -97,6 +106,69 @@ static const char triad_ptx[] =
 	"\tret;\n"
 	"}\n";
 
+static const char hog_ptx[] =
+	".version 7.0\n"
+	".target sm_80\n"
+	".address_size 64\n"
+	"\n"
+	".visible .entry lagom_hog(.param .u64 pdst, .param .u64 psrc,\n"
+	"\t.param .u64 pslice, .param .u32 piters)\n"
+	"{\n"
+	"\t.reg .pred %p<2>;\n"
+	"\t.reg .b32 %r<5>, %v<16>;\n"
+	"\t.reg .b64 %d<16>;\n"
+	"\n"
+	"\tld.param.u64 %d0, [pdst];\n"
+	"\tld.param.u64 %d1, [psrc];\n"
+	"\tld.param.u64 %d2, [pslice];\n"
+	"\tld.param.u32 %r0, [piters];\n"
+	"\tcvta.to.global.u64 %d0, %d0;\n"
+	"\tcvta.to.global.u64 %d1, %d1;\n"
+	"\tmov.u32 %r1, %ctaid.x;\n"
+	"\tmov.u32 %r2, %ntid.x;\n"
+	"\tmov.u32 %r3, %tid.x;\n"
+	"\tcvt.u64.u32 %d3, %r1;\n"
+	"\tmul.lo.u64 %d3, %d3, %d2;\n"
+	"\tshl.b64 %d3, %d3, 4;\n"
+	"\tadd.u64 %d4, %d0, %d3;\n"
+	"\tadd.u64 %d5, %d1, %d3;\n"
+	"\tshl.b64 %d6, %d2, 4;\n"
+	"\tmul.wide.u32 %d7, %r2, 16;\n"
+	"\tshl.b64 %d8, %d7, 2;\n"
+	"\tmul.wide.u32 %d9, %r3, 16;\n"
+	"\tmov.u32 %r4, 0;\n"
+	"OUTER:\n"
+	"\tsetp.ge.u32 %p0, %r4, %r0;\n"
+	"\t@%p0 bra DONE;\n"
+	"\tmov.u64 %d10, %d9;\n"
+	"INNER:\n"
+	"\tsetp.ge.u64 %p1, %d10, %d6;\n"
+	"\t@%p1 bra NEXT;\n"
+	"\tadd.u64 %d11, %d5, %d10;\n"
+	"\tadd.u64 %d12, %d11, %d7;\n"
+	"\tadd.u64 %d13, %d12, %d7;\n"
+	"\tadd.u64 %d14, %d13, %d7;\n"
+	"\tld.global.v4.u32 {%v0, %v1, %v2, %v3}, [%d11];\n"
+	"\tld.global.v4.u32 {%v4, %v5, %v6, %v7}, [%d12];\n"
+	"\tld.global.v4.u32 {%v8, %v9, %v10, %v11}, [%d13];\n"
+	"\tld.global.v4.u32 {%v12, %v13, %v14, %v15}, [%d14];\n"
+	"\tadd.u64 %d11, %d4, %d10;\n"
+	"\tadd.u64 %d12, %d11, %d7;\n"
+	"\tadd.u64 %d13, %d12, %d7;\n"
+	"\tadd.u64 %d14, %d13, %d7;\n"
+	"\tst.global.v4.u32 [%d11], {%v0, %v1, %v2, %v3};\n"
+	"\tst.global.v4.u32 [%d12], {%v4, %v5, %v6, %v7};\n"
+	"\tst.global.v4.u32 [%d13], {%v8, %v9, %v10, %v11};\n"
+	"\tst.global.v4.u32 [%d14], {%v12, %v13, %v14, %v15};\n"
+	"\tadd.u64 %d10, %d10, %d8;\n"
+	"\tbra INNER;\n"
+	"NEXT:\n"
+	"\tadd.u32 %r4, %r4, 1;\n"
+	"\tbra OUTER;\n"
+	"DONE:\n"
+	"\tret;\n"
+	"}\n";
+
 struct triad {
 	float *a, *b, *c;
 	size_t n; /* floats per array */
@@ -121,6 +193,83 @@ static int triad_launch(struct triad *t, cudaStream_t stream)
 					args, 0, stream),
 		       "cudaLaunchKernel (triad)") &&
 	       cuda_ok(cudaGetLastError(), "triad launch");
+}
+
+struct hog {
+	void *dst, *src;
+	size_t bytes; /* of each buffer */
+	cudaKernel_t kernel;
+};
+
+/* The float4s each of K blocks copies: its share of the buffer, rounded
+ * down to a multiple of one loop step (4 float4s per thread). */
+static unsigned long long hog_slice(const struct hog *h, int k)
+{
+	unsigned long long step = 4 * HOG_THREADS;
+
+	return h->bytes / 16 / (unsigned long long)k / step * step;
+}
+
+/* Bytes one pass of K blocks reads and writes. */
+static double hog_pass_bytes(const struct hog *h, int k)
+{
+	return 2.0 * 16 * (double)hog_slice(h, k) * k;
+}
+
+static int hog_launch(struct hog *h, int k, unsigned int iters,
+		      cudaStream_t stream)
+{
+	unsigned long long slice = hog_slice(h, k);
+	void *args[] = { &h->dst, &h->src, &slice, &iters };
+
+	return cuda_ok(cudaLaunchKernel((const void *)h->kernel, dim3_of(k),
+					dim3_of(HOG_THREADS), args, 0, stream),
+		       "cudaLaunchKernel (hog)") &&
+	       cuda_ok(cudaGetLastError(), "hog launch");
+}
+
+/* Load the hog, fill src with 0x5a bytes and poison dst (0xff), run it
+ * once with 3 blocks and check on the host that it copied exactly their
+ * slices.  0, or -1 after one line. */
+static int hog_setup(struct hog *h, cudaStream_t stream)
+{
+	cudaLibrary_t lib;
+	size_t done = 16 * hog_slice(h, 3) * 3;
+	unsigned char *host;
+	int ok = 1;
+
+	if (!cuda_ok(cudaLibraryLoadData(&lib, hog_ptx, NULL, NULL, 0, NULL,
+					 NULL, 0),
+		     "cudaLibraryLoadData (hog PTX)") ||
+	    !cuda_ok(cudaLibraryGetKernel(&h->kernel, lib, "lagom_hog"),
+		     "cudaLibraryGetKernel") ||
+	    !cuda_ok(cudaMalloc(&h->dst, h->bytes), "cudaMalloc") ||
+	    !cuda_ok(cudaMalloc(&h->src, h->bytes), "cudaMalloc") ||
+	    !cuda_ok(cudaMemset(h->src, 0x5a, h->bytes), "cudaMemset") ||
+	    !cuda_ok(cudaMemset(h->dst, 0xff, h->bytes), "cudaMemset") ||
+	    !hog_launch(h, 3, 1, stream) ||
+	    !cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize"))
+		return -1;
+	host = malloc(h->bytes);
+	if (host == NULL)
+		return failed("hog check", "out of memory") - 1;
+	if (!cuda_ok(cudaMemcpy(host, h->dst, h->bytes, cudaMemcpyDeviceToHost),
+		     "cudaMemcpy (hog check)")) {
+		free(host);
+		return -1;
+	}
+	for (size_t i = 0; i < h->bytes && ok; i++)
+		if (host[i] != (i < done ? 0x5a : 0xff)) {
+			char why[96];
+
+			snprintf(why, sizeof(why),
+				 "byte %zu of %zu copied is 0x%02x: wrong "
+				 "result",
+				 i, done, host[i]);
+			ok = failed("hog check", why);
+		}
+	free(host);
+	return ok ? 0 : -1;
 }
 
 /* x in [-1, 1) from a 64-bit xorshift state. */

@@ -19,6 +19,9 @@
  *   moving  - beside both ranks looping the all-reduce (data moving over
  *             the socket transport; rank 1's kernels are in another CUDA
  *             context, which time-slices with rank 0's unless MPS runs);
+ *   hog     - beside the hog (bench/gpu_kernels.h): K CTAs of rank 0's
+ *             own copy kernel streaming through HBM on the high-priority
+ *             stream, NCCL idle; its rate alone and beside the works;
  *   after   - alone again (drift).
  *
  * The channels NCCL really used come from its TUNING line (rank 0 logs
@@ -27,14 +30,16 @@
  * Rank 0 prints the table and writes it as CSV to CSV, one row per K and
  * kernel as it is measured: the 14 columns of the first run, then kernel,
  * unit (of the rates), work (FLOP or bytes per call), the alone, idle and
- * moving rates, and blocks (the grid; 0 where cuBLAS chooses).  A triad
- * that fails its check (every element of its output, once) is left out
- * with a line; the GEMMs are still measured.  Not built by make:
- * bench/gpu_pack.sh compiles it against the CUDA toolkit's headers
- * (-lnccl -lcudart -lcublas).
+ * moving rates, blocks (the grid; 0 where cuBLAS chooses), hog_ms,
+ * hog_slowdown, hog_GBps (its rate over its run beside the works),
+ * hog_alone_GBps (one pass alone) and hog_covered.  A triad or hog that
+ * fails its check (every byte of its output, once) is left out with a
+ * line (the hog's columns empty); the GEMMs are still measured.  Not
+ * built by make: bench/gpu_pack.sh compiles it against the CUDA toolkit's
+ * headers (-lnccl -lcudart -lcublas).
  *
  *   nccl_contention RANK DIR CSV [K...]
- *   nccl_contention --ptx          the triad's PTX, on stdout
+ *   nccl_contention --ptx triad|hog    that kernel's PTX, on stdout
  *
  * Both ranks take the same DIR (fresh, empty: ids and handshakes go
  * through files there, every wait at most 30 s) and the same K list; rank 1
@@ -60,6 +65,7 @@
 #define GEMM_N 8192
 #define TP_N 1024
 #define TRIAD_FLOATS ((size_t)256 << 20)
+#define HOG_BYTES ((size_t)1 << 30)
 #define AR_BYTES ((size_t)256 << 20)
 #define REPS 20
 #define NWORK 3
@@ -144,6 +150,8 @@ struct gpu {
 	void *a, *b, *c;    /* 8192^3: constant operands */
 	void *ta, *tb, *tc; /* 8192 x 1024 x 8192: random operands */
 	struct triad triad;
+	struct hog hog;
+	int have_hog;
 	cudaStream_t ar, mm; /* the all-reduce's (high priority), the work's */
 	cudaEvent_t ev[REPS + 1], ar0, ar1;
 	cublasHandle_t blas;
@@ -217,6 +225,13 @@ static int setup(struct gpu *g)
 		fprintf(stderr, "nccl_contention: rank 0: the triad is left "
 				"out\n");
 		nwork = NWORK - 1;
+		cudaGetLastError();
+	}
+	g->hog.bytes = HOG_BYTES;
+	g->have_hog = hog_setup(&g->hog, g->mm) == 0;
+	if (!g->have_hog) {
+		fprintf(stderr, "nccl_contention: rank 0: the hog is left "
+				"out\n");
 		cudaGetLastError();
 	}
 	for (int i = 0; i <= REPS; i++)
@@ -353,6 +368,10 @@ struct row {
 	struct used used;
 	double alone[NWORK], idle[NWORK], moving[NWORK], after[NWORK];
 	double ar_ms, gbps;
+	/* Beside the hog (K CTAs copying through HBM): its rate alone and
+	 * on average over its run beside the works; 0 when left out. */
+	double hog[NWORK], hog_alone_gbps, hog_gbps;
+	int hog_covered;
 };
 
 /* works[W]'s rate at MS per call, in its unit (TFLOP/s, GB/s). */
@@ -368,24 +387,66 @@ static void print_row(FILE *csv, const struct row *r)
 	for (int w = 0; w < nwork; w++) {
 		double a = r->alone[w], i = r->idle[w], m = r->moving[w];
 
+		double h = r->hog[w];
+
 		printf("%4d %4d %-6s %-7s %9.3f %9.3f %7.3f %9.3f %7.3f %9.3f "
-		       "%6d %8.3f %5s %5s %-24s %8.1f %8.1f %8.1f %s\n",
+		       "%6d %8.3f %5s %5s %-24s %8.1f %8.1f %8.1f %-7s %7.3f "
+		       "%8.1f %8.1f %5s\n",
 		       r->k, r->used.nc, r->used.algo, r->used.proto, a, i,
 		       i / a, m, m / a, r->after[w], r->calls, r->gbps,
 		       r->held ? "yes" : "no", r->covered ? "yes" : "no",
 		       works[w].name, rate(w, a), rate(w, i), rate(w, m),
-		       works[w].unit);
+		       works[w].unit, h > 0 ? h / a : 0, r->hog_alone_gbps,
+		       r->hog_gbps, r->hog_covered ? "yes" : "no");
 		fprintf(csv,
 			"%d,%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%.4f,%d,"
-			"%d,%s,%s,%.0f,%.2f,%.2f,%.2f,%ld\n",
+			"%d,%s,%s,%.0f,%.2f,%.2f,%.2f,%ld,",
 			r->k, r->used.nc, r->used.algo, r->used.proto, a, i,
 			i / a, m, m / a, r->after[w], r->calls, r->gbps,
 			r->held, r->covered, works[w].name, works[w].unit,
 			works[w].per_call, rate(w, a), rate(w, i), rate(w, m),
 			works[w].blocks);
+		if (h > 0)
+			fprintf(csv, "%.4f,%.4f,%.2f,%.2f,%d\n", h, h / a,
+				r->hog_alone_gbps, r->hog_gbps, r->hog_covered);
+		else
+			fprintf(csv, ",,,,\n");
 	}
 	fflush(stdout);
 	fflush(csv);
+}
+
+/* The works beside the hog with K CTAs on the high-priority stream, NCCL
+ * idle: one warm-up pass, one pass timed alone (its rate alone), then
+ * enough passes to last SETTLE_MS and 4 times TOTAL (the works alone, ms),
+ * plus one.  0, or -1. */
+static int beside_hog(struct gpu *g, struct row *r, double total)
+{
+	float ms = 0;
+	unsigned int iters;
+
+	if (!hog_launch(&g->hog, r->k, 1, g->ar) ||
+	    !cuda_ok(cudaEventRecord(g->ar0, g->ar), "cudaEventRecord") ||
+	    !hog_launch(&g->hog, r->k, 1, g->ar) ||
+	    !cuda_ok(cudaEventRecord(g->ar1, g->ar), "cudaEventRecord") ||
+	    !cuda_ok(cudaEventSynchronize(g->ar1), "cudaEventSynchronize") ||
+	    !cuda_ok(cudaEventElapsedTime(&ms, g->ar0, g->ar1),
+		     "cudaEventElapsedTime"))
+		return -1;
+	r->hog_alone_gbps = hog_pass_bytes(&g->hog, r->k) / (ms * 1e-3) / 1e9;
+	iters = (unsigned int)((SETTLE_MS + 4 * total) / (ms > 0 ? ms : 1)) + 2;
+	if (!cuda_ok(cudaEventRecord(g->ar0, g->ar), "cudaEventRecord") ||
+	    !hog_launch(&g->hog, r->k, iters, g->ar) ||
+	    !cuda_ok(cudaEventRecord(g->ar1, g->ar), "cudaEventRecord"))
+		return -1;
+	sleep_ms(SETTLE_MS);
+	if (time_all(g, r->hog) < 0 || (r->hog_covered = busy(g)) < 0 ||
+	    !cuda_ok(cudaEventSynchronize(g->ar1), "cudaEventSynchronize") ||
+	    !cuda_ok(cudaEventElapsedTime(&ms, g->ar0, g->ar1),
+		     "cudaEventElapsedTime"))
+		return -1;
+	r->hog_gbps = iters * hog_pass_bytes(&g->hog, r->k) / (ms * 1e-3) / 1e9;
+	return 0;
 }
 
 /* Rank 0's part for one K, on a ready communicator. */
@@ -449,6 +510,8 @@ static int measure(struct gpu *g, ncclComm_t comm, const char *log, long *pos,
 		return -1;
 	r->ar_ms = ms;
 	r->gbps = ms > 0 ? (double)AR_BYTES * m / (ms * 1e-3) / 1e9 : 0;
+	if (g->have_hog && beside_hog(g, r, total) < 0)
+		return -1;
 	if (time_all(g, r->after) < 0)
 		return -1;
 	nccl_said(log, pos, r->k, &r->used);
@@ -487,8 +550,9 @@ int main(int argc, char **argv)
 	struct gpu g;
 
 	memset(&g, 0, sizeof(g));
-	if (argc == 2 && strcmp(argv[1], "--ptx") == 0) {
-		fputs(triad_ptx, stdout);
+	if (argc == 3 && strcmp(argv[1], "--ptx") == 0 &&
+	    (strcmp(argv[2], "triad") == 0 || strcmp(argv[2], "hog") == 0)) {
+		fputs(argv[2][0] == 't' ? triad_ptx : hog_ptx, stdout);
 		return 0;
 	}
 	if (argc < 4 || argc > 4 + MAX_K || parse_int(argv[1], 0, 1, &rank)) {
@@ -527,7 +591,8 @@ int main(int argc, char **argv)
 			     "idle_slowdown,moving_ms,moving_slowdown,after_ms,"
 			     "allreduce_calls,allreduce_GBps,held,covered,"
 			     "kernel,unit,work,alone_rate,idle_rate,"
-			     "moving_rate,blocks\n");
+			     "moving_rate,blocks,hog_ms,hog_slowdown,hog_GBps,"
+			     "hog_alone_GBps,hog_covered\n");
 		printf("# nccl_contention: NCCL %d, all-reduce %zu MiB float "
 		       "sum, pid %ld; per k: ",
 		       version, AR_BYTES >> 20, (long)getpid());
@@ -535,11 +600,12 @@ int main(int argc, char **argv)
 			printf("%s (median of %d)%s", works[w].name,
 			       works[w].reps, w + 1 < nwork ? ", " : "\n");
 		printf("%4s %4s %-6s %-7s %9s %9s %7s %9s %7s %9s %6s %8s %5s "
-		       "%5s %-24s %8s %8s %8s %s\n",
+		       "%5s %-24s %8s %8s %8s %-7s %7s %8s %8s %5s\n",
 		       "k", "nc", "algo", "proto", "alone_ms", "idle_ms",
 		       "idle_x", "moving_ms", "move_x", "after_ms", "calls",
 		       "ar_GB/s", "held", "cover", "kernel", "alone", "idle",
-		       "moving", "rate");
+		       "moving", "rate", "hog_x", "hog_GB/s", "beside",
+		       "cover");
 		fflush(stdout);
 	}
 	for (int i = 0; i < nk && rc == 0; i++) {
