@@ -1,6 +1,6 @@
 /*
- * bench/gpu_kernels.h - the memory-bound kernel and the random operands
- * bench/nccl_contention.c times beside NCCL's kernels.  Included once, by
+ * bench/gpu_kernels.h - the memory-bound kernels (the triad, the hog) and
+ * the random operands of bench/nccl_contention.c.  Included once, by
  * that file only (it needs gpu_common.h first).
  *
  * The kernel is a STREAM-style triad, a = b + s * c over float4s, written
