@@ -173,7 +173,7 @@ contention() {
 	[ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ]
 }
 contention_step() {
-	say "== 6. GEMM beside real NCCL kernels: 2 processes, $gpus GPU(s), k channels each"
+	say "== 6. GEMMs, triad and hog beside real NCCL kernels: 2 processes, $gpus GPU(s), k channels each"
 	csv=$out/contention_nccl.csv
 	contention_ok=no
 	: >"$csv"
