@@ -13,7 +13,10 @@
 # with the CTAs resident, moving (2k CTAs) matches idle at 2k, and the
 # idle curve lies within 0.1 of the probe's at the same CTAs; the checks
 # prepared for the kit's later CSV (three kernels, the hog) read the first
-# run's rows in that layout.  Each check
+# run's rows in that layout.  The third run (an H100, 2026-11-27,
+# tests/gpu/h100-2026-11-27/README.md: two GEMMs, a triad and the hog
+# beside k NCCL CTAs): those checks per kernel where their premise holds,
+# what holds instead where it does not, the hog's columns.  Each check
 # on the data is also run on a copy spoiled the way it must catch, and
 # must fail there.
 . "$top_srcdir/tests/lib/tap.sh"
@@ -28,7 +31,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 csv=$fix/contention/contention_nccl.csv
 
-plan 38
+plan 57
 
 # curve_ok FILE: the profile's contention curve is measured, has 18
 # points, none below 1, and per chunk rises with the CTAs: no point more
@@ -278,13 +281,13 @@ awk -F, -v OFS=, 'NR == 4 { $23 = $6 } 1' "$TMP/k.csv" >"$TMP/k_hog.csv"
 check_that "kcsv_ok refuses a rate 1 % off its time and a hog half written" \
 	'! kcsv_ok "$TMP/k_rate.csv" && ! kcsv_ok "$TMP/k_hog.csv"'
 # NCCL's own TUNING lines in rank 0's log: after "Max CTAs set to K",
-# every 256 MiB all-reduce ran on ring/simple over channels 0..K-1; 5 per
-# K and mode.
+# every 256 MiB all-reduce ran on ring/simple over channels 0..K-1; N of
+# them (default 60: 5 per K and mode, 3 + the CSV's calls).
 tuning_ok() {
-	awk '/NCCL INFO Comm config Max CTAs set to / { k = $NF }
+	awk -v want="${2:-60}" '/NCCL INFO Comm config Max CTAs set to / { k = $NF }
 		/NCCL INFO AllReduce: 268435456 Bytes -> / { n++
 			if ($0 !~ ("Algo RING proto SIMPLE channel[{]Lo[.][.]Hi[}]=[{]0[.][.]" k - 1 "[}]$")) bad = 1 }
-		END { exit bad || n != 60 }' "$1"
+		END { exit bad || n != want }' "$1"
 }
 check_that "nccl_pair.log: NCCL's TUNING lines show k channels (60 all-reduces)" \
 	'tuning_ok "$fix/contention/nccl_pair.log"'
@@ -305,6 +308,149 @@ check_that "... a slowdown of 0.999, a dip of 0.055, a flat idle curve, moving 0
 	'! bound_ok "$TMP/bad_bound.csv" && ! rise_ok "$TMP/bad_rise.csv" && ! rise_ok "$TMP/bad_flat.csv" && ! equal_ok "$TMP/bad_equal.csv" && ! probe_ok "$TMP/bad_probe.csv" "$fix/profile_long.json"'
 sed 's/channel{Lo..Hi}={0..15}$/channel{Lo..Hi}={0..7}/' "$fix/contention/nccl_pair.log" >"$TMP/tuning.log"
 check_that "... and 8 channels where k was 16 in NCCL's TUNING lines" '! tuning_ok "$TMP/tuning.log"'
+# The third run (tests/gpu/h100-2026-11-27/README.md): step 6 with three
+# kernels and the hog, one H100 80GB HBM3, plain and under MPS, the kit's
+# 27-column CSV.  Per kernel the first run's checks apply where their
+# premise holds: the 8192^3 GEMM meets them all; the skinny GEMM's idle
+# curve is steps that fall a little after k = 8 (rise_ok's premise fails,
+# and with it equal_ok's, below) and the triad's idle figures scatter
+# around 1 by up to 0.0015 (bound_ok's premise fails): for those two what
+# does hold is asserted instead.
+h100=$top_srcdir/tests/gpu/h100-2026-11-27/contention
+csv3=$h100/contention_nccl.csv
+big=gemm_bf16_8192x8192x8192
+skinny=gemm_bf16_8192x1024x8192
+triad=triad_f32_3x1GiB
+# kc CHECK CSV KERNEL: CHECK on KERNEL's rows of CSV (kernel_rows).
+kc() {
+	kernel_rows "$2" "$3" >"$TMP/kc.csv" && "$1" "$TMP/kc.csv"
+}
+# kbase_ok CSV KERNEL: the first run's checks that hold for every kernel:
+# 6 rows per mode, k channels ring/simple, held and covered.
+kbase_ok() {
+	kc ncsv_ok "$1" "$2" && kc nc_ok "$1" "$2" && kc held_ok "$1" "$2"
+}
+# agree_ok CSV: idle (one rank's k CTAs) of the plain and of the MPS
+# pass, two programs run apart, within 0.03 of each other at every k.
+agree_ok() {
+	awk -F, 'NR > 1 { if ($1 == "plain") p[$2] = $8; else q[$2] = $8 }
+		END { for (k in p) { n++; d = p[k] - q[k]
+			if (!(k in q) || d > 0.03 || d < -0.03) bad = 1 }
+		      exit bad || n != 6 || length(q) != 6 }' "$1"
+}
+# steps_ok CSV: the skinny GEMM's idle and MPS moving figures each on the
+# level of the CTAs beside it: 1 CTA [1, 1.02], 2-4 CTAs [1.35, 1.50],
+# 8-64 CTAs [1.70, 1.90]; idle has k CTAs, MPS moving 2k, except that at
+# k = 1 the two ranks' single CTAs cost what one does (level 1).
+steps_ok() {
+	awk -F, 'function lvl(c) { return c == 1 ? 1 : c <= 4 ? 2 : 3 }
+		function on(v, l) { return l == 1 ? v >= 1 && v <= 1.02 :
+			l == 2 ? v >= 1.35 && v <= 1.5 : v >= 1.7 && v <= 1.9 }
+		NR > 1 { n++; if (!on($8, lvl($2))) bad = 1
+			if ($1 == "mps" && !on($10, $2 == 1 ? 1 : lvl(2 * $2))) bad = 1 }
+		END { exit bad || n != 12 }' "$1"
+}
+# fall_ok CSV: idle at k = 32 more than 0.03 below idle at k = 8, in both
+# passes (what makes rise_ok refuse the skinny GEMM).
+fall_ok() {
+	awk -F, 'NR > 1 { x[$1, $2] = $8 }
+		END { exit !(x["plain", 8] - x["plain", 32] > 0.03 &&
+			     x["mps", 8] - x["mps", 32] > 0.03) }' "$1"
+}
+# flat_ok CSV: the triad: idle within 0.005 of 1 at every k (both
+# passes), MPS moving in [1, 1.02].
+flat_ok() {
+	awk -F, 'NR > 1 { n++; if ($8 < 0.995 || $8 > 1.005) bad = 1
+			if ($1 == "mps" && ($10 < 1 || $10 > 1.02)) bad = 1 }
+		END { exit bad || n != 12 }' "$1"
+}
+# hogcov_ok CSV: the hog still ran after the last work, every row.
+hogcov_ok() { awk -F, 'NR > 1 && $27 != 1 { bad = 1 } END { exit bad || NR < 2 }' "$1"; }
+# hograte_ok CSV: one hog run per k and pass (the same two rates on its
+# three kernels' rows), its rate over the run beside the works below its
+# rate alone, both rising with k.  The kit of tree 9343f2f writes the
+# rate alone in column 25 (headed hog_GBps) and the rate over the run in
+# column 26 (headed hog_alone_GBps): print_row in bench/nccl_contention.c
+# swaps them against the header (its text table has them right).
+hograte_ok() {
+	awk -F, 'NR > 1 { key = $1 SUBSEP $2; n++
+		if (key in a && (a[key] != $25 || b[key] != $26)) bad = 1
+		if (!(key in a) && ($1 in la) && ($25 <= la[$1] || $26 <= lb[$1])) bad = 1
+		a[key] = $25; b[key] = $26; la[$1] = $25; lb[$1] = $26
+		if ($26 >= $25) bad = 1 }
+		END { exit bad || n != 36 }' "$1"
+}
+# hogx_ok CSV: beside the hog (both passes) the triad slows by at most
+# 1.01 at k = 1, strictly more at each k, 1.10-1.15 at k = 32; the 8192^3
+# GEMM's hog_x over its idle_x is within 0.03 of 1 at k <= 2 and >= 1.5
+# at k = 32.
+hogx_ok() {
+	awk -F, -v big="$big" -v triad="$triad" 'NR > 1 && $16 == triad {
+			if ($2 == 1 && $24 > 1.01) bad = 1
+			if ($2 > 1 && $24 <= t[$1]) bad = 1
+			if ($2 == 32 && ($24 < 1.1 || $24 > 1.15)) bad = 1
+			t[$1] = $24; nt++ }
+		NR > 1 && $16 == big { r = $24 / $8; nb++
+			if ($2 <= 2 && (r > 1.03 || r < 0.97)) bad = 1
+			if ($2 == 32 && r < 1.5) bad = 1 }
+		END { exit bad || nt != 12 || nb != 12 }' "$1"
+}
+# NCCL's TUNING lines: 3 + calls per k and pass (warm-up, the timed call,
+# idle, the moving loop).
+tun3=$(awk -F, 'NR > 1 && !seen[$1, $2]++ { n += 3 + $12 } END { print n }' "$csv3")
+check_that "h100 contention_nccl.csv: the 27-column layout, 36 rows, rates from times, hog columns whole" \
+	'kcsv_ok "$csv3" && [ "$(wc -l <"$csv3")" -eq 37 ]'
+for kern in $big $skinny $triad; do
+	check_that "h100 $kern: 6 rows per mode, k channels ring/simple, held and covered" 'kbase_ok "$csv3" $kern'
+	check_that "h100 $kern: idle of the plain and the MPS pass within 0.03 at every k" 'kc agree_ok "$csv3" $kern'
+done
+check_that "h100 8192^3 GEMM: no slowdown below 1, rising with the CTAs, MPS moving (2k) within 0.03 of idle at 2k" \
+	'kc bound_ok "$csv3" $big && kc rise_ok "$csv3" $big && kc equal_ok "$csv3" $big'
+check_that "h100 skinny GEMM: no slowdown below 1, idle and MPS moving on three levels of CTAs (1, 2-4, 8+)" \
+	'kc bound_ok "$csv3" $skinny && kc steps_ok "$csv3" $skinny'
+check_that "h100 skinny GEMM: rise_ok's premise fails: idle falls by > 0.03 from k = 8 to 32 in both passes" \
+	'kc fall_ok "$csv3" $skinny && ! kc rise_ok "$csv3" $skinny'
+check_that "h100 triad: idle within 0.005 of 1 at every k, MPS moving 1-1.02" 'kc flat_ok "$csv3" $triad'
+check_that "h100 hog: covered every work, one run per k, rate beside < rate alone, both rising with k" \
+	'hogcov_ok "$csv3" && hograte_ok "$csv3"'
+check_that "h100 hog: the triad 1.10-1.15 at k = 32 rising from <= 1.01, the 8192^3 GEMM >= 1.5 over idle at 32" \
+	'hogx_ok "$csv3"'
+check_that "h100 nccl_pair.log: NCCL's TUNING lines show k channels ($tun3 all-reduces)" \
+	'[ "$tun3" -eq 71 ] && tuning_ok "$h100/nccl_pair.log" "$tun3"'
+check_that "h100 summary.txt: H100 80GB HBM3, driver 580.159.04, NCCL 2.28.9, pack tree 9343f2f" \
+	'grep -q "^NVIDIA H100 80GB HBM3, 580.159.04," "$h100/summary.txt" && grep -q "^pack: tree: 9343f2f$" "$h100/summary.txt" && grep -q "NCCL version 2.28.9+cuda13.0" "$h100/nccl_pair.log"'
+# Spoiled copies of the H100 CSV: sp3 NAME MODE K KERNEL COLUMN VALUE.
+sp3() {
+	awk -F, -v OFS=, -v m="$2" -v k="$3" -v w="$4" -v c="$5" -v v="$6" \
+		'$1 == m && $2 == k && $16 == w { $c = v } 1' "$csv3" >"$TMP/$1.csv"
+}
+sp3 h_rate plain 4 $triad 19 3100.00
+awk -F, -v OFS=, 'NR == 20 { NF = 26 } 1' "$csv3" >"$TMP/h_nf.csv"
+grep -v "^mps,16,16,.*,$triad," "$csv3" >"$TMP/h_row.csv"
+sp3 h_nc plain 8 $skinny 3 7
+sp3 h_held mps 2 $big 14 0
+check_that "h100: the checks refuse a triad rate off its time, a row of 26 columns, a missing triad row, 7 channels for 8, a GEMM not held" \
+	'! kcsv_ok "$TMP/h_rate.csv" && ! kcsv_ok "$TMP/h_nf.csv" && ! kbase_ok "$TMP/h_row.csv" $triad && ! kbase_ok "$TMP/h_nc.csv" $skinny && ! kbase_ok "$TMP/h_held.csv" $big'
+sp3 h_agree mps 8 $big 8 1.2000
+sp3 h_bound plain 2 $skinny 8 0.9990
+sp3 h_rise plain 16 $big 8 1.1000
+sp3 h_equal mps 8 $big 10 1.2819
+check_that "... idle passes 0.064 apart, a skinny slowdown of 0.999, a dip of 0.036, MPS moving 0.05 off idle at 2k" \
+	'! kc agree_ok "$TMP/h_agree.csv" $big && ! kc bound_ok "$TMP/h_bound.csv" $skinny && ! kc rise_ok "$TMP/h_rise.csv" $big && ! kc equal_ok "$TMP/h_equal.csv" $big'
+sp3 h_step plain 4 $skinny 8 1.6000
+sp3 h_mv1 mps 1 $skinny 10 1.4300
+sp3 h_fall mps 32 $skinny 8 1.8300
+sp3 h_flat plain 16 $triad 8 1.0103
+check_that "... a skinny k = 4 off its level, MPS k = 1 at the 2-CTA level, no fall to k = 32, a triad idle of 1.0103" \
+	'! kc steps_ok "$TMP/h_step.csv" $skinny && ! kc steps_ok "$TMP/h_mv1.csv" $skinny && ! kc fall_ok "$TMP/h_fall.csv" $skinny && ! kc flat_ok "$TMP/h_flat.csv" $triad'
+sp3 h_cov plain 16 $skinny 27 0
+sp3 h_one mps 4 $triad 26 340.00
+sp3 h_swap plain 2 $big 25 170.00
+sp3 h_tx mps 16 $triad 24 1.0300
+sp3 h_bx plain 32 $big 24 1.9000
+awk '/NCCL INFO AllReduce: 268435456 Bytes -> / && !done { done = 1; next } 1' "$h100/nccl_pair.log" >"$TMP/h_tun.log"
+check_that "... a hog not covering, two hog rates in one k, a rate beside above alone, a triad hog dip, the GEMM 1.38 over idle, 70 TUNING lines" \
+	'! hogcov_ok "$TMP/h_cov.csv" && ! hograte_ok "$TMP/h_one.csv" && ! hograte_ok "$TMP/h_swap.csv" && ! hogx_ok "$TMP/h_tx.csv" && ! hogx_ok "$TMP/h_bx.csv" && ! tuning_ok "$TMP/h_tun.log" "$tun3"'
 # The model beside NCCL's kernels (doc/model.md 4.2): 1..64 CTAs.
 if [ -x "$model" ]; then
 	"$model" "$fix/profile_long.json" 1 2 4 8 16 32 64 >"$TMP/nmodel.txt" 2>&1
