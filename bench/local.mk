@@ -20,4 +20,5 @@ check_PROGRAMS += tests/gpu/contention_model
 tests_gpu_contention_model_SOURCES = tests/gpu/contention_model.c
 tests_gpu_contention_model_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 tests_gpu_contention_model_LDADD = $(PROFILE_TEST_LIBS)
-EXTRA_DIST += tests/gpu/measured.sh tests/gpu/h200-2026-11-26
+EXTRA_DIST += tests/gpu/measured.sh tests/gpu/h200-2026-11-26 \
+	tests/gpu/h100-2026-11-27
