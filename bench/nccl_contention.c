@@ -408,7 +408,7 @@ static void print_row(FILE *csv, const struct row *r)
 			works[w].blocks);
 		if (h > 0)
 			fprintf(csv, "%.4f,%.4f,%.2f,%.2f,%d\n", h, h / a,
-				r->hog_alone_gbps, r->hog_gbps, r->hog_covered);
+				r->hog_gbps, r->hog_alone_gbps, r->hog_covered);
 		else
 			fprintf(csv, ",,,,\n");
 	}
