@@ -13,7 +13,7 @@ noinst_LTLIBRARIES += libspank.la
 libspank_la_SOURCES = spank/lagom.h spank/lagom.c spank/log.c spank/options.c \
 	spank/local.c spank/remote.c spank/envset.c spank/comment.c \
 	spank/step.c spank/step.h spank/plan.h spank/carrier.c \
-	spank/carrier.h spank/srun_step.c spank/srun_step.h spank/measure.c \
+	spank/carrier_trust.c spank/carrier.h spank/srun_step.c spank/srun_step.h spank/measure.c \
 	spank/learn.c spank/pin.c
 libspank_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
@@ -78,6 +78,10 @@ INTEGRATION_TESTS += tests/integration/digest.sh
 EXTRA_DIST += tests/integration/digest.sh
 INTEGRATION_TESTS += tests/integration/step_source.sh tests/integration/off_cost.sh
 EXTRA_DIST += tests/integration/step_source.sh tests/integration/off_cost.sh
+# The plan carrier is the user's input: what srun sends, what nodes take.
+INTEGRATION_TESTS += tests/integration/carrier_trust.sh
+EXTRA_DIST += tests/integration/carrier_trust.sh \
+	tests/integration/forge_carrier.py
 dist_man_MANS += doc/lagom-spank.8
 EXTRA_DIST += doc/consistency.md
 

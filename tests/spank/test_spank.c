@@ -62,7 +62,7 @@ static char *carrier_text(enum lagom_mode mode, uint32_t step_id,
 	strcpy(c.step.tpn, tpn);
 	c.step.nodes_hash = lagom_nodes_hash(nodes, 3);
 	assert_int_equal(lagom_carrier_add(&c, "NCCL_MAX_CTAS", "8", NULL), 0);
-	assert_int_equal(lagom_carrier_add(&c, "NCCL_ALGO", "Ring", NULL), 0);
+	assert_int_equal(lagom_carrier_add(&c, "NCCL_ALGO", "ring", NULL), 0);
 	assert_int_equal(lagom_carrier_add(&c, "LAGOM_PLAN_ID",
 					   "0123456789abcdef", NULL),
 			 0);
@@ -235,7 +235,7 @@ static char *run_local(const char *mode, const char *workload, int ac,
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_local_user_init(SP, 0, NULL), 0);
 	text = getenv(LAGOM_CARRIER_VAR);
-	return text ? strdup(text) : NULL;
+	return text && text[0] ? strdup(text) : NULL;
 }
 
 /* --lagom-registered-buffers reaches the planner in srun (NCCL_CTA_POLICY's
@@ -317,7 +317,7 @@ static void override_and_forbid(void **state)
 	stub_setenv("NCCL_ALGO", "Tree");
 	send_plan(LAGOM_MODE_AUTO);
 	run_remote("auto");
-	assert_string_equal(stub_getenv("NCCL_ALGO"), "Ring");
+	assert_string_equal(stub_getenv("NCCL_ALGO"), "ring");
 	assert_null(stub_getenv("NCCL_MAX_CTAS"));
 	assert_string_equal(stub_getenv("LAGOM_PLAN_ID"), "0123456789abcdef");
 	assert_non_null(strstr(stub.comment, "skipped=NCCL_MAX_CTAS #"));
@@ -332,8 +332,12 @@ static void off_does_nothing(void **state)
 	char *text;
 
 	setenv(LAGOM_CARRIER_VAR, "stale", 1);
+	setenv(LAGOM_STEP_KEY_VAR, "stale", 1);
 	text = run_local(NULL, NULL, 0, NULL); /* default=off, no option */
 	assert_null(text);
+	/* what travels is "" (no plan), not the inherited text */
+	assert_string_equal(getenv(LAGOM_CARRIER_VAR), "");
+	assert_string_equal(getenv(LAGOM_STEP_KEY_VAR), "");
 	assert_int_equal(stub.plan_calls, 0);
 	assert_int_equal(stub.step_calls, 0);
 	assert_int_equal(stub.n_log, 0);
@@ -424,8 +428,13 @@ static void srun_fails_open(void **state)
 		stub.step_het_comp = cases[i].het;
 		assert_int_equal(lagom_option_mode_cb(1, "auto", 0), 0);
 		assert_int_equal(slurm_spank_local_user_init(SP, 0, NULL), 0);
+		/* sent empty: Slurm's copy of the environment keeps what
+		 * srun unsets (the user's own value would travel) */
 		text = getenv(LAGOM_CARRIER_VAR);
-		assert_null(text);
+		assert_non_null(text);
+		assert_string_equal(text, "");
+		assert_string_equal(getenv(LAGOM_PREDICTED_VAR), "");
+		assert_string_equal(getenv(LAGOM_STEP_KEY_VAR), "");
 		assert_int_equal(stub.n_log, 1);
 		assert_int_equal(stub_log_count(cases[i].why), 1);
 		assert_int_equal(stub_log_count("no node of the step is tuned"),
