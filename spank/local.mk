@@ -49,6 +49,17 @@ tests_spank_test_carrier_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 tests_spank_test_carrier_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_spank_test_carrier_LDADD = $(tests_spank_test_spank_LDADD)
 
+# What a node takes from the plan text (the user's input), against the real
+# planner's plans: pure, no Slurm.
+UNIT_TESTS += tests/spank/test_trust
+check_PROGRAMS += tests/spank/test_trust
+tests_spank_test_trust_SOURCES = tests/spank/test_trust.c spank/carrier.c \
+	spank/carrier_trust.c spank/carrier.h
+tests_spank_test_trust_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_spank_test_trust_LDADD = libplanner.la libsearch.la libprofile.la \
+	libworkload.la libplacement.la libcatalog.la libmodel.la \
+	libplugstack.la libcommon.la $(CMOCKA_LIBS) $(JANSSON_LIBS) -lslurm -lm
+
 # The step's end: the measured figure and the job comment.
 UNIT_TESTS += tests/spank/test_measured
 check_PROGRAMS += tests/spank/test_measured
