@@ -225,19 +225,14 @@ int lagom_planner_run(const struct lagom_planner_input *in,
 	res->gpus_per_node = gpus;
 	res->ranks_per_node = gpus;
 	if (res->nodes * gpus == 1)
-		rc = planner_fallback(in, res,
-				      "a single GPU: no collective "
-				      "to tune",
+		rc = planner_fallback(in, res, LAGOM_PLANNER_FALLBACK_ONE_GPU,
 				      err);
 	else if ((rc = make_plan(in, res->hw, g.hops, gpus, res, err)) == 0 &&
 		 res->plan->no_workload && !(res->plan->nccl_s > 0)) {
 		/* every catalog workload was refused for this hardware */
 		lagom_plan_destroy(res->plan);
 		res->plan = NULL;
-		rc = planner_fallback(in, res,
-				      "no catalog workload can be priced on "
-				      "this hardware (lagom plan --workload "
-				      "NAME says why)",
+		rc = planner_fallback(in, res, LAGOM_PLANNER_FALLBACK_UNPRICED,
 				      err);
 	} else if (rc == 0)
 		rc = planner_finish(in, res->hw, res, err);

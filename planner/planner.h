@@ -87,6 +87,13 @@ struct lagom_planner_measured {
 	size_t n;
 };
 
+/* Why the planner fell back to NCCL's defaults: the only words after
+ * "fallback=" in a summary (a node checks them, spank/carrier.h). */
+#define LAGOM_PLANNER_FALLBACK_ONE_GPU "a single GPU: no collective to tune"
+#define LAGOM_PLANNER_FALLBACK_UNPRICED                                   \
+	"no catalog workload can be priced on this hardware (lagom plan " \
+	"--workload NAME says why)"
+
 /* A class needs this many timed calls before it corrects the model. */
 #define LAGOM_CORRECTION_MIN_SAMPLES 10
 

@@ -180,7 +180,14 @@ static int parse_var(const char *kv, struct lagom_carrier *c,
 		return lagom_errprintf(err, EINVAL, "bad variable line");
 	memcpy(name, kv, (size_t)(eq - kv));
 	name[eq - kv] = '\0';
-	return lagom_carrier_add(c, name, eq + 1, err);
+	/* err would quote the name: root logs it */
+	if (c->nvars >= LAGOM_CARRIER_MAX_VARS)
+		return lagom_errprintf(err, E2BIG, "more than %d variables",
+				       LAGOM_CARRIER_MAX_VARS);
+	if (lagom_carrier_add(c, name, eq + 1, NULL) < 0)
+		return lagom_errprintf(err, EINVAL, "bad variable line %zu",
+				       c->nvars + 1);
+	return 0;
 }
 
 /* The check line: "end " + 16 hex digits + '\n' and nothing after. */

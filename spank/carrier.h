@@ -27,6 +27,16 @@
  * truncated text, a bad check or more than LAGOM_CARRIER_MAX_VARS
  * variables makes the whole text invalid.
  *
+ * Trust (doc/consistency.md "Trust"): srun runs as the user, and a user
+ * can send any text here (an srun that loads no lagom, with their own
+ * slurm.conf).  A node cannot tell a forged text from srun's, so it treats
+ * every text as the user's input: lagom_carrier_vet() accepts only the
+ * variables lagom sets, each with a value of its kind (what the user could
+ * export anyway; the tuner only at the admin's own path), and
+ * lagom_carrier_comment() composes the job comment from validated fields
+ * (numbers, ids, enumerated names), never copying the text.  An error
+ * message never quotes the text either: root logs it.
+ *
  * Pure: no I/O, no environment.  Errors: 0 or a negative errno (-EINVAL,
  * -E2BIG, -ENOMEM) with one line in err (NULL allowed); nothing written to
  * out-parameters on failure.
@@ -91,6 +101,34 @@ int lagom_carrier_encode(const struct lagom_carrier *c, char **out,
  * lagom_carrier_release()). */
 int lagom_carrier_decode(const char *text, struct lagom_carrier *out,
 			 struct lagom_error *err);
+
+/*
+ * Does every variable of c pass what a node applies?  Only the names the
+ * planner sets (NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_BUFFSIZE, NCCL_NTHREADS,
+ * NCCL_CTA_POLICY: unsigned decimals; NCCL_ALGO, NCCL_PROTO: NCCL's names;
+ * NCCL_TUNER_PLUGIN: exactly tuner, the admin's tuner= here ("" or NULL:
+ * none allowed), and then with LAGOM_PLAN ("lagom-plan ..."), both or
+ * neither; TORCH_NCCL_HIGH_PRIORITY, CUDA_DEVICE_MAX_CONNECTIONS: "1";
+ * LAGOM_PLAN_ID: the step line's plan id; LAGOM_PREDICTED_SPEEDUP: N.NN),
+ * each at most once.  0, or -EPERM with err naming the line (never its
+ * text).
+ */
+int lagom_carrier_vet(const struct lagom_carrier *c, const char *tuner,
+		      struct lagom_error *err);
+
+/*
+ * The job comment's text for c into out (len > 0; cut to fit), composed
+ * from the summary's validated fields in this order, each only when the
+ * summary has it in lagom's form:
+ *   lagom VERSION (this lagom's own) plan=ID (the step line's)
+ *   workload=W (a catalog name in the catalog's spelling, catalog-worst-case,
+ *     (file), measured-JOB.STEP; any other name: "file")
+ *   channels= chunk= algo= speedup= corrected=... from=JOB.STEP
+ *   fallback=REASON (one of the planner's own reasons)
+ * Anything else in the summary is left out.  Returns strlen(out).
+ */
+size_t lagom_carrier_comment(const struct lagom_carrier *c, char *out,
+			     size_t len);
 
 /* Free the variables of c and zero it.  NULL does nothing. */
 void lagom_carrier_release(struct lagom_carrier *c);

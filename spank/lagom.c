@@ -45,15 +45,23 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 /* srun, after the step exists and before it launches: plan once. */
 int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 {
-	if (!lagom_g.cfg_ok || spank_context() != S_CTX_LOCAL)
+	if (spank_context() != S_CTX_LOCAL)
 		return 0;
+	if (!lagom_g.cfg_ok) {
+		lagom_local_drop_inherited(); /* no plan travels, ever */
+		return 0;
+	}
 	return lagom_local_user_init(sp, &lagom_g);
 }
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
-	if (!lagom_g.cfg_ok || spank_context() != S_CTX_REMOTE)
+	if (spank_context() != S_CTX_REMOTE)
 		return 0;
+	if (!lagom_g.cfg_ok) {
+		lagom_remote_drop_carried(sp);
+		return 0;
+	}
 	return lagom_remote_user_init(sp, &lagom_g);
 }
 

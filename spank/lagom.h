@@ -111,10 +111,18 @@ enum lagom_mode lagom_effective_mode(const struct lagom_state *st);
 /* local.c: srun (local) and sbatch/salloc (allocator) contexts. */
 int lagom_local_init_post_opt(spank_t sp, struct lagom_state *st);
 int lagom_local_user_init(spank_t sp, struct lagom_state *st);
+/* srun: replace the plan carrier and the variables beside it, inherited
+ * from the user's environment, with "" (no plan); lagom.c calls it before
+ * anything else, also when plugstack.conf's line is bad. */
+void lagom_local_drop_inherited(void);
 
 /* remote.c: slurmstepd. */
 int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st);
 int lagom_remote_user_init(spank_t sp, struct lagom_state *st);
+/* Remove what srun sends for lagom alone (the plan carrier, the predictions
+ * and the step key) from the step's environment: no task sees them.  Also
+ * where lagom is inert (a bad plugstack.conf line). */
+void lagom_remote_drop_carried(spank_t sp);
 int lagom_remote_task_init(spank_t sp, struct lagom_state *st);
 int lagom_remote_task_post_fork(spank_t sp, struct lagom_state *st);
 int lagom_remote_task_exit(spank_t sp, struct lagom_state *st);

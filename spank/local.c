@@ -11,9 +11,17 @@
  * node.  The nodes only check and apply it (remote.c).  When srun cannot
  * plan, it sends nothing and every node leaves NCCL alone.
  *
+ * "Sends nothing" means an empty LAGOM_CARRIER_VAR: Slurm copied srun's
+ * environment for the launch before this hook, and merges it again after,
+ * adding and replacing, never removing; a variable unset here would still
+ * travel with whatever value the user gave it (their shell, --export=ALL,
+ * VAR=...).  So srun replaces an inherited value with "" before anything
+ * else, in every path (lagom off, a bad plugstack line, no plan, an error),
+ * and the nodes read "" as no plan.  The same for the two variables that
+ * travel beside it (LAGOM_PREDICTED_VAR, LAGOM_STEP_KEY_VAR).
+ *
  * With lagom off for the step nothing here reads a file, asks slurmctld or
- * touches hwloc: the only work is removing a carrier inherited from an
- * enclosing step.
+ * touches hwloc: the only work is emptying those variables.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -175,6 +183,7 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	if (setenv(LAGOM_CARRIER_VAR, text, 1) < 0) {
 		lagom_errprintf(&err, ENOMEM, "cannot set %s",
 				LAGOM_CARRIER_VAR);
+		setenv(LAGOM_CARRIER_VAR, "", 1);
 		goto fail;
 	}
 	say(st,
@@ -195,16 +204,37 @@ out:
 	lagom_step_clear(&step);
 }
 
+/* What travels from srun to the nodes beside the launch environment's
+ * own variables: only what this srun set, else "" (see the top). */
+static const char *const srun_sends[] = {
+	LAGOM_CARRIER_VAR,
+	LAGOM_PREDICTED_VAR,
+	LAGOM_STEP_KEY_VAR,
+};
+
+void lagom_local_drop_inherited(void)
+{
+	for (size_t i = 0; i < sizeof(srun_sends) / sizeof(srun_sends[0]); i++)
+		setenv(srun_sends[i], "", 1);
+}
+
+/* After planning: whatever was unset on the way is sent empty. */
+static void send_nothing_unset(void)
+{
+	for (size_t i = 0; i < sizeof(srun_sends) / sizeof(srun_sends[0]); i++)
+		if (!getenv(srun_sends[i]))
+			setenv(srun_sends[i], "", 1);
+}
+
 int lagom_local_user_init(spank_t sp, struct lagom_state *st)
 {
 	enum lagom_mode mode = lagom_effective_mode(st);
 
-	/* a carrier in srun's environment came from an enclosing step */
-	unsetenv(LAGOM_CARRIER_VAR);
-	unsetenv(LAGOM_PREDICTED_VAR);
-	unsetenv(LAGOM_STEP_KEY_VAR);
+	/* the user's (or an enclosing step's) values never travel */
+	lagom_local_drop_inherited();
 	if (mode == LAGOM_MODE_OFF)
 		return 0;
 	plan_step(sp, st, mode);
+	send_nothing_unset();
 	return 0;
 }

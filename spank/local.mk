@@ -13,7 +13,7 @@ noinst_LTLIBRARIES += libspank.la
 libspank_la_SOURCES = spank/lagom.h spank/lagom.c spank/log.c spank/options.c \
 	spank/local.c spank/remote.c spank/envset.c spank/comment.c \
 	spank/step.c spank/step.h spank/plan.h spank/carrier.c \
-	spank/carrier.h spank/srun_step.c spank/srun_step.h spank/measure.c \
+	spank/carrier_trust.c spank/carrier.h spank/srun_step.c spank/srun_step.h spank/measure.c \
 	spank/learn.c spank/pin.c
 libspank_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
@@ -49,6 +49,17 @@ tests_spank_test_carrier_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 tests_spank_test_carrier_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_spank_test_carrier_LDADD = $(tests_spank_test_spank_LDADD)
 
+# What a node takes from the plan text (the user's input), against the real
+# planner's plans: pure, no Slurm.
+UNIT_TESTS += tests/spank/test_trust
+check_PROGRAMS += tests/spank/test_trust
+tests_spank_test_trust_SOURCES = tests/spank/test_trust.c spank/carrier.c \
+	spank/carrier_trust.c spank/carrier.h
+tests_spank_test_trust_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_spank_test_trust_LDADD = libplanner.la libsearch.la libprofile.la \
+	libworkload.la libplacement.la libcatalog.la libmodel.la \
+	libplugstack.la libcommon.la $(CMOCKA_LIBS) $(JANSSON_LIBS) -lslurm -lm
+
 # The step's end: the measured figure and the job comment.
 UNIT_TESTS += tests/spank/test_measured
 check_PROGRAMS += tests/spank/test_measured
@@ -78,6 +89,10 @@ INTEGRATION_TESTS += tests/integration/digest.sh
 EXTRA_DIST += tests/integration/digest.sh
 INTEGRATION_TESTS += tests/integration/step_source.sh tests/integration/off_cost.sh
 EXTRA_DIST += tests/integration/step_source.sh tests/integration/off_cost.sh
+# The plan carrier is the user's input: what srun sends, what nodes take.
+INTEGRATION_TESTS += tests/integration/carrier_trust.sh
+EXTRA_DIST += tests/integration/carrier_trust.sh \
+	tests/integration/forge_carrier.py
 dist_man_MANS += doc/lagom-spank.8
 EXTRA_DIST += doc/consistency.md
 

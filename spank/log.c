@@ -4,6 +4,8 @@
  * slurm_spank_init, the notice of an inert lagom, and the "lagom: " lines
  * into Slurm's log and the job's stderr.  lagom.c only dispatches.
  */
+#include <errno.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,6 +61,30 @@ bool lagom_context_is_user_facing(spank_context_t ctx)
 	return ctx == S_CTX_LOCAL || ctx == S_CTX_ALLOCATOR;
 }
 
+/* slurm_user=NAME: its uid, looked up once at load (a number is one). */
+static int resolve_slurm_user(struct lagom_config *cfg, struct lagom_error *err)
+{
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+	int rc;
+
+	if (!cfg->slurm_user[0] || cfg->slurm_uid_valid)
+		return 0;
+	rc = getpwnam_r(cfg->slurm_user, &pw, buf, sizeof(buf), &found);
+	if (rc != 0)
+		return lagom_errprintf(err, rc,
+				       "slurm_user=%s: cannot look "
+				       "it up (errno %d)",
+				       cfg->slurm_user, rc);
+	if (!found)
+		return lagom_errprintf(err, ENOENT,
+				       "slurm_user=%s: no such user",
+				       cfg->slurm_user);
+	cfg->slurm_uid_valid = true;
+	cfg->slurm_uid = (unsigned int)found->pw_uid;
+	return 0;
+}
+
 /*
  * Register the options, then parse plugstack.conf.  The options come first
  * and always: with a bad argument on an "optional" line Slurm ignores the
@@ -67,7 +93,8 @@ bool lagom_context_is_user_facing(spank_context_t ctx)
  * is then inert: one line at load, one for each step that asks for it.
  * srun, sbatch and salloc return -1, which refuses the job only on a
  * "required" line; on the nodes the line is logged and init returns 0, so
- * no node drains over it.
+ * no node drains over it.  A slurm_user= name that names no user on this
+ * host is such a bad value, found here (at load), not per step.
  */
 int lagom_state_init(spank_t sp, spank_context_t ctx, int ac, char **av)
 {
@@ -76,7 +103,8 @@ int lagom_state_init(spank_t sp, spank_context_t ctx, int ac, char **av)
 
 	memset(&lagom_g, 0, sizeof(lagom_g));
 	rc = lagom_options_register(sp);
-	if (lagom_config_parse(ac, av, &lagom_g.cfg, &err) < 0) {
+	if (lagom_config_parse(ac, av, &lagom_g.cfg, &err) < 0 ||
+	    resolve_slurm_user(&lagom_g.cfg, &err) < 0) {
 		snprintf(lagom_g.cfg_error, sizeof(lagom_g.cfg_error),
 			 "plugstack.conf: %s", err.text);
 		if (lagom_context_is_user_facing(ctx))

@@ -20,7 +20,8 @@
 #include "spank/plan.h"
 #include "workload/workload.h"
 
-/* Root plus the admin's slurm_user= (a name is looked up here). */
+/* Root plus the admin's slurm_user= (a name was resolved at load, log.c;
+ * looked up here only for a cfg that did not come through it). */
 static int trusted_uid(const struct lagom_config *cfg, uid_t *uid,
 		       struct lagom_error *err)
 {

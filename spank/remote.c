@@ -97,11 +97,22 @@ static bool user_has(void *ctx, const char *name)
 	return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
 }
 
+/* A plan text in the step's environment: srun sends an empty one when it
+ * planned nothing (local.c), which is no plan. */
+static bool carrier_sent(spank_t sp)
+{
+	char probe[2];
+	spank_err_t rc = spank_getenv(sp, LAGOM_CARRIER_VAR, probe,
+				      sizeof(probe));
+
+	return (rc == ESPANK_SUCCESS && probe[0]) || rc == ESPANK_NOSPACE;
+}
+
 int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st)
 {
 	st->mode = LAGOM_MODE_OFF;
 	/* the spool only for a step srun planned (every node alike) */
-	if (user_has(sp, LAGOM_CARRIER_VAR))
+	if (carrier_sent(sp))
 		lagom_measure_prepare(sp, st);
 	return 0;
 }
@@ -199,6 +210,10 @@ static int check_carrier(spank_t sp, struct lagom_state *st, const char *text,
 	if ((rc = step_here(sp, st, &here, err)) < 0 ||
 	    (rc = lagom_carrier_matches(&st->carrier, &here, err)) < 0)
 		return rc;
+	/* the user's input (srun runs as the user): only what they could
+	 * set themselves, the tuner only at the admin's path */
+	if ((rc = lagom_carrier_vet(&st->carrier, st->cfg.tuner, err)) < 0)
+		return lagom_error_prefix(err, "plan from srun");
 	return 0;
 }
 
@@ -245,9 +260,38 @@ static void cannot_apply(struct lagom_state *st)
 			st->step.node_name[0] ? st->step.node_name : "?");
 }
 
-int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
+void lagom_remote_drop_carried(spank_t sp)
+{
+	spank_unsetenv(sp, LAGOM_CARRIER_VAR);
+	spank_unsetenv(sp, LAGOM_PREDICTED_VAR);
+	spank_unsetenv(sp, LAGOM_STEP_KEY_VAR);
+}
+
+/* The checked plan's state on this node (user_init). */
+static int take_plan(spank_t sp, struct lagom_state *st, const char *text,
+		     const struct timespec *start)
 {
 	struct lagom_error err = { 0 };
+	int rc = check_carrier(sp, st, text, &err);
+
+	if (rc == -ENOMEM || (rc == 0 && decide(sp, st) < 0)) {
+		cannot_apply(st);
+		return -1;
+	}
+	if (rc < 0) {
+		fail_open(st, err.text);
+		lagom_carrier_release(&st->carrier);
+		return -1;
+	}
+	st->mode = st->carrier.mode;
+	st->planned = true;
+	note_gpus(st);
+	report_plan(st, lagom_ms_since(start));
+	return 0;
+}
+
+int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
+{
 	struct timespec start;
 	uint32_t step_id = 0;
 	char *text = NULL;
@@ -256,29 +300,20 @@ int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 	if (spank_get_item(sp, S_JOB_STEPID, &step_id) == ESPANK_SUCCESS &&
 	    step_id >= LAGOM_FIRST_SPECIAL_STEP)
 		return 0;
-	if ((rc = read_carrier(sp, &text)) <= 0) {
-		if (rc < 0)
-			cannot_apply(st);
-		return 0; /* srun planned nothing: every node leaves NCCL */
-	}
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	spank_unsetenv(sp, LAGOM_CARRIER_VAR);
-	st->user_verbose = user_asked_verbose(sp);
-	rc = check_carrier(sp, st, text, &err);
-	free(text);
-	if (rc == -ENOMEM || (rc == 0 && decide(sp, st) < 0)) {
+	rc = read_carrier(sp, &text);
+	spank_unsetenv(sp, LAGOM_CARRIER_VAR); /* never for a task */
+	if (rc < 0)
 		cannot_apply(st);
+	st->user_verbose = user_asked_verbose(sp);
+	/* "" or nothing: srun planned nothing, every node leaves NCCL */
+	if (rc <= 0 || !text[0] || take_plan(sp, st, text, &start) < 0) {
+		free(text);
+		lagom_remote_drop_carried(sp);
 		return 0;
 	}
-	if (rc < 0) {
-		fail_open(st, err.text);
-		lagom_carrier_release(&st->carrier);
-		return 0;
-	}
-	st->mode = st->carrier.mode;
-	st->planned = true;
-	note_gpus(st);
-	report_plan(st, lagom_ms_since(&start));
+	free(text);
+	/* these read and remove what srun sent beside the plan */
 	lagom_learn_write_key(sp, st);
 	lagom_measure_write_predicted(sp, st);
 	return 0;
@@ -308,18 +343,24 @@ int lagom_remote_task_init(spank_t sp, struct lagom_state *st)
 	return 0;
 }
 
-/* The comment text: the planner's summary plus what lagom did not set. */
+/*
+ * The comment text, which root writes: composed from the plan's validated
+ * fields (never the text srun sent), plus what lagom did not set (names
+ * from lagom's own list: lagom_carrier_vet()).
+ */
 static void comment_text(const struct lagom_state *st, char *buf, size_t len)
 {
 	char skipped[512];
+	size_t used = lagom_carrier_comment(&st->carrier, buf, len);
 
 	lagom_env_skipped(st->items, st->n_items, skipped, sizeof(skipped));
 	/* longer text is cut here and shortened again by the merge */
-	if (snprintf(buf, len, "%s%s%s%s", st->carrier.summary,
+	if (snprintf(buf + used, len - used, "%s%s%s",
 		     st->mode == LAGOM_MODE_EXPLAIN
 			     ? " mode=explain (not applied)"
 			     : "",
-		     skipped[0] ? " skipped=" : "", skipped) >= (int)len)
+		     skipped[0] ? " skipped=" : "",
+		     skipped) >= (int)(len - used))
 		buf[len - 1] = '\0';
 }
 

@@ -170,20 +170,53 @@ local function trust_problem(st, dst)
 	return nil
 end
 
-local HEADER_KEYS = { generator = "s", gpu = "s", gpus_per_node = "n",
-		      leaf_nodes = "n", topology = "s", run_s = "n",
-		      max_wait_s = "n", min_loss = "n", spine_taper = "n" }
+-- A number as `lagom policy` writes one (printf %f, %g: digits, a point,
+-- an exponent), within [lo, hi]; nil for anything else.  tonumber() alone
+-- would take "nan", "inf", "0x1p4" and " 5": a NaN loss made every job
+-- wait 0 s for one switch.
+local function number_in(s, lo, hi)
+	if type(s) ~= "string" or #s > 32 or
+	   not (string.match(s, "^%-?%d+%.?%d*$") or
+		string.match(s, "^%-?%d+%.?%d*[eE][-+]?%d+$")) then
+		return nil
+	end
+	local v = tonumber(s)
+	-- v == v is false for NaN; the bounds keep out +-inf
+	if not v or v ~= v or v < lo or v > hi then return nil end
+	return v
+end
+
+-- Header lines: their kind and, for numbers, the range lagom writes
+-- (policy/policy.h lagom_policy_params_check(), cli/policy_common.c).
+local HEADER_KEYS = { generator = "s", gpu = "s", topology = "s",
+		      gpus_per_node = { 1, 1024 }, leaf_nodes = { 1, 65536 },
+		      run_s = { 1, 1e9 }, max_wait_s = { 0, 1e9 },
+		      min_loss = { 0, 10 }, spine_taper = { 1, 64 } }
+local MAX_LOSS = 1000	-- a spread job 1000 times slower: beyond any entry
+local MAX_TIME_S = 1e9
 
 local function parse_entry(p, line, n)
 	local name, nodes, sw, wait, loss, leaf, spread, reason =
 		string.match(line, "^entry (%S+) (%d+) (%d+) (%d+) (%S+) " ..
 			     "(%S+) (%S+) (%S+)$")
-	nodes, sw, wait = tonumber(nodes), tonumber(sw), tonumber(wait)
-	loss, leaf, spread = tonumber(loss), tonumber(leaf), tonumber(spread)
-	if not (name and nodes and sw and wait and loss and leaf and spread)
-	   or #name > MAX_NAME or nodes < 2 or sw > 1 or leaf <= 0
-	   or spread <= 0 then
+	if not name then
 		return "line " .. n .. ": malformed entry"
+	end
+	nodes, sw = number_in(nodes, 2, 65536), number_in(sw, 0, 1)
+	wait = number_in(wait, 0, MAX_TIME_S)
+	loss = number_in(loss, -1, MAX_LOSS)
+	leaf = number_in(leaf, 0, MAX_TIME_S)
+	spread = number_in(spread, 0, MAX_TIME_S)
+	if not (nodes and sw and wait) or #name > MAX_NAME then
+		return "line " .. n .. ": malformed entry"
+	end
+	if not loss or loss <= -1 then
+		return "line " .. n .. ": loss is not a finite number " ..
+		       "above -1 and at most " .. MAX_LOSS
+	end
+	if not (leaf and spread) or leaf <= 0 or spread <= 0 then
+		return "line " .. n .. ": leaf_s and spread_s must be " ..
+		       "finite numbers of seconds above 0"
 	end
 	p.count = p.count + 1
 	if p.count > cfg.max_entries then
@@ -209,10 +242,11 @@ local function parse_header(p, line, n)
 	if not kind or p[key] ~= nil then
 		return "line " .. n .. ": unexpected line"
 	end
-	if kind == "n" then
-		value = tonumber(value)
-		if not value or value < 0 then
-			return "line " .. n .. ": " .. key .. " is not a number"
+	if type(kind) == "table" then
+		value = number_in(value, kind[1], kind[2])
+		if not value then
+			return "line " .. n .. ": " .. key .. " is not a " ..
+			       "finite number in " .. kind[1] .. ".." .. kind[2]
 		end
 	end
 	p[key] = value

@@ -125,6 +125,13 @@ bad_case corrupt
 bad_case huge
 chmod 0666 "$policy"
 bad_case world-writable
+# a number tonumber() takes but lagom never writes (issue 25: a loss of nan
+# gave Switches=1@00:00:00)
+awk -v w="$heavy" '$1 == "entry" && $2 == w { $6 = "nan" } { print }' \
+	"$CLUSTER_DIR/policy.good" >"$policy"
+bad_case "a loss of nan in the"
+check "... the line says why" \
+	grep -q "lua: lagom: policy .* is corrupt (line [0-9]*: loss is not a finite number" "$ctld_log"
 grep "lua: lagom: policy" "$ctld_log" | sed 's/^/#   /' | tail -5
 submit -N2 --lagom=auto --lagom-workload="$heavy"
 check "the policy restored: Switches=1 again" grep -q "Switches=1@" <<<"$(show "$job")"

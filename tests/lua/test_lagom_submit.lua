@@ -207,6 +207,51 @@ ok(unchanged(j), "an unknown topology kind: corrupt, unchanged")
 write(policy, good)
 sh("touch -d '+40 seconds' '" .. policy .. "'")
 
+-- numbers that tonumber() takes but lagom never writes (issue 25: a NaN
+-- loss gave every job --switches=1@0): the file is corrupt, said once
+local stamp = 40
+local function with(from, to)
+	stamp = stamp + 10 -- the good policy first: one line per change
+	sh("touch -d '+" .. stamp .. " seconds' '" .. policy .. "'")
+	submit(job{ env = { AUTO, W("heavy:tp8") } })
+	stamp = stamp + 10
+	write(policy, (good:gsub(from, to, 1)))
+	sh("touch -d '+" .. stamp .. " seconds' '" .. policy .. "'")
+	logs = {}
+	local jj = job{ env = { AUTO, W("heavy:tp8") }, time_limit = 30 }
+	submit(jj)
+	return jj
+end
+for _, bad in ipairs({ "nan", "-nan", "inf", "-inf", "1e999", "0x10",
+		       "1e5", "-1.5", "+0.12" }) do
+	write(policy, good)
+	j = with("0%.120000", bad)
+	ok(unchanged(j) and #logs == 1 and
+	   logs[1]:find("lagom: policy .* is corrupt %(line 12: loss is not a finite number") ~= nil,
+	   "loss " .. bad .. ": the policy is refused with one lagom: line, the job unchanged")
+end
+write(policy, good)
+j = with("0%.224 pack", "nan pack")
+ok(unchanged(j) and logs[1]:find("line 12: leaf_s and spread_s must be finite", 1, true),
+   "spread_s nan: refused, the job unchanged")
+write(policy, good)
+j = with("min_loss 0%.0200", "min_loss nan")
+ok(unchanged(j) and logs[1]:find("min_loss is not a finite number", 1, true),
+   "min_loss nan: refused")
+write(policy, good)
+j = with("run_s 86400", "run_s inf")
+ok(unchanged(j) and logs[1]:find("run_s is not a finite number", 1, true),
+   "run_s inf: refused")
+write(policy, good)
+j = with("max_wait_s 300", "max_wait_s nan")
+ok(unchanged(j), "max_wait_s nan: refused")
+write(policy, good)
+j = with("0%.120000", "0.12e0")
+ok(j.req_switch == 1 and j.wait4switch == 216, "loss 0.12e0 (a %g form): still read")
+write(policy, good)
+stamp = stamp + 10
+sh("touch -d '+" .. stamp .. " seconds' '" .. policy .. "'")
+
 -- a policy written by `lagom policy` parses
 local f = assert(io.open(generated, "rb"))
 local text = f:read("*a"); f:close()

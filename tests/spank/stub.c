@@ -430,7 +430,7 @@ int lagom_plan_compute(const struct lagom_config *cfg,
 {
 	static const char *const vars[][2] = {
 		{ "NCCL_MAX_CTAS", "8" },
-		{ "NCCL_ALGO", "Ring" },
+		{ "NCCL_ALGO", "ring" },
 		{ "LAGOM_PLAN_ID", "0123456789abcdef" },
 	};
 	struct lagom_planner_result *res;
@@ -457,7 +457,8 @@ int lagom_plan_compute(const struct lagom_config *cfg,
 	}
 	strcpy(res->plan_id, "0123456789abcdef");
 	res->summary = strdup(
-		"lagom 0.1.0 plan=0123456789abcdef ch=8 speedup=1.10");
+		"lagom 0.1.0 plan=0123456789abcdef workload=phi-2:fsdp "
+		"channels=8 chunk=default algo=ring speedup=1.10x");
 	res->explanation = strdup("line one\nline two\n");
 	*out = res;
 	return 0;

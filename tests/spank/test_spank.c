@@ -42,9 +42,11 @@ static void remote_step(uint32_t node_id, int ac, char **av)
 	stub_setenv("PWD", "/home/u");
 }
 
-/* What srun would send for the step of remote_step() (3 variables). */
-static char *carrier_text(enum lagom_mode mode, uint32_t step_id,
-			  const char *tpn)
+/* What srun would send for the step of remote_step() (3 variables, and
+ * extra_name=extra_value when not NULL), with summary when not NULL. */
+static char *carrier_text_with(enum lagom_mode mode, uint32_t step_id,
+			       const char *tpn, const char *summary,
+			       const char *extra_name, const char *extra_value)
 {
 	static const char *const nodes[] = { "n1", "n2", "n3" };
 	struct lagom_carrier c = {
@@ -62,13 +64,25 @@ static char *carrier_text(enum lagom_mode mode, uint32_t step_id,
 	strcpy(c.step.tpn, tpn);
 	c.step.nodes_hash = lagom_nodes_hash(nodes, 3);
 	assert_int_equal(lagom_carrier_add(&c, "NCCL_MAX_CTAS", "8", NULL), 0);
-	assert_int_equal(lagom_carrier_add(&c, "NCCL_ALGO", "Ring", NULL), 0);
+	assert_int_equal(lagom_carrier_add(&c, "NCCL_ALGO", "ring", NULL), 0);
 	assert_int_equal(lagom_carrier_add(&c, "LAGOM_PLAN_ID",
 					   "0123456789abcdef", NULL),
 			 0);
+	if (extra_name)
+		assert_int_equal(
+			lagom_carrier_add(&c, extra_name, extra_value, NULL),
+			0);
+	if (summary)
+		snprintf(c.summary, sizeof(c.summary), "%s", summary);
 	assert_int_equal(lagom_carrier_encode(&c, &text, NULL), 0);
 	lagom_carrier_release(&c);
 	return text;
+}
+
+static char *carrier_text(enum lagom_mode mode, uint32_t step_id,
+			  const char *tpn)
+{
+	return carrier_text_with(mode, step_id, tpn, NULL, NULL, NULL);
 }
 
 /* srun's plan in the step's environment, as Slurm delivers it. */
@@ -235,7 +249,7 @@ static char *run_local(const char *mode, const char *workload, int ac,
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_local_user_init(SP, 0, NULL), 0);
 	text = getenv(LAGOM_CARRIER_VAR);
-	return text ? strdup(text) : NULL;
+	return text && text[0] ? strdup(text) : NULL;
 }
 
 /* --lagom-registered-buffers reaches the planner in srun (NCCL_CTA_POLICY's
@@ -317,7 +331,7 @@ static void override_and_forbid(void **state)
 	stub_setenv("NCCL_ALGO", "Tree");
 	send_plan(LAGOM_MODE_AUTO);
 	run_remote("auto");
-	assert_string_equal(stub_getenv("NCCL_ALGO"), "Ring");
+	assert_string_equal(stub_getenv("NCCL_ALGO"), "ring");
 	assert_null(stub_getenv("NCCL_MAX_CTAS"));
 	assert_string_equal(stub_getenv("LAGOM_PLAN_ID"), "0123456789abcdef");
 	assert_non_null(strstr(stub.comment, "skipped=NCCL_MAX_CTAS #"));
@@ -332,8 +346,12 @@ static void off_does_nothing(void **state)
 	char *text;
 
 	setenv(LAGOM_CARRIER_VAR, "stale", 1);
+	setenv(LAGOM_STEP_KEY_VAR, "stale", 1);
 	text = run_local(NULL, NULL, 0, NULL); /* default=off, no option */
 	assert_null(text);
+	/* what travels is "" (no plan), not the inherited text */
+	assert_string_equal(getenv(LAGOM_CARRIER_VAR), "");
+	assert_string_equal(getenv(LAGOM_STEP_KEY_VAR), "");
 	assert_int_equal(stub.plan_calls, 0);
 	assert_int_equal(stub.step_calls, 0);
 	assert_int_equal(stub.n_log, 0);
@@ -424,8 +442,13 @@ static void srun_fails_open(void **state)
 		stub.step_het_comp = cases[i].het;
 		assert_int_equal(lagom_option_mode_cb(1, "auto", 0), 0);
 		assert_int_equal(slurm_spank_local_user_init(SP, 0, NULL), 0);
+		/* sent empty: Slurm's copy of the environment keeps what
+		 * srun unsets (the user's own value would travel) */
 		text = getenv(LAGOM_CARRIER_VAR);
-		assert_null(text);
+		assert_non_null(text);
+		assert_string_equal(text, "");
+		assert_string_equal(getenv(LAGOM_PREDICTED_VAR), "");
+		assert_string_equal(getenv(LAGOM_STEP_KEY_VAR), "");
 		assert_int_equal(stub.n_log, 1);
 		assert_int_equal(stub_log_count(cases[i].why), 1);
 		assert_int_equal(stub_log_count("no node of the step is tuned"),
@@ -873,6 +896,136 @@ static void long_step_nodelist(void **state)
 	finish();
 }
 
+/* srun sends "" when it planned nothing (an inherited text must not
+ * travel): no plan, no line, and nothing of it reaches a task. */
+static void empty_carrier_is_no_plan(void **state)
+{
+	remote_step(0, 0, NULL);
+	stub_setenv(LAGOM_CARRIER_VAR, "");
+	stub_setenv(LAGOM_PREDICTED_VAR, "");
+	stub_setenv(LAGOM_STEP_KEY_VAR, "");
+	run_remote(NULL);
+	assert_int_equal(stub.n_setenv, 0);
+	assert_int_equal(stub.n_log, 0);
+	assert_null(stub_getenv(LAGOM_CARRIER_VAR));
+	assert_null(stub_getenv(LAGOM_PREDICTED_VAR));
+	assert_null(stub_getenv(LAGOM_STEP_KEY_VAR));
+	assert_int_equal(stub.updates, 0);
+	finish();
+	/* a node whose plugstack line is bad removes them too */
+	remote_step(0, 1, ARGV("bogus=1"));
+	stub_setenv(LAGOM_CARRIER_VAR, "");
+	stub_setenv(LAGOM_STEP_KEY_VAR, "");
+	run_remote(NULL);
+	assert_null(stub_getenv(LAGOM_CARRIER_VAR));
+	assert_null(stub_getenv(LAGOM_STEP_KEY_VAR));
+	finish();
+}
+
+/* An srun whose plugstack line is bad still sends no inherited text. */
+static void inert_srun_drops_inherited_carrier(void **state)
+{
+	assert_int_equal(init(S_CTX_LOCAL, 1, ARGV("bogus=1")), -1);
+	setenv(LAGOM_CARRIER_VAR, "a user's text", 1);
+	assert_int_equal(lagom_option_mode_cb(1, "auto", 0), 0);
+	assert_int_equal(slurm_spank_local_user_init(SP, 0, NULL), 0);
+	assert_string_equal(getenv(LAGOM_CARRIER_VAR), "");
+	assert_int_equal(stub.plan_calls, 0);
+	unsetenv(LAGOM_CARRIER_VAR);
+	unsetenv(LAGOM_PREDICTED_VAR);
+	unsetenv(LAGOM_STEP_KEY_VAR);
+	finish();
+}
+
+/* A text srun could not have made (a user's own, sent by an srun without
+ * lagom): a variable lagom never sets refuses it on every node, and no
+ * line quotes it. */
+static void forged_variable_applied_nowhere(void **state)
+{
+	char *text = carrier_text_with(LAGOM_MODE_AUTO, 0, "2(x3)", NULL,
+				       "LD_PRELOAD", "/tmp/evil.so");
+
+	for (uint32_t node = 0; node < 3; node++) {
+		remote_step(node, 0, NULL);
+		stub_setenv(LAGOM_CARRIER_VAR, text);
+		run_remote(NULL);
+		assert_int_equal(stub.n_setenv, 0);
+		assert_null(stub_getenv("LD_PRELOAD"));
+		assert_int_equal(stub.updates, 0);
+		assert_int_equal(stub_log_count("variable 4 is not one lagom "
+						"sets; environment left "
+						"unchanged"),
+				 1);
+		assert_int_equal(stub_log_count("evil"), 0);
+		assert_int_equal(stub_log_count("LD_PRELOAD"), 0);
+		finish();
+	}
+	free(text);
+	/* a tuner at a path of the user's choosing: the same */
+	text = carrier_text_with(LAGOM_MODE_AUTO, 0, "2(x3)", NULL,
+				 "NCCL_TUNER_PLUGIN", "/tmp/evil.so");
+	remote_step(0, 1, ARGV("tuner=/usr/lib/lagom/tuner.so"));
+	stub_setenv(LAGOM_CARRIER_VAR, text);
+	run_remote(NULL);
+	assert_int_equal(stub.n_setenv, 0);
+	assert_int_equal(stub_log_count("NCCL_TUNER_PLUGIN: not the tuner= "
+					"of this node"),
+			 1);
+	finish();
+	free(text);
+}
+
+/* The comment root writes (AdminComment here) is composed from validated
+ * fields: the user's words in the summary never reach it. */
+static void comment_never_copies_the_text(void **state)
+{
+	char *text = carrier_text_with(
+		LAGOM_MODE_AUTO, 0, "2(x3)",
+		"lagom 0.1.0 plan=0123456789abcdef workload=PWNED-by-me "
+		"channels=8 call-555 speedup=1.10x",
+		NULL, NULL);
+
+	remote_step(0, 1, ARGV("comment=admin"));
+	stub_setenv(LAGOM_CARRIER_VAR, text);
+	run_remote(NULL);
+	assert_int_equal(stub.updates, 1);
+	assert_string_equal(stub.comment, "");
+	assert_non_null(strstr(stub.admin_comment,
+			       "{lagom: lagom 0.1.0 plan=0123456789abcdef "
+			       "workload=file channels=8 speedup=1.10x #"));
+	assert_null(strstr(stub.admin_comment, "PWNED"));
+	assert_null(strstr(stub.admin_comment, "555"));
+	assert_int_equal(stub_log_count("PWNED"), 0);
+	finish();
+	free(text);
+}
+
+/* slurm_user= naming no user is a bad plugstack value, found at load:
+ * srun refuses (under "required"), the nodes stay inert and say so. */
+static void unknown_slurm_user_refused_at_load(void **state)
+{
+	assert_int_equal(
+		init(S_CTX_LOCAL, 1, ARGV("slurm_user=lagom-no-such-user")),
+		-1);
+	assert_false(lagom_g.cfg_ok);
+	assert_int_equal(stub_log_count("error: lagom: plugstack.conf: "
+					"slurm_user=lagom-no-such-user: no "
+					"such user"),
+			 1);
+	finish();
+	assert_int_equal(
+		init(S_CTX_REMOTE, 1, ARGV("slurm_user=lagom-no-such-user")),
+		0);
+	assert_false(lagom_g.cfg_ok);
+	finish();
+	/* a name that exists: its uid, once, at load */
+	assert_int_equal(init(S_CTX_LOCAL, 1, ARGV("slurm_user=root")), 0);
+	assert_true(lagom_g.cfg_ok);
+	assert_true(lagom_g.cfg.slurm_uid_valid);
+	assert_int_equal(lagom_g.cfg.slurm_uid, 0);
+	finish();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -901,6 +1054,11 @@ int main(void)
 		cmocka_unit_test(skipped_list_truncates),
 		cmocka_unit_test(malformed_step_strings_fail_open),
 		cmocka_unit_test(long_step_nodelist),
+		cmocka_unit_test(empty_carrier_is_no_plan),
+		cmocka_unit_test(inert_srun_drops_inherited_carrier),
+		cmocka_unit_test(forged_variable_applied_nowhere),
+		cmocka_unit_test(comment_never_copies_the_text),
+		cmocka_unit_test(unknown_slurm_user_refused_at_load),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
