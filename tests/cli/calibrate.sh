@@ -12,7 +12,7 @@
 . "${top_srcdir:-.}/tests/lib/tap.sh"
 . "${top_srcdir:-.}/tests/cli/lib.sh"
 
-plan 9
+plan 12
 HW="--gpu H100-SXM --nic 8x400"
 cat >"$TMP/truth.json" <<'J'
 {"format": "lagom-calibration", "version": 1, "date_unix": 1764201600,
@@ -93,4 +93,31 @@ printf '{"format": "lagom-calibration", "version": 1, "date_unix": 0, "classes":
 expect_status 1 "predict: a constant out of range is refused" \
 	predict $HW --nodes 2 --collective allreduce --bytes 1M \
 	--calibration "$TMP/bad.json"
+
+# srun's planning: the profile directory's calibration, read like the
+# digest (trust rules), named in the plan's summary and explanation.
+mkdir "$TMP/prof"
+for n in n1 n2; do
+	"$LAGOM" profile synth $HW --gpus-per-node 8 --node $n >"$TMP/prof/$n.json"
+done
+cp "$TMP/site.json" "$TMP/prof/lagom-calibration.json"
+chmod 755 "$TMP/prof"
+chmod 644 "$TMP/prof"/*
+PLAN="plan --profile $TMP/prof --nodelist n[1-2] --workload llama-3-70b:tp4,fsdp --tuner none"
+"$LAGOM" $PLAN --trusted-uid "$(id -u)" >"$TMP/plan.txt" 2>"$TMP/err"
+grep -q '^summary: .*; calibrated from 16 classes of 3 runs, ' "$TMP/plan.txt" &&
+	grep -q '^network constants: calibrated from 16 classes of 3 runs' "$TMP/plan.txt" &&
+	ok "plan: the profile directory's calibration is used and named" ||
+	not_ok "plan: no calibration line: $(grep -E 'summary|network' "$TMP/plan.txt")"
+calibrated=$(sed -n 's/^predicted iteration: \([0-9.]*\) ms.*/\1/p' "$TMP/plan.txt")
+chmod 666 "$TMP/prof/lagom-calibration.json"
+"$LAGOM" $PLAN --trusted-uid "$(id -u)" >"$TMP/plan.txt" 2>"$TMP/err"
+builtin=$(sed -n 's/^predicted iteration: \([0-9.]*\) ms.*/\1/p' "$TMP/plan.txt")
+grep -q 'lagom-calibration.json is writable by group or others.*built-in network constants' "$TMP/err" &&
+	! grep -q calibrated "$TMP/plan.txt" &&
+	ok "plan: a world-writable calibration is refused with one line, the plan made without it" ||
+	not_ok "plan: writable calibration: $(cat "$TMP/err")"
+python3 -c "import sys; sys.exit(0 if float('$calibrated') > float('$builtin') * 1.05 else 1)" &&
+	ok "plan: the slower site's calibration predicts a slower iteration ($calibrated ms against $builtin ms)" ||
+	not_ok "plan: calibrated $calibrated ms, built-in $builtin ms"
 done_testing
