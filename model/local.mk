@@ -57,6 +57,7 @@ tests_model_test_nocheck_LDADD = $(MODEL_TEST_LIBS)
 
 # A site calibration fitted on records made from the published sweeps
 # (tests/model/calib_report.c says how).
+UNIT_TESTS += tests/model/calib.sh
 check_PROGRAMS += tests/model/calib_report
 tests_model_calib_report_SOURCES = tests/model/calib_report.c \
 	tests/model/busbw_rows.c tests/model/busbw_rows.h
