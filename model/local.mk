@@ -47,7 +47,8 @@ LAGOM_BENCHES += bench/bench_model
 bench_bench_model_SOURCES = bench/bench_model.c
 bench_bench_model_LDADD = libcatalog.la libmodel.la libcommon.la -lm
 
-EXTRA_DIST += tests/model/busbw.sh tests/model/contention.sh doc/model.md
+EXTRA_DIST += tests/model/busbw.sh tests/model/contention.sh doc/model.md \
+	doc/calibration-format.md
 
 UNIT_TESTS += tests/model/test_nocheck
 check_PROGRAMS += tests/model/test_nocheck

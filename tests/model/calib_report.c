@@ -396,9 +396,25 @@ static int run_unit(size_t n, unsigned u, size_t first, bool all, enum col col,
 	return 0;
 }
 
-static void print_fit(unsigned u, size_t first,
-		      const struct lagom_net_site_report *rep,
-		      const struct lagom_net_calib *calib)
+/* A constant's value in a base calibration (what the site starts from). */
+static double base_of(const struct lagom_netcal *c, int p,
+		      enum lagom_transport t)
+{
+	const double v[LAGOM_NP_COUNT] = {
+		[LAGOM_NP_EFF] = c->eff[t],
+		[LAGOM_NP_STEP_US] = c->step_us[t],
+		[LAGOM_NP_MN_STEP_US] = c->mn_step_us,
+		[LAGOM_NP_FILL] = c->net_fill,
+		[LAGOM_NP_CH_NET] = c->ch_net_Bps,
+		[LAGOM_NP_TREE2] = c->tree2_eff,
+	};
+
+	return v[p];
+}
+
+static void print_fit(size_t first, const struct lagom_net_site_report *rep,
+		      const struct lagom_net_calib *calib,
+		      const struct lagom_netcal *base)
 {
 	enum lagom_transport t = lagom_hw_transport(&rows[first].obs.hw);
 
@@ -410,14 +426,14 @@ static void print_fit(unsigned u, size_t first,
 		       lagom_net_band_name(b), rep->rows[t][b]);
 		for (int p = 0; p < LAGOM_NP_COUNT; p++)
 			if (calib->t[t].set[b][p])
-				printf(" %s %s %.4g (was %.4g)",
+				printf(" %s %s %.4g (base %.4g)",
 				       lagom_net_param_name(p),
 				       rep->verdict[t][b][p] ==
 						       LAGOM_NV_AT_BOUND
 					       ? "at bound"
 					       : "fitted",
 				       calib->t[t].value[b][p],
-				       lagom_net_param_builtin(p, t));
+				       base_of(base, p, t));
 		printf("\n");
 	}
 }
@@ -510,7 +526,7 @@ int main(int argc, char **argv)
 		    run_unit(n, u, first[u], true, C_IN, &base, &bound_fail,
 			     NULL, NULL))
 			return 2;
-		print_fit(u, first[u], &rep, &calib);
+		print_fit(first[u], &rep, &calib, &base);
 	}
 	if (getenv("CALIB_ROWS"))
 		for (size_t i = 0; i < n; i++)
