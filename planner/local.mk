@@ -60,3 +60,12 @@ check_PROGRAMS += tests/planner/test_blocks
 tests_planner_test_blocks_SOURCES = tests/planner/test_blocks.c
 tests_planner_test_blocks_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_blocks_LDADD = $(tests_planner_test_planner_LDADD)
+
+# The site calibration file, its evidence and its fit (planner/calib*.c,
+# model/netsite.c).
+UNIT_TESTS += tests/planner/test_calib
+check_PROGRAMS += tests/planner/test_calib
+tests_planner_test_calib_SOURCES = tests/planner/test_calib.c
+tests_planner_test_calib_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_calib_LDADD = libplanner.la libprofile.la librecord.la \
+	libmodel.la libcommon.la $(CMOCKA_LIBS) $(JANSSON_LIBS) -lm
