@@ -4,10 +4,11 @@
  * and write the calibration file (doc/calibration-format.md).
  *
  * Records are untrusted input (any user writes their spool): each file is
- * read by the profiler's strict reader (profiler/record.h: no symbolic
- * link, O_NONBLOCK, a regular file, at most 1 MiB); directories are
- * opened without following links, at most DIR_SCAN entries each, and at
- * most MAX_RECORDS records in all.
+ * opened relative to its directory's descriptor with the profiler
+ * reader's rules (no symbolic link, O_NONBLOCK, fstat: a regular file of
+ * at most 1 MiB) and parsed by its strict parser (profiler/record.h);
+ * directories are opened the same way (no link), at most MAX_DEPTH deep,
+ * at most DIR_SCAN entries each, at most MAX_RECORDS records in all.
  */
 #include "config.h"
 
@@ -22,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli/cli_hw.h"
+#include "common/io.h"
 #include "planner/calib.h"
 #include "profiler/record.h"
 
@@ -77,20 +79,53 @@ static int cal_opt(void *ctx, int c, const char *arg)
 	return 0;
 }
 
-static void read_record(struct scan *s, const char *path)
+static void refuse(struct scan *s, const char *path, const char *why)
+{
+	fprintf(stderr, "lagom: calibrate: record %s refused: %s\n", path, why);
+	s->refused++;
+}
+
+/*
+ * The record name of the directory dfd (path names it in messages): the
+ * profiler reader's rules (doc/profiler.md), relative to the directory
+ * already opened, so a user who swaps a directory for a link between two
+ * steps of the walk gains nothing: never through a symbolic link, never
+ * blocking on a FIFO, a regular file of at most LAGOM_REC_MAX_BYTES, then
+ * the strict parser.
+ */
+static void read_record_at(struct scan *s, int dfd, const char *name,
+			   const char *path)
 {
 	struct lagom_error err = { 0 };
+	struct stat st;
+	size_t len = 0;
+	int fd, rc;
 
 	if (s->records >= MAX_RECORDS) {
 		s->skipped++;
 		return;
 	}
-	if (lagom_rec_read_file(path, -1, s->text, s->rec, s->scratch, &err)) {
-		fprintf(stderr, "lagom: calibrate: record %s refused: %s\n",
-			path, err.text);
-		s->refused++;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		refuse(s, path,
+		       errno == ELOOP ? "a symbolic link" : strerror(errno));
 		return;
 	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		rc = -EINVAL, refuse(s, path, "not a regular file");
+	else if (st.st_size > LAGOM_REC_MAX_BYTES)
+		rc = -EFBIG, refuse(s, path, "larger than 1 MiB");
+	else if ((rc = lagom_read_all(fd, s->text, LAGOM_REC_MAX_BYTES + 1,
+				      &len)) != 0)
+		refuse(s, path, strerror(-rc));
+	else if (len > LAGOM_REC_MAX_BYTES)
+		rc = -EFBIG, refuse(s, path, "grew beyond 1 MiB");
+	else if ((rc = lagom_rec_parse(s->text, len, s->rec, s->scratch,
+				       &err)) != 0)
+		refuse(s, path, err.text);
+	close(fd);
+	if (rc)
+		return;
 	s->records++;
 	lagom_calib_evidence_add(s->ev, s->rec);
 }
@@ -100,67 +135,67 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void scan_path(struct scan *s, const char *path, int depth);
+static void scan_at(struct scan *s, int dfd, const char *name, const char *path,
+		    int depth);
 
-/* A directory's entries, sorted (the fit never depends on its order),
- * without following links: records are read, directories descended. */
-static void scan_dir(struct scan *s, const char *path, int depth)
+/* A directory's entries (the first DIR_SCAN), sorted so the fit never
+ * depends on its order: records read, directories descended. */
+static void scan_dir(struct scan *s, int fd, const char *path, int depth)
 {
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
-				    O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = fdopendir(fd);
 	char **names = NULL;
 	size_t n = 0;
 	struct dirent *e;
 
 	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		fprintf(stderr, "lagom: calibrate: %s: %s\n", path,
-			strerror(errno));
-		s->refused++;
+		close(fd);
+		refuse(s, path, strerror(errno));
 		return;
 	}
 	names = calloc(DIR_SCAN, sizeof(*names));
-	for (unsigned seen = 0; names && (e = readdir(d)) && seen < DIR_SCAN;
+	for (unsigned seen = 0; names && seen < DIR_SCAN && (e = readdir(d));
 	     seen++)
 		if (e->d_name[0] != '.' && strlen(e->d_name) < 256)
 			names[n++] = strdup(e->d_name);
-	closedir(d);
 	if (names)
 		qsort(names, n, sizeof(*names), cmp_name);
 	for (size_t i = 0; i < n; i++) {
 		char sub[4096];
 		if (names[i] && (size_t)snprintf(sub, sizeof(sub), "%s/%s",
 						 path, names[i]) < sizeof(sub))
-			scan_path(s, sub, depth + 1);
+			scan_at(s, dirfd(d), names[i], sub, depth + 1);
 		free(names[i]);
 	}
 	free(names);
+	closedir(d);
 }
 
-static void scan_path(struct scan *s, const char *path, int depth)
+/* name in the directory dfd: a directory (not a link) is walked, a
+ * record name (or anything named on the command line) is read. */
+static void scan_at(struct scan *s, int dfd, const char *name, const char *path,
+		    int depth)
 {
 	struct stat st;
-	const char *base = strrchr(path, '/');
+	int fd;
 
-	base = base ? base + 1 : path;
-	if (lstat(path, &st) != 0) {
-		fprintf(stderr, "lagom: calibrate: %s: %s\n", path,
-			strerror(errno));
-		s->refused++;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		refuse(s, path, strerror(errno));
 		return;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		if (depth < MAX_DEPTH)
-			scan_dir(s, path, depth);
+		if (depth >= MAX_DEPTH)
+			return;
+		fd = openat(dfd, name,
+			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
+				    O_CLOEXEC);
+		if (fd < 0)
+			refuse(s, path, strerror(errno));
+		else
+			scan_dir(s, fd, path, depth);
 		return;
 	}
-	/* named on the command line: any name; inside a directory: *.rec,
-	 * whatever it is (the reader refuses links, FIFOs, devices, with a
-	 * line each) */
-	if (depth == 0 || lagom_rec_is_name(base))
-		read_record(s, path);
+	if (depth == 0 || lagom_rec_is_name(name))
+		read_record_at(s, dfd, name, path);
 }
 
 static const char *const band_names[] = { "< 1 MiB", "1-64 MiB", ">= 64 MiB" };
@@ -354,7 +389,7 @@ int cli_cmd_calibrate(int argc, char **argv)
 	if (!s.ev || !s.text || !s.rec || !s.scratch)
 		rc = cli_fail(CLI_FAIL, "calibrate: out of memory");
 	for (int i = optind; rc == 0 && i < argc; i++)
-		scan_path(&s, argv[i], 0);
+		scan_at(&s, AT_FDCWD, argv[i], argv[i], 0);
 	if (rc == 0 && s.skipped)
 		fprintf(stderr,
 			"lagom: calibrate: %zu records beyond the first %d "

@@ -8,7 +8,8 @@
 # them contended) go through `lagom calibrate`, which must recover the
 # constants and make `lagom predict --calibration` match the measured
 # times; hostile inputs (a symbolic link, a FIFO, a corrupt record) are
-# refused one by one, and a bad calibration file is refused whole.
+# refused one by one, a linked step directory is not followed, and a bad
+# calibration file is refused whole.
 . "${top_srcdir:-.}/tests/lib/tap.sh"
 . "${top_srcdir:-.}/tests/cli/lib.sh"
 
@@ -57,6 +58,7 @@ for job, user, slow in ((100, "alice", 1.0), (101, "bob", 1.0),
 PY
 ln -s "$TMP/spool/alice/100.0/task-0.100.rec" "$TMP/spool/alice/100.0/link.rec"
 mkfifo "$TMP/spool/alice/100.0/fifo.rec"
+ln -s "$TMP/spool/alice/100.0" "$TMP/spool/bob/103.0" # not followed
 printf 'lagom-measure 1\nabi 9\n' >"$TMP/spool/bob/101.0/bad.rec"
 
 run_lagom "$TMP/out" "$TMP/err" calibrate $HW --check \
@@ -68,7 +70,7 @@ refused=$(grep -c 'refused:' "$TMP/err")
 [ "$refused" -eq 3 ] && ok "calibrate: link, FIFO and corrupt record refused one by one" ||
 	not_ok "calibrate: $refused refusals, expected 3"
 grep -q '6 records (3 refused), 16 classes of 3 runs' "$TMP/err" &&
-	ok "calibrate: 6 records, 16 classes of 3 runs" ||
+	ok "calibrate: 6 records, 16 classes of 3 runs (a linked step directory not followed)" ||
 	not_ok "calibrate: counts wrong"
 jtrue "$TMP/site.json" "abs(d['transports']['ib']['2']['eff'] - 0.7) < 0.014" &&
 	ok "calibrate: line-rate share recovered ($(jget "$TMP/site.json" "d['transports']['ib']['2']['eff']"), true 0.70)" ||
