@@ -12,7 +12,8 @@
 struct plan_opts {
 	enum cli_format format;
 	const char *profile, *nodelist, *workload, *tuner, *topology_conf;
-	const char *svg; /* --svg FILE, or NULL */
+	const char *svg;	 /* --svg FILE, or NULL */
+	const char *calibration; /* --calibration FILE, or NULL */
 	unsigned nodes, gpus_per_node;
 	unsigned long long job_id, trusted_uid;
 	bool trust;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/cli_hw.h"
 #include "cli/cli_plan.h"
 #include "cli/cli_svg.h"
 #include "search/search.h"
@@ -36,6 +37,8 @@ static const char plan_usage[] =
 	"libnccl-tuner-lagom.so)\n"
 	"  --topology-conf PATH  Slurm topology.conf (tree or block) for\n"
 	"                        inter-node hops and NVLink domains\n"
+	"  --calibration FILE    the site's network calibration (lagom\n"
+	"                        calibrate); default: DIR's, when there is one\n"
 	"  --job-id ID           job id written into the plan (default 0)\n"
 	"  --no-trust            with DIR: skip the ownership checks\n"
 	"  --trusted-uid UID     with DIR: owner trusted besides root\n"
@@ -56,6 +59,7 @@ enum {
 	OPT_WORKLOAD,
 	OPT_TUNER,
 	OPT_TOPO,
+	OPT_CALIBRATION,
 	OPT_JOB,
 	OPT_NOTRUST,
 	OPT_UID,
@@ -102,6 +106,9 @@ static int plan_opt(void *ctx, int c, const char *arg)
 	case OPT_TOPO:
 		o->topology_conf = arg;
 		return 0;
+	case OPT_CALIBRATION:
+		o->calibration = arg;
+		return cli_require_file("--calibration", arg);
 	case OPT_NOTRUST:
 		o->trust = false;
 		return 0;
@@ -128,6 +135,7 @@ static int parse_plan(int argc, char **argv, struct plan_opts *o)
 		{ "workload", required_argument, NULL, OPT_WORKLOAD },
 		{ "tuner", required_argument, NULL, OPT_TUNER },
 		{ "topology-conf", required_argument, NULL, OPT_TOPO },
+		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
 		{ "job-id", required_argument, NULL, OPT_JOB },
 		{ "no-trust", no_argument, NULL, OPT_NOTRUST },
 		{ "trusted-uid", required_argument, NULL, OPT_UID },
@@ -174,6 +182,7 @@ int cli_cmd_plan(int argc, char **argv)
 	in.ranks_per_node = step.gpus_per_node;
 	in.gpus_per_node = step.gpus_per_node;
 	in.topology_conf = o.topology_conf;
+	in.calibration_path = o.calibration;
 	in.workload_name = step.workload ? NULL : o.workload;
 	in.workload = step.workload;
 	in.tuner_path = o.tuner;
@@ -183,6 +192,8 @@ int cli_cmd_plan(int argc, char **argv)
 		rc = cli_fail(CLI_FAIL, "plan: %s", err.text);
 		goto out;
 	}
+	if (res->notice) /* a refused digest or calibration, as srun says */
+		fprintf(stderr, "lagom: plan: %s\n", res->notice);
 	if (!cli_plan_times_finite(res)) {
 		rc = cli_fail(CLI_FAIL,
 			      "plan: workload %s: its times overflow (a "

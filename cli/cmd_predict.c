@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli_hw.h"
+#include "planner/calib.h"
 #include "planner/planner.h"
 
 static const char predict_usage[] =
@@ -27,6 +28,8 @@ static const char predict_usage[] =
 	"  --gpus-per-node G     GPUs per node (default: profile's, or 8)\n"
 	"  --intra KIND          with --gpu: nvswitch, nvlink or pcie\n"
 	"  --nic COUNTxGBITS     with --gpu: NICs per node (default 1x400)\n"
+	"  --calibration FILE    the site's network calibration (lagom\n"
+	"                        calibrate) instead of the built-in one\n"
 	"Communicator:\n"
 	"  --nodes N             nodes (1-65536)\n"
 	"  --ranks-per-node R    ranks per node (default: GPUs per node)\n"
@@ -67,6 +70,7 @@ enum {
 	OPT_GRID,
 	OPT_BPSM,
 	OPT_MEMBOUND,
+	OPT_CALIBRATION,
 };
 
 struct predict_opts {
@@ -82,6 +86,7 @@ struct predict_opts {
 	unsigned channels, threads;
 	struct lagom_kernel kernel; /* time_s 0: no kernel asked for */
 	bool kernel_given, mem_bound_given;
+	const char *calibration;
 };
 
 /* The kernel's time beside each of the two configurations. */
@@ -210,6 +215,10 @@ static int predict_opt(void *ctx, int c, const char *arg)
 		return predict_names(o, c, arg);
 	if (c == OPT_FORMAT)
 		return cli_parse_format(arg, &o->format);
+	if (c == OPT_CALIBRATION) {
+		o->calibration = arg;
+		return cli_require_file("--calibration", arg);
+	}
 	if (c >= OPT_KTIME && c <= OPT_MEMBOUND)
 		return predict_kernel_opt(o, c, arg);
 	return predict_numbers(o, c, arg);
@@ -234,6 +243,7 @@ static int parse_predict(int argc, char **argv, struct predict_opts *o)
 		{ "grid", required_argument, NULL, OPT_GRID },
 		{ "blocks-per-sm", required_argument, NULL, OPT_BPSM },
 		{ "mem-bound", required_argument, NULL, OPT_MEMBOUND },
+		{ "calibration", required_argument, NULL, OPT_CALIBRATION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -490,5 +500,17 @@ int cli_cmd_predict(int argc, char **argv)
 		return rc < 0 ? CLI_OK : rc;
 	if ((rc = cli_hw_load(&o.hw, &hw)))
 		return rc;
+	if (o.calibration) {
+		struct lagom_calibration cal;
+		struct lagom_error err = { 0 };
+		char line[128];
+
+		if (lagom_calibration_read_file(o.calibration, &cal, &err))
+			return cli_fail(CLI_FAIL, "%s", err.text);
+		lagom_hw_apply_calib(&hw, &cal.calib);
+		lagom_calibration_line(&cal, line, sizeof(line));
+		if (o.format == CLI_TEXT)
+			printf("%s\n", line);
+	}
 	return predict_run(&o, &hw);
 }

@@ -12,7 +12,8 @@ lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 	cli/cli_svg.h cli/plan_curve.c cli/svg.c cli/plan_svg.c \
 	cli/cli_policy.h cli/cli_place.h cli/policy_common.c cli/cmd_policy.c \
 	cli/policy_run.c cli/cmd_place.c cli/place_slurm.c \
-	cli/cmd_runs.c cli/cli_runs.h cli/runs_predicted.c
+	cli/cmd_runs.c cli/cli_runs.h cli/runs_predicted.c \
+	cli/cmd_calibrate.c
 lagom_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(HWLOC_CFLAGS)
 lagom_LDADD = librecord.la libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libpolicy.la \
 	libplanner.la libsearch.la libprofile.la libworkload.la \
@@ -32,3 +33,10 @@ EXTRA_DIST += tests/cli/cli-predict-kernel.sh tests/cli/cli-rack.sh
 # NCCL_CTA_POLICY's gates through `lagom plan` (doc/search.md).
 SCRIPT_TESTS += tests/cli/plan-gates.sh
 EXTRA_DIST += tests/cli/plan-gates.sh
+# lagom calibrate end to end (cli/cmd_calibrate.c).
+SCRIPT_TESTS += tests/cli/calibrate.sh
+EXTRA_DIST += tests/cli/calibrate.sh
+# lagom calibrate on the demo cluster: two users' records, one calibration,
+# a third user's step plans with it.
+INTEGRATION_TESTS += tests/integration/calibrate.sh
+EXTRA_DIST += tests/integration/calibrate.sh

@@ -475,12 +475,14 @@ static void coll_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
 {
 	struct lagom_hw hw_buf;
 	struct lagom_comm comm_buf;
+	struct lagom_netcal site_buf;
 
 	*c = (struct coll_prep){ .S = (double)bytes,
 				 .scale = comm->time_scale > 0
 						  ? comm->time_scale
 						  : 1.0 };
 	lagom_domain_view(hw, comm, &hw_buf, &comm_buf, &hw, &comm);
+	cal = lagom_netcal_site(hw, comm->nodes, cal, &site_buf);
 	traffic_of(hw, comm, coll, config->algo, c->S, cal, &c->t);
 	rates_prep(hw, comm, coll, config, &c->t, cal, &c->r);
 	c->lat = hop_latency_s(hw, comm, config, &c->t, cal);

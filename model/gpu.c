@@ -403,5 +403,5 @@ int lagom_hw_check(const struct lagom_hw *hw, struct lagom_error *err)
 	    !nonneg(hw->channel_sm_share) || hw->channel_sm_share > 1)
 		return lagom_errprintf(err, EINVAL,
 				       "contention coefficients out of range");
-	return 0;
+	return lagom_net_site_check(&hw->net_site, err);
 }

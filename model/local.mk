@@ -4,7 +4,7 @@ libmodel_la_SOURCES = model/model.h model/internal.h model/names.c \
 	model/gpu.c model/coll.c model/nccl.c model/compute.c \
 	model/workload.c
 libmodel_la_SOURCES += model/fit.c model/netcal.h model/net.c model/netcal_data.c \
-	model/netfit.c
+	model/netfit.c model/netsite.c
 
 MODEL_TEST_LIBS = libcatalog.la libmodel.la libcommon.la -lm $(CMOCKA_LIBS)
 
@@ -47,10 +47,21 @@ LAGOM_BENCHES += bench/bench_model
 bench_bench_model_SOURCES = bench/bench_model.c
 bench_bench_model_LDADD = libcatalog.la libmodel.la libcommon.la -lm
 
-EXTRA_DIST += tests/model/busbw.sh tests/model/contention.sh doc/model.md
+EXTRA_DIST += tests/model/busbw.sh tests/model/contention.sh doc/model.md \
+	doc/calibration-format.md
 
 UNIT_TESTS += tests/model/test_nocheck
 check_PROGRAMS += tests/model/test_nocheck
 tests_model_test_nocheck_SOURCES = tests/model/test_nocheck.c
 tests_model_test_nocheck_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_model_test_nocheck_LDADD = $(MODEL_TEST_LIBS)
+
+# A site calibration fitted on records made from the published sweeps
+# (tests/model/calib_report.c says how).
+UNIT_TESTS += tests/model/calib.sh
+check_PROGRAMS += tests/model/calib_report
+tests_model_calib_report_SOURCES = tests/model/calib_report.c \
+	tests/model/busbw_rows.c tests/model/busbw_rows.h
+tests_model_calib_report_LDADD = libplanner.la libprofile.la librecord.la \
+	libcatalog.la libmodel.la libcommon.la $(JANSSON_LIBS) -lm
+EXTRA_DIST += tests/model/calib.sh

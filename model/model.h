@@ -135,6 +135,47 @@ enum lagom_transport {
 	LAGOM_NET_COUNT
 };
 
+/*
+ * A site's calibration of the network constants (doc/model.md 2.7,
+ * doc/calibration-format.md): values `lagom calibrate` fitted to the
+ * cluster's own measured collectives, per node-count band, for one
+ * transport (the hardware's).  A value whose set flag is false keeps the
+ * built-in calibration.  Bands by the nodes the model prices (a
+ * multi-node NVLink domain counts as one): 2, 3-8, 9 and more.
+ */
+enum lagom_net_param {
+	LAGOM_NP_EFF,	     /* share of the NIC line rate, 0.3-1 */
+	LAGOM_NP_STEP_US,    /* software cost of one network step, 0-200 us */
+	LAGOM_NP_MN_STEP_US, /* intra-node step across nodes, 0-20 us */
+	LAGOM_NP_FILL,	     /* network pipeline fill, 0-8 chunks */
+	LAGOM_NP_CH_NET,     /* one channel's rate to the NIC, 4e9-50e9 B/s */
+	LAGOM_NP_TREE2,	     /* share of the 2-node tree's doubled rate */
+	LAGOM_NP_COUNT
+};
+#define LAGOM_NET_BANDS 3
+
+struct lagom_net_site {
+	bool set[LAGOM_NET_BANDS][LAGOM_NP_COUNT];
+	double value[LAGOM_NET_BANDS][LAGOM_NP_COUNT];
+};
+
+/* The band of a communicator over nodes (model view): 0 for 2 nodes, 1
+ * for 3-8, 2 for more; -1 for one node (no network). */
+int lagom_net_band(unsigned nodes);
+/* "2", "3-8", "9+"; NULL out of range. */
+const char *lagom_net_band_name(int band);
+/* "eff" "step_us" "mn_step_us" "fill" "ch_net_Bps" "tree2_eff"; NULL out of
+ * range.  lagom_net_param_parse: 0 or -EINVAL. */
+const char *lagom_net_param_name(enum lagom_net_param p);
+int lagom_net_param_parse(const char *name, enum lagom_net_param *out);
+/* The physical range of a parameter (also the fit's bounds). */
+void lagom_net_param_range(enum lagom_net_param p, double *lo, double *hi);
+/* The built-in value of p for transport t (what a site value replaces). */
+double lagom_net_param_builtin(enum lagom_net_param p, enum lagom_transport t);
+/* Every set value finite and inside its range: 0, else -EINVAL. */
+int lagom_net_site_check(const struct lagom_net_site *site,
+			 struct lagom_error *err);
+
 /* "default" "ib" "roce" "efa" "tcpx" "tcp"; parse is case-insensitive. */
 const char *lagom_transport_name(enum lagom_transport t);
 int lagom_transport_parse(const char *name, enum lagom_transport *out);
@@ -247,6 +288,13 @@ struct lagom_hw {
 	 * (doc/model.md 2.3).  At most 256.
 	 */
 	unsigned nvl_domain_nodes;
+	/*
+	 * The site's calibration of the network constants for this
+	 * hardware's transport (lagom calibrate; all unset by default and
+	 * from lagom_hw_from_spec): the planner copies it from the
+	 * calibration file.
+	 */
+	struct lagom_net_site net_site;
 };
 
 /*
@@ -739,5 +787,88 @@ int lagom_region_timeline_nocheck(const struct lagom_hw *hw,
 				  const double *coll_time_s,
 				  struct lagom_region_time *out,
 				  struct lagom_error *err);
+
+/*
+ * Fitting a site calibration (model/netsite.c, doc/model.md 2.7).  One
+ * measured collective class: the hardware it ran on, its communicator,
+ * operation, bytes (nccl-tests' convention), the configuration NCCL ran,
+ * and the measured time of one call (the evidence `lagom calibrate` keeps
+ * per class).
+ */
+struct lagom_net_meas {
+	struct lagom_hw hw;
+	struct lagom_comm comm;
+	enum lagom_coll coll;
+	uint64_t bytes;
+	struct lagom_coll_config cfg;
+	double time_s;
+};
+
+/* A site calibration for every transport. */
+struct lagom_net_calib {
+	struct lagom_net_site t[LAGOM_NET_COUNT];
+};
+
+/* What the fit did with one constant of one transport and band. */
+enum lagom_net_verdict {
+	LAGOM_NV_NO_DATA,      /* no measured class in this transport/band */
+	LAGOM_NV_UNDETERMINED, /* the classes do not determine it: kept */
+	LAGOM_NV_NO_GAIN,      /* determined, but moving it predicts the
+				  classes left out no better: kept */
+	LAGOM_NV_FITTED,       /* moved to the fitted value */
+	LAGOM_NV_AT_BOUND,     /* fitted, on its range's edge */
+};
+
+struct lagom_net_site_report {
+	size_t rows[LAGOM_NET_COUNT][LAGOM_NET_BANDS];
+	enum lagom_net_verdict verdict[LAGOM_NET_COUNT][LAGOM_NET_BANDS]
+				      [LAGOM_NP_COUNT];
+	/* rms change of log(time) over the band's classes per tenth of the
+	 * constant's range, end to end (how much the data see it), and the
+	 * share of that change no constant taken before explains (1:
+	 * independent, 0: the same as another's). */
+	double sensitivity[LAGOM_NET_COUNT][LAGOM_NET_BANDS][LAGOM_NP_COUNT];
+	double independence[LAGOM_NET_COUNT][LAGOM_NET_BANDS][LAGOM_NP_COUNT];
+	/* median |predicted / measured - 1| of the band's classes with the
+	 * built-in constants and with the fitted ones (in sample) */
+	double err_builtin[LAGOM_NET_COUNT][LAGOM_NET_BANDS];
+	double err_fitted[LAGOM_NET_COUNT][LAGOM_NET_BANDS];
+};
+
+#define LAGOM_NET_SITE_MAX_MEAS 4096
+/* A constant is determined when moving it across its range moves the
+ * band's classes by at least this rms (log) per tenth of the range ... */
+#define LAGOM_NET_SITE_MIN_SENS 0.01
+/* ... and this share of that is independent of the constants already
+ * taken (Gram-Schmidt on the sensitivities, largest first). */
+#define LAGOM_NET_SITE_MIN_INDEP 0.3
+/* A determined constant is moved only when that cuts the mean loss of
+ * the classes left out one at a time by at least this share. */
+#define LAGOM_NET_SITE_MIN_GAIN 0.1
+
+/*
+ * Fit a site calibration to n measured classes (multi-node ones; the rest
+ * are ignored): per transport and node-count band, the constants the
+ * classes determine (above) are fitted by a robust loss (pseudo-Huber on
+ * log(predicted / measured), delta 0.1, every class weighted alike) inside
+ * their physical ranges (lagom_net_param_range), by cyclic coordinate
+ * descent with golden-section line searches from the built-in values;
+ * never more constants than classes.  The others stay unset (built-in).
+ * Every measurement's hw.net_site is ignored.  Pure, deterministic.
+ * rep may be NULL.  -EINVAL: n 0 or above LAGOM_NET_SITE_MAX_MEAS, a time
+ * not finite and > 0, a class the model refuses (err says which).
+ */
+int lagom_net_site_fit(const struct lagom_net_meas *m, size_t n,
+		       struct lagom_net_calib *out,
+		       struct lagom_net_site_report *rep,
+		       struct lagom_error *err);
+
+/* The model's time of m's class under calib (NULL: built-in). */
+double lagom_net_meas_predict_s(const struct lagom_net_meas *m,
+				const struct lagom_net_calib *calib);
+
+/* hw->net_site = calib's values for hw's transport (calib NULL: unset). */
+void lagom_hw_apply_calib(struct lagom_hw *hw,
+			  const struct lagom_net_calib *calib);
 
 #endif /* LAGOM_MODEL_MODEL_H */

@@ -63,6 +63,26 @@ double lagom_coll_time_cal_s(const struct lagom_hw *hw,
 			     const struct lagom_coll_config *cfg,
 			     const struct lagom_netcal *cal);
 
+/* cal with hw's site calibration (hw->net_site, for a communicator over
+ * nodes as the model prices it) applied: cal itself when hw has none for
+ * that band, else *buf. */
+const struct lagom_netcal *lagom_netcal_site(const struct lagom_hw *hw,
+					     unsigned nodes,
+					     const struct lagom_netcal *cal,
+					     struct lagom_netcal *buf);
+
+/* lagom_net_site_fit() and lagom_net_meas_predict_s() on another base
+ * calibration than lagom_netcal_fitted (the validation's built-in model
+ * fitted without the site's own system). */
+int lagom_net_site_fit_base(const struct lagom_net_meas *m, size_t n,
+			    const struct lagom_netcal *base,
+			    struct lagom_net_calib *out,
+			    struct lagom_net_site_report *rep,
+			    struct lagom_error *err);
+double lagom_net_meas_predict_base_s(const struct lagom_net_meas *m,
+				     const struct lagom_net_calib *calib,
+				     const struct lagom_netcal *base);
+
 /* One measured collective for lagom_net_fit(). */
 struct lagom_net_obs {
 	struct lagom_hw hw;

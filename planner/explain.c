@@ -203,6 +203,8 @@ int planner_explain(const struct lagom_planner_input *in,
 	if (!f)
 		return -ENOMEM;
 	explain_step(f, in, hw, res);
+	if (res->calibrated[0])
+		fprintf(f, "network constants: %s\n", res->calibrated);
 	explain_measured(f, in, res);
 	explain_colls(f, res->plan);
 	explain_env(f, res);

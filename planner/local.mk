@@ -4,7 +4,8 @@ noinst_LTLIBRARIES += libplanner.la
 libplanner_la_SOURCES = planner/planner.h planner/planner.c \
 	planner/planner_int.h planner/profiles.c planner/hw.c planner/hops.c \
 	planner/report.h planner/report.c planner/explain.c \
-	planner/learned.c
+	planner/learned.c planner/calib.h planner/calib.c \
+	planner/calib_evidence.c
 libplanner_la_CFLAGS = $(AM_CFLAGS)
 libplanner_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
@@ -59,3 +60,12 @@ check_PROGRAMS += tests/planner/test_blocks
 tests_planner_test_blocks_SOURCES = tests/planner/test_blocks.c
 tests_planner_test_blocks_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_blocks_LDADD = $(tests_planner_test_planner_LDADD)
+
+# The site calibration file, its evidence and its fit (planner/calib*.c,
+# model/netsite.c).
+UNIT_TESTS += tests/planner/test_calib
+check_PROGRAMS += tests/planner/test_calib
+tests_planner_test_calib_SOURCES = tests/planner/test_calib.c
+tests_planner_test_calib_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_calib_LDADD = libplanner.la libprofile.la librecord.la \
+	libmodel.la libcommon.la $(CMOCKA_LIBS) $(JANSSON_LIBS) -lm

@@ -70,6 +70,28 @@ static int sorted_nodes(const struct lagom_planner_input *in, const char ***out,
 	return 0;
 }
 
+/* The site's network calibration onto the step's hardware: the file the
+ * caller named, else the profile directory's (rep). */
+static int step_calibration(const struct lagom_planner_input *in,
+			    struct planner_load_report *rep,
+			    struct lagom_planner_inputs *g,
+			    struct lagom_error *err)
+{
+	if (in->calibration_path) {
+		int rc = lagom_calibration_read_file(in->calibration_path,
+						     &rep->calibration, err);
+		if (rc)
+			return rc;
+		rep->calibrated = true;
+	}
+	if (!rep->calibrated)
+		return 0;
+	lagom_hw_apply_calib(g->hw, &rep->calibration.calib);
+	lagom_calibration_line(&rep->calibration, g->calibrated,
+			       sizeof(g->calibrated));
+	return 0;
+}
+
 /* The weakest hardware of the step's nodes (planner/hw.c). */
 static int step_hardware(const struct lagom_planner_input *in,
 			 struct lagom_planner_inputs *g,
@@ -95,6 +117,8 @@ static int step_hardware(const struct lagom_planner_input *in,
 	if (rc == 0)
 		rc = planner_step_hops(in->topology_conf, names, in->node_count,
 				       &g->hops, g->hw, err);
+	if (rc == 0)
+		rc = step_calibration(in, &rep, g, err);
 	g->digest_nodes = rep.from_digest;
 	g->nccl_version = rep.nccl_version;
 	if (rc == 0 && rep.notice[0] && !(g->notice = strdup(rep.notice)))
@@ -218,6 +242,7 @@ int lagom_planner_run(const struct lagom_planner_input *in,
 	res->hw = g.hw; /* the result owns the hardware view from here */
 	res->notice = g.notice;
 	res->digest_nodes = g.digest_nodes;
+	memcpy(res->calibrated, g.calibrated, sizeof(res->calibrated));
 	res->nccl_version = in->nccl_version ? in->nccl_version
 					     : g.nccl_version;
 	res->registered_buffers = in->registered_buffers;

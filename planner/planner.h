@@ -176,6 +176,14 @@ struct lagom_planner_input {
 	 */
 	unsigned nccl_version;
 	bool registered_buffers;
+	/*
+	 * The site's network calibration (doc/calibration-format.md): a
+	 * file the user names (the CLI's --calibration; an error when it
+	 * cannot be read), or NULL: LAGOM_CALIBRATION_FILE of profile_dir
+	 * when there is one, read under the profiles' trust rules (one that
+	 * is refused costs a notice and the built-in constants).  Borrowed.
+	 */
+	const char *calibration_path;
 };
 
 /* One environment variable (both strings owned by the result). */
@@ -244,6 +252,9 @@ struct lagom_planner_result {
 	 * NCCL_CTA_POLICY). */
 	unsigned nccl_version;
 	bool registered_buffers;
+	/* "calibrated from N classes of M runs, DATE" when the plan used a
+	 * site calibration, else "". */
+	char calibrated[96];
 };
 
 /*
@@ -259,6 +270,7 @@ struct lagom_planner_inputs {
 	size_t digest_nodes;	/* nodes whose hardware the digest gave */
 	char *notice;		/* as the result's notice (owned) */
 	unsigned nccl_version;	/* oldest NCCL of the nodes' profiles, 0 */
+	char calibrated[96];	/* as the result's; hw carries the values */
 };
 
 /*

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "model/model.h"
+#include "planner/calib.h"
 
 /* What planner_load_hw() read. */
 struct planner_load_report {
@@ -18,6 +19,10 @@ struct planner_load_report {
 	/* The oldest NCCL the nodes' profiles recorded, as NCCL_VERSION_CODE;
 	 * 0 when one of them recorded none (or one lagom cannot read). */
 	unsigned nccl_version;
+	/* The profile directory's calibration file, when there is one
+	 * that passed the trust rules and the strict reader. */
+	bool calibrated;
+	struct lagom_calibration calibration;
 };
 
 /* "2.28.9" as NCCL_VERSION_CODE (22809; releases before 2.9: X*1000 +

@@ -93,6 +93,28 @@ static struct lagom_digest *digest_of(int dfd, const char *dir,
 	return rc == 0 ? d : NULL;
 }
 
+/* The calibration file beside the profiles (doc/calibration-format.md),
+ * read like the digest: refused, it costs a notice (and the built-in
+ * constants), never the plan. */
+static void calibration_of(int dfd, const char *dir,
+			   const struct lagom_trust *trust,
+			   struct planner_load_report *rep)
+{
+	struct lagom_error cerr = { 0 };
+	size_t used;
+	int rc = lagom_calibration_read_at(dfd, dir, trust, &rep->calibration,
+					   &cerr);
+
+	rep->calibrated = rc == 0;
+	if (rc == 0 || rc == -ENOENT)
+		return;
+	used = strlen(rep->notice);
+	snprintf(rep->notice + used, sizeof(rep->notice) - used,
+		 "%s%s; "
+		 "planning with the built-in network constants",
+		 used ? "; " : "", cerr.text);
+}
+
 int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
 		    uid_t trusted_uid, const char *const *names, size_t n,
 		    struct lagom_hw *hws, struct planner_load_report *rep,
@@ -110,8 +132,11 @@ int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
 		*rep = (struct planner_load_report){ 0 };
 	/* The directory is walked and checked once for the whole step; when
 	 * that fails, each node's reader reports it as it would alone. */
-	if (!path && (dfd = lagom_profile_dir_open(dir, t, NULL)) >= 0)
+	if (!path && (dfd = lagom_profile_dir_open(dir, t, NULL)) >= 0) {
 		digest = digest_of(dfd, dir, t, rep);
+		if (rep)
+			calibration_of(dfd, dir, t, rep);
+	}
 	for (i = 0; i < n && rc == 0; i++) {
 		if (path && i > 0) { /* one file for every node: read once */
 			hws[i] = hws[0];

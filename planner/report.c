@@ -249,11 +249,12 @@ static int make_summary(struct lagom_planner_result *res)
 	corrected_words(res, corrected, sizeof(corrected));
 	rc = asprintf(&res->summary,
 		      "lagom %s plan=%s workload=%s channels=%s chunk=%s "
-		      "algo=%s speedup=%sx%s%s%s",
+		      "algo=%s speedup=%sx%s%s%s%s%s",
 		      PACKAGE_VERSION, res->plan_id, wl, nc, chunk, algos,
 		      summary_speedup(res), corrected,
 		      res->fell_back ? " fallback=" : "",
-		      res->fell_back ? res->fallback_reason : "");
+		      res->fell_back ? res->fallback_reason : "",
+		      res->calibrated[0] ? "; " : "", res->calibrated);
 	if (rc < 0) {
 		res->summary = NULL;
 		return -ENOMEM;

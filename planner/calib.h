@@ -1,0 +1,119 @@
+/*
+ * planner/calib.h - the site calibration file (doc/calibration-format.md)
+ * and the evidence `lagom calibrate` takes from measurement records
+ * (doc/model.md 2.7).
+ *
+ * Who uses it: `lagom calibrate` (cli/cmd_calibrate.c) collects evidence
+ * from records, fits (model/netsite.c) and writes the file; srun's planner
+ * reads LAGOM_CALIBRATION_FILE from the profile directory under the
+ * profiles' trust rules (lagom_calibration_read_at); `lagom predict` and
+ * `lagom plan` read a file the user names (lagom_calibration_read_file).
+ */
+#ifndef LAGOM_PLANNER_CALIB_H
+#define LAGOM_PLANNER_CALIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "model/model.h"
+
+/* The file's name in the profile directory, beside the digest. */
+#define LAGOM_CALIBRATION_FILE "lagom-calibration.json"
+#define LAGOM_CALIBRATION_FORMAT "lagom-calibration"
+#define LAGOM_CALIBRATION_VERSION 1
+/* Files larger than this are refused unread. */
+#define LAGOM_CALIBRATION_MAX_BYTES (64 * 1024)
+/* The evidence counts the file accepts. */
+#define LAGOM_CALIBRATION_MAX_COUNT 100000000ULL
+
+struct lagom_calibration {
+	struct lagom_net_calib calib;
+	/* measured classes behind each transport and band */
+	uint64_t classes[LAGOM_NET_COUNT][LAGOM_NET_BANDS];
+	uint64_t n_classes; /* every class fitted */
+	uint64_t n_runs;    /* distinct measured steps they came from */
+	int64_t date_unix;  /* when it was fitted */
+};
+
+/*
+ * Parse a calibration file held in memory (len bytes).  Strict: the
+ * format and version, every key known, numbers in range (each constant
+ * inside lagom_net_param_range), counts within
+ * LAGOM_CALIBRATION_MAX_COUNT, else -EINVAL ("key: why" in err); another
+ * format or version is -EPROTONOSUPPORT; len over
+ * LAGOM_CALIBRATION_MAX_BYTES is -EFBIG.  *out written only on success.
+ */
+int lagom_calibration_parse(const char *buf, size_t len,
+			    struct lagom_calibration *out,
+			    struct lagom_error *err);
+
+/* Serialise c (keys sorted, ends with a newline) into *out (malloc'd,
+ * NUL-terminated, the caller frees).  0, -EINVAL (c would not parse
+ * back), -ENOMEM. */
+int lagom_calibration_format(const struct lagom_calibration *c, char **out,
+			     struct lagom_error *err);
+
+/* LAGOM_CALIBRATION_FILE of the profile directory dfd (dir names it in
+ * messages) under the profiles' trust rules (trust NULL: none):
+ * lagom_profile_read_at().  -ENOENT when there is none. */
+struct lagom_trust;
+int lagom_calibration_read_at(int dfd, const char *dir,
+			      const struct lagom_trust *trust,
+			      struct lagom_calibration *out,
+			      struct lagom_error *err);
+
+/* A file the user names (the CLI): no trust rules, still no FIFO or
+ * device (O_NONBLOCK, regular file), at most the size limit. */
+int lagom_calibration_read_file(const char *path, struct lagom_calibration *out,
+				struct lagom_error *err);
+
+/* "calibrated from N classes of M runs, YYYY-MM-DD" into buf. */
+void lagom_calibration_line(const struct lagom_calibration *c, char *buf,
+			    size_t len);
+
+/*
+ * Evidence from measurement records (profiler/record.h): per class
+ * (operation, plan bytes, ranks, nodes, algorithm, protocol, channels)
+ * the least disturbed time of one call.  Per run (one job step: job and
+ * step ids) the minimum over its tasks of their fastest timed call: a
+ * rank's GPU span includes waiting for the last rank to arrive, so the
+ * call in which its rank came last, with nothing beside it, is the
+ * shortest; across runs the median of those minima, so one odd run (a
+ * clock glitch, a faster rerun on other nodes) cannot set it.
+ */
+struct lagom_calib_evidence;
+struct lagom_rec;
+
+/* At most this many classes and runs per class are kept; more are
+ * counted as dropped. */
+#define LAGOM_CALIB_MAX_CLASSES 4096
+#define LAGOM_CALIB_MAX_RUNS 64
+
+struct lagom_calib_evidence *lagom_calib_evidence_create(void);
+void lagom_calib_evidence_destroy(struct lagom_calib_evidence *ev);
+/* Add every timed class of r (multi-node or not) the model can price
+ * (a known operation and configuration).  0 or -ENOMEM. */
+int lagom_calib_evidence_add(struct lagom_calib_evidence *ev,
+			     const struct lagom_rec *r);
+/* Classes collected, distinct runs, classes or runs dropped. */
+size_t lagom_calib_evidence_classes(const struct lagom_calib_evidence *ev);
+size_t lagom_calib_evidence_runs(const struct lagom_calib_evidence *ev);
+size_t lagom_calib_evidence_dropped(const struct lagom_calib_evidence *ev);
+
+/*
+ * The multi-node classes as the model's measurements on hw (hw's
+ * transport, NICs...; its net_site cleared), hops SAME_LEAF: into m
+ * (max entries).  A class the model refuses on hw (ranks per node not
+ * dividing, more than hw's GPUs, a configuration hw cannot run) is
+ * skipped and counted in *refused (NULL allowed).  Returns the count, in
+ * a fixed order (sorted by class), independent of the order records
+ * were added in.
+ */
+size_t lagom_calib_evidence_meas(const struct lagom_calib_evidence *ev,
+				 const struct lagom_hw *hw,
+				 struct lagom_net_meas *m, size_t max,
+				 size_t *refused);
+
+#endif /* LAGOM_PLANNER_CALIB_H */

