@@ -29,7 +29,7 @@ done
 id nobody >/dev/null 2>&1 || plan_skip_all "no user 'nobody'"
 cluster_unexport
 cluster_setup "$profile_fixture"
-chmod 0711 "$CLUSTER_DIR" # nobody reaches the spools below it
+chmod 0755 "$CLUSTER_DIR" # nobody reads the profiles and reaches its spool
 spool=$CLUSTER_DIR/spool
 install -d -m 0755 "$spool"
 cluster_plugstack $CLUSTER_ARGS measure_dir=$spool profiler=$profiler
@@ -37,7 +37,9 @@ tap_on_fail=dump
 value() { grep -o "$1=[^ ]*" "$out" | head -1 | cut -d= -f2-; }
 show='echo $(hostname) SLURM_JOB_ID=$SLURM_JOB_ID LAGOM_PLAN_ID=$LAGOM_PLAN_ID LAGOM_MEASURE_DIR=$LAGOM_MEASURE_DIR'
 as_nobody() { runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" "$@"; }
-step() { as_nobody srun --chdir=/tmp -N3 --gres=gpu:4 --lagom=auto "$@"; }
+# a step of nobody's, as run's command (run takes a command, not a function)
+step=(runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" srun --chdir=/tmp
+	-N3 --gres=gpu:4 --lagom=auto)
 
 # Unblock anything still waiting on FIFO (an old plugin), then wait (at
 # most 60 s) until no job is left.
@@ -56,7 +58,7 @@ release() {
 }
 
 # --- 1. a FIFO in the user's next step's spool directory ------------------
-run step bash -c "$show"
+run "${step[@]}" bash -c "$show"
 job=$(value SLURM_JOB_ID)
 check_that "nobody's first step runs and is measured" \
 	'[ "$rc" -eq 0 ] && [ "$(value LAGOM_MEASURE_DIR)" = "$spool/nobody/$job.0" ]'
@@ -64,7 +66,7 @@ next=$spool/nobody/$((job + 1)).0
 as_nobody mkdir -m 0700 "$next"
 as_nobody mkfifo -m 0600 "$next/.key.tmp"
 check "nobody planted FIFOs in the next step's directory" [ -p "$next/.key.tmp" ]
-run_timeout=40 run step bash -c "$show"
+run_timeout=40 run "${step[@]}" bash -c "$show"
 check_that "the next step starts on all 3 nodes within 40 s (slurmstepd not blocked)" \
 	'[ "$rc" -eq 0 ] && [ "$(grep -c LAGOM_PLAN_ID= "$out")" -eq 3 ]'
 diag "srun exit status $rc"
@@ -81,7 +83,7 @@ cluster_plugstack $CLUSTER_ARGS measure_dir=$CLUSTER_DIR/u/lagom/spool \
 	profiler=$profiler
 as_nobody mv "$CLUSTER_DIR/u/lagom" "$CLUSTER_DIR/u/old"
 as_nobody ln -s "$CLUSTER_DIR/decoy" "$CLUSTER_DIR/u/lagom"
-run step bash -c "$show"
+run "${step[@]}" bash -c "$show"
 check "the step runs" [ "$rc" -eq 0 ]
 check "... unmeasured (no LAGOM_MEASURE_DIR)" [ -z "$(value LAGOM_MEASURE_DIR)" ]
 check "root created nothing in the decoy the user's link led to" \
