@@ -63,8 +63,39 @@ static int check_self(const struct stat *st, uid_t trusted_uid,
 	return 0;
 }
 
+/* Drop ".", empty components and "..", which removes the component before
+ * it, in place: "/a/./b//../c" -> "/a/c" ("/" stays "/").  Lexical, and
+ * the same as the kernel's resolution here, since no component of the
+ * result may be a link. */
+static void normalize(char *path)
+{
+	char *in = path, *out = path, *comp;
+	size_t n;
+
+	while (*in) {
+		while (*in == '/')
+			in++;
+		comp = in;
+		n = strcspn(in, "/");
+		in += n;
+		if (n == 0 || (n == 1 && comp[0] == '.'))
+			continue;
+		if (n == 2 && comp[0] == '.' && comp[1] == '.') {
+			while (out > path && *--out != '/')
+				;
+			continue;
+		}
+		*out++ = '/';
+		memmove(out, comp, n);
+		out += n;
+	}
+	if (out == path)
+		*out++ = '/';
+	*out = '\0';
+}
+
 /* The path to walk: path itself when absolute, else the current
- * directory's name joined with it. */
+ * directory's name joined with it; normalized. */
 static int absolute(const char *path, char *out, size_t len,
 		    struct lagom_error *err)
 {
@@ -84,27 +115,25 @@ static int absolute(const char *path, char *out, size_t len,
 	if (n >= len)
 		return lagom_errprintf(err, ENAMETOOLONG,
 				       "directory %s: path too long", path);
+	normalize(out);
 	return 0;
 }
 
-/* The next component of *p (skipping slashes and "."), NUL-terminated in
- * place; NULL at the end. */
+/* The next component of *p (normalized: no ".", "..", empty ones),
+ * NUL-terminated in place; NULL at the end. */
 static char *next_component(char **p)
 {
 	char *c;
 
-	for (;;) {
-		while (**p == '/')
-			(*p)++;
-		if (!**p)
-			return NULL;
-		c = *p;
-		*p += strcspn(*p, "/");
-		if (**p)
-			*(*p)++ = '\0';
-		if (strcmp(c, ".") != 0)
-			return c;
-	}
+	while (**p == '/')
+		(*p)++;
+	if (!**p)
+		return NULL;
+	c = *p;
+	*p += strcspn(*p, "/");
+	if (**p)
+		*(*p)++ = '\0';
+	return c;
 }
 
 /* Open comp in fd without following it: an O_PATH descriptor of a
@@ -112,14 +141,8 @@ static char *next_component(char **p)
 static int step_into(int fd, const char *comp, const char *walked,
 		     const char *what, struct stat *st, struct lagom_error *err)
 {
-	int next;
+	int next = openat(fd, comp, WALK_FLAGS);
 
-	if (strcmp(comp, "..") == 0)
-		return lagom_errprintf(err, EINVAL,
-				       "directory %s/..: the path to the %s "
-				       "may not hold \"..\"",
-				       walked, what);
-	next = openat(fd, comp, WALK_FLAGS);
 	if (next < 0 || fstat(next, st) < 0) {
 		int e = errno;
 

@@ -4,10 +4,11 @@
  * digest) and the measurement spool (measure_dir).
  *
  * The path is walked as given, one component at a time from "/" (a
- * relative path from the current directory, as getcwd(3) names it), each
- * with openat(O_PATH | O_NOFOLLOW) on the descriptor of the one before, and
+ * relative path from the current directory, as getcwd(3) names it; ".."
+ * removes the component before it, as written), each with
+ * openat(O_PATH | O_NOFOLLOW) on the descriptor of the one before, and
  * checked with fstat on the descriptor just opened:
- *   - no component is a symbolic link, none is "..";
+ *   - no component is a symbolic link;
  *   - every ancestor is a directory owned by root or trusted_uid and not
  *     writable by group or others, unless it has the sticky bit (as /tmp
  *     has, and as sshd's StrictModes allows): whoever may rename an entry
@@ -33,7 +34,7 @@
  * trusted besides root (0: root only).  what names the directory in
  * messages ("profile directory", "measure_dir").  A descriptor, or a
  * negative errno with err saying which component failed and why: -EPERM a
- * rule broken (owner, mode, link), -EINVAL "..", -ENOTDIR, -ENOENT...
+ * rule broken (owner, mode, link), -ENOTDIR, -ENOENT, -ENAMETOOLONG...
  */
 int lagom_trusted_dir_open(const char *path, uid_t trusted_uid,
 			   const char *what, struct lagom_error *err);
