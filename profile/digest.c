@@ -3,7 +3,8 @@
  * planner's lookup.  See digest.h; the format is in doc/profile-format.md.
  *
  *	lagom-digest 2
- *	node NAME ino=I size=S mtime=SEC.NSEC fingerprint=F KEY=VALUE ...
+ *	node NAME ino=I size=S mtime=SEC.NSEC ctime=SEC.NSEC fingerprint=F
+ *	     KEY=VALUE ...
  *	end N
  *
  * Entries hold every field lagom_profile_to_hw() reads: the hardware
@@ -55,8 +56,8 @@ struct digest_entry {
 	const char *line; /* the whole line, without its newline */
 	size_t line_len;
 	uint64_t ino;
-	int64_t size, mtime_s;
-	long mtime_ns;
+	int64_t size, mtime_s, ctime_s;
+	long mtime_ns, ctime_ns;
 	size_t rec;
 };
 
@@ -169,9 +170,10 @@ int lagom_digest_format_entry(const struct lagom_profile *p,
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	put(&b,
 	    "node %s ino=%" PRIu64 " size=%" PRId64 " mtime=%" PRId64
-	    ".%09ld fingerprint=%s",
+	    ".%09ld ctime=%" PRId64 ".%09ld fingerprint=%s",
 	    p->node, (uint64_t)st->st_ino, (int64_t)st->st_size,
-	    (int64_t)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec, fp);
+	    (int64_t)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec,
+	    (int64_t)st->st_ctim.tv_sec, (long)st->st_ctim.tv_nsec, fp);
 	put_text(&b, "cpu_model", h->cpu_model);
 	put(&b, " cpu_cores=%d numa_nodes=%d", h->cpu_cores, h->numa_nodes);
 	put_text(&b, "gpu_model", h->gpu_model);
@@ -570,12 +572,31 @@ static int parse_rec(struct cur *c, struct digest_rec *r)
 	return 0;
 }
 
-/* The entry's own part: "node NAME ino=I size=S mtime=SEC.NSEC ". */
-static int parse_head(struct cur *c, struct digest_entry *e)
+/* KEY=SECONDS.NANOSECONDS (nine digits) at c. */
+static int get_time(struct cur *c, const char *key, int64_t *sec, long *nsec)
 {
 	const char *v, *dot;
-	char name[LAGOM_PROFILE_NAME_MAX + 1];
 	uint64_t u, ns;
+	size_t n;
+
+	if (value(c, key, false, &v, &n))
+		return -EINVAL;
+	dot = memchr(v, '.', n);
+	if (!dot || parse_u64(v, (size_t)(dot - v), &u) || u > INT64_MAX ||
+	    v + n - dot - 1 != 9 || parse_u64(dot + 1, 9, &ns))
+		return bad(c, "expected SECONDS.NANOSECONDS", key);
+	*sec = (int64_t)u;
+	*nsec = (long)ns;
+	return 0;
+}
+
+/* The entry's own part: "node NAME ino=I size=S mtime=SEC.NSEC
+ * ctime=SEC.NSEC ". */
+static int parse_head(struct cur *c, struct digest_entry *e)
+{
+	const char *v;
+	char name[LAGOM_PROFILE_NAME_MAX + 1];
+	uint64_t u;
 	size_t n;
 
 	if ((size_t)(c->end - c->p) < 5 || memcmp(c->p, "node ", 5) != 0)
@@ -597,14 +618,9 @@ static int parse_head(struct cur *c, struct digest_entry *e)
 	    get_u64(c, "size", LAGOM_PROFILE_MAX_BYTES, &u))
 		return -EINVAL;
 	e->size = (int64_t)u;
-	if (value(c, "mtime", false, &v, &n))
+	if (get_time(c, "mtime", &e->mtime_s, &e->mtime_ns) ||
+	    get_time(c, "ctime", &e->ctime_s, &e->ctime_ns))
 		return -EINVAL;
-	dot = memchr(v, '.', n);
-	if (!dot || parse_u64(v, (size_t)(dot - v), &u) || u > INT64_MAX ||
-	    v + n - dot - 1 != 9 || parse_u64(dot + 1, 9, &ns))
-		return bad(c, "expected SECONDS.NANOSECONDS", "mtime");
-	e->mtime_s = (int64_t)u;
-	e->mtime_ns = (long)ns;
 	if (c->p >= c->end || *c->p != ' ')
 		return bad(c, "missing", "fingerprint");
 	c->p++;
@@ -831,13 +847,18 @@ static int convert(struct lagom_digest *d, struct digest_rec *r,
 	return 0;
 }
 
-/* The entry of node matches st (the profile's non-following stat). */
+/* The entry of node matches st (the profile's non-following stat): the
+ * same inode, size, modification and change time.  The change time is
+ * the one a writer cannot set back (utimensat(2) sets it to now), so a
+ * profile rewritten in place with its old mtime restored is stale too. */
 static bool current(const struct digest_entry *e, const struct stat *st)
 {
 	return (uint64_t)st->st_ino == e->ino &&
 	       (int64_t)st->st_size == e->size &&
 	       (int64_t)st->st_mtim.tv_sec == e->mtime_s &&
-	       (long)st->st_mtim.tv_nsec == e->mtime_ns;
+	       (long)st->st_mtim.tv_nsec == e->mtime_ns &&
+	       (int64_t)st->st_ctim.tv_sec == e->ctime_s &&
+	       (long)st->st_ctim.tv_nsec == e->ctime_ns;
 }
 
 int lagom_digest_entry_line(const struct lagom_digest *d, const char *node,

@@ -11,7 +11,9 @@
  * answer.
  *
  * Correctness never depends on the digest.  An entry records the inode,
- * size and modification time (ns) of the profile it was made from; the
+ * size, modification and change time (ns) of the profile it was made from
+ * (the change time catches a profile rewritten in place with its old
+ * modification time put back: no one can set it back); the
  * reader compares them with a non-following fstatat() of the profile (and
  * applies the profile's trust rules to that stat), so a profile replaced,
  * removed or made untrusted since is read (or refused) as if there were no
@@ -37,7 +39,7 @@
 /* The writers' lock file beside it (mode 0600: users cannot hold it). */
 #define LAGOM_DIGEST_LOCK_FILE "lagom-cluster.digest.lock"
 #define LAGOM_DIGEST_FORMAT "lagom-digest"
-#define LAGOM_DIGEST_VERSION 2
+#define LAGOM_DIGEST_VERSION 3
 /* Digests larger than this are refused unread; more entries than
  * LAGOM_DIGEST_MAX_NODES are refused. */
 #define LAGOM_DIGEST_MAX_BYTES (64 * 1024 * 1024)
@@ -74,8 +76,8 @@ size_t lagom_digest_count(const struct lagom_digest *digest);
 /*
  * The model's hardware of node from the digest: 1 when the digest has an
  * entry for node and its profile in dfd is still the file the entry was
- * made from (fstatat without following links: same inode, size and
- * modification time, and it passes trust); 0 when the profile must be read
+ * made from (fstatat without following links: same inode, size,
+ * modification and change time, and it passes trust); 0 when the profile must be read
  * instead (no entry, stale, removed, untrusted, or the entry's hardware
  * does not convert: reading the profile then gives the error a reader
  * without digest gives).  The conversion is done once per distinct

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "profile/digest.h"
 #include "profile/profile_int.h"
 
@@ -31,12 +32,13 @@ static int take_lock(int dfd, double wait_s, struct lagom_error *err)
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	struct timespec pause = { 0, 20 * 1000 * 1000 };
 	long tries = (long)(wait_s / 0.02) + 1;
-	int fd = openat(dfd, LAGOM_DIGEST_LOCK_FILE,
-			O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = lagom_open_at(dfd, LAGOM_DIGEST_LOCK_FILE, O_RDWR | O_CREAT,
+			       0600, NULL);
 
 	if (fd < 0)
-		return lagom_errprintf(err, errno, "lock %s: %s",
-				       LAGOM_DIGEST_LOCK_FILE, strerror(errno));
+		return lagom_errprintf(
+			err, -fd, "lock %s: %s", LAGOM_DIGEST_LOCK_FILE,
+			fd == -EINVAL ? "not a regular file" : strerror(-fd));
 	for (long i = 0; i < tries; i++) {
 		if (fcntl(fd, F_SETLK, &fl) == 0)
 			return fd;

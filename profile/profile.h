@@ -303,6 +303,13 @@ int lagom_profile_write_atomic(const char *dir,
 			       const struct lagom_profile *profile,
 			       struct lagom_error *err);
 
+/* The same into the directory dfd (dir names it in messages): the writer
+ * that runs as root (lagom-prolog) opens dfd with lagom_profile_dir_open()
+ * and trust, so it writes only where a reader would read. */
+int lagom_profile_write_atomic_at(int dfd, const char *dir,
+				  const struct lagom_profile *profile,
+				  struct lagom_error *err);
+
 /*
  * The cost model's view of a profiled node: lagom_hw_from_spec() for the
  * profile's GPU model, GPU count, fabric and NICs, then every value the

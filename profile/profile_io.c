@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/trusted_dir.h"
 #include "profile/profile.h"
 #include "profile/profile_int.h"
 
@@ -37,84 +38,13 @@ static int check_owner_mode(const struct stat *st, const struct lagom_trust *t,
 	return 0;
 }
 
-/*
- * An ancestor of the profile directory: owned by root or the trusted uid,
- * and not writable by group or others unless sticky (as sshd's StrictModes
- * checks a user's ~/.ssh): whoever could rename an entry in it could put
- * another directory in the profiles' place.
- */
-static int check_ancestor(const struct stat *st, const struct lagom_trust *t,
-			  const char *name, struct lagom_error *err)
-{
-	if (st->st_uid != 0 && st->st_uid != t->owner_uid)
-		return lagom_errprintf(
-			err, EPERM,
-			"directory %s (holding the profile directory) is owned "
-			"by uid %u, not root%s",
-			name, (unsigned)st->st_uid,
-			t->owner_uid ? " or the trusted uid" : "");
-	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
-		return lagom_errprintf(
-			err, EPERM,
-			"directory %s (holding the profile directory) is "
-			"writable by group or others without the sticky bit "
-			"(mode %04o)",
-			name, (unsigned)(st->st_mode & 07777));
-	return 0;
-}
-
-/*
- * Open the trusted directory dir: resolve it once (a symlink on the way is
- * followed there, and the directories it leads through are checked), then
- * walk down from "/" one component at a time without following links,
- * checking every ancestor and, strictly, dir itself on the opened
- * descriptors.  Returns the descriptor of dir or a negative errno.
- */
+/* The trusted directory dir: common/trusted_dir.h's walk, as given, from
+ * "/" (no link followed anywhere, every ancestor checked). */
 static int open_trusted_dir(const char *dir, const struct lagom_trust *t,
 			    struct lagom_error *err)
 {
-	char real[PATH_MAX], walked[PATH_MAX] = "";
-	struct stat st;
-	char *comp, *save = NULL;
-	int fd, rc;
-
-	if (!realpath(dir, real))
-		return lagom_errprintf(err, errno, "directory %s: %s", dir,
-				       strerror(errno));
-	fd = open("/", OPEN_DIR_FLAGS);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		rc = lagom_errprintf(err, errno, "/: %s", strerror(errno));
-		goto close_fd;
-	}
-	for (comp = strtok_r(real, "/", &save); comp;
-	     comp = strtok_r(NULL, "/", &save)) {
-		int next;
-
-		rc = check_ancestor(&st, t, walked[0] ? walked : "/", err);
-		if (rc < 0)
-			goto close_fd;
-		next = openat(fd, comp, OPEN_DIR_FLAGS | O_NOFOLLOW);
-		snprintf(walked + strlen(walked),
-			 sizeof(walked) - strlen(walked), "/%s", comp);
-		if (next < 0 || fstat(next, &st) < 0) {
-			rc = lagom_errprintf(
-				err, errno == ELOOP ? EPERM : errno,
-				"directory %s: %s", walked, strerror(errno));
-			if (next >= 0)
-				close(next);
-			goto close_fd;
-		}
-		close(fd);
-		fd = next;
-	}
-	rc = check_owner_mode(&st, t, "directory", dir, err);
-	if (rc < 0)
-		goto close_fd;
-	return fd;
-close_fd:
-	if (fd >= 0)
-		close(fd);
-	return rc;
+	return lagom_trusted_dir_open(dir, t->owner_uid, "profile directory",
+				      err);
 }
 
 /* Open base in the directory dfd: with trust, never through a symlink, and
@@ -127,7 +57,8 @@ static int open_at(int dfd, const char *base, const struct lagom_trust *t,
 	int fd, rc;
 
 	fd = openat(dfd, base,
-		    O_RDONLY | O_NONBLOCK | O_CLOEXEC | (t ? O_NOFOLLOW : 0));
+		    O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+			    (t ? O_NOFOLLOW : 0));
 	if (fd < 0)
 		return errno == ELOOP && t
 			       ? lagom_errprintf(err, EPERM, "%s is a symlink",
@@ -169,7 +100,7 @@ static int open_trusted(const char *dir, const char *base,
 static int open_relaxed(const char *path, struct lagom_error *err)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
 	if (fd < 0)
 		return lagom_errprintf(err, errno, "%s", strerror(errno));

@@ -22,31 +22,18 @@
 
 #define TMP_NAME_MAX 128
 
-/* A fresh temporary file "<prefix>.<pid>.<n>" in dfd. */
+/* A fresh temporary file "<prefix>.<pid>.<n>" in dfd (common/io.h: never
+ * an existing name, never through a link, never blocking). */
 static int create_temp(int dfd, const char *prefix, char *name,
 		       struct lagom_error *err)
 {
-	struct timespec ts;
+	int fd = lagom_create_temp_at(dfd, prefix, 0600, name, TMP_NAME_MAX);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	for (int attempt = 0; attempt < 100; attempt++) {
-		int fd;
-
-		snprintf(name, TMP_NAME_MAX, "%.80s.%ld.%ld", prefix,
-			 (long)getpid(), (long)ts.tv_nsec + attempt);
-		fd = openat(dfd, name,
-			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-				    O_CLOEXEC,
-			    0600);
-		if (fd >= 0)
-			return fd;
-		if (errno != EEXIST)
-			return lagom_errprintf(
-				err, errno,
-				"cannot create a temporary file: %s",
-				strerror(errno));
-	}
-	return lagom_errprintf(err, EEXIST, "cannot create a temporary file");
+	if (fd < 0)
+		return lagom_errprintf(err, -fd,
+				       "cannot create a temporary file: %s",
+				       strerror(-fd));
+	return fd;
 }
 
 /* Write text into the temporary file and make it durable before renaming. */
@@ -133,13 +120,13 @@ int lagom_profile_replace_at(int dfd, const char *final, const char *text,
 	return rc;
 }
 
-int lagom_profile_write_atomic(const char *dir,
-			       const struct lagom_profile *profile,
-			       struct lagom_error *err)
+int lagom_profile_write_atomic_at(int dfd, const char *dir,
+				  const struct lagom_profile *profile,
+				  struct lagom_error *err)
 {
 	char final[LAGOM_PROFILE_NAME_MAX + 8];
 	char *text = NULL;
-	int dfd, rc;
+	int rc;
 
 	if (!lagom_profile_node_name_ok(profile->node))
 		return lagom_errprintf(err, EINVAL,
@@ -149,16 +136,26 @@ int lagom_profile_write_atomic(const char *dir,
 	rc = lagom_profile_to_string(profile, &text, err);
 	if (rc < 0)
 		return rc;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		rc = lagom_errprintf(err, errno, "%s", strerror(errno));
-		goto free_text;
-	}
 	rc = lagom_profile_replace_at(dfd, final, text, strlen(text), err);
-	close(dfd);
-free_text:
 	free(text);
 	if (rc < 0)
 		return lagom_error_prefix(err, "writing %s/%s", dir, final);
 	return 0;
+}
+
+int lagom_profile_write_atomic(const char *dir,
+			       const struct lagom_profile *profile,
+			       struct lagom_error *err)
+{
+	int dfd, rc;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	if (dfd < 0) {
+		rc = lagom_errprintf(err, errno, "%s", strerror(errno));
+		return lagom_error_prefix(err, "writing %s/%s.json", dir,
+					  profile->node);
+	}
+	rc = lagom_profile_write_atomic_at(dfd, dir, profile, err);
+	close(dfd);
+	return rc;
 }

@@ -74,5 +74,5 @@ tests/fuzz/fuzz_record: $(srcdir)/tests/fuzz/fuzz_record.c \
 .PHONY: fuzz-record
 
 # The loop on a real Slurm (root; skips loudly otherwise).
-INTEGRATION_TESTS += tests/integration/measure.sh
-EXTRA_DIST += tests/integration/measure.sh
+INTEGRATION_TESTS += tests/integration/measure.sh tests/integration/spool-trust.sh
+EXTRA_DIST += tests/integration/measure.sh tests/integration/spool-trust.sh

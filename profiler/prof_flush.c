@@ -94,7 +94,8 @@ static int open_dir(const char *dir, char *why, size_t len)
 		snprintf(why, len, "LAGOM_MEASURE_DIR is not an absolute path");
 		return -1;
 	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(dir,
+		  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(why, len, "cannot open LAGOM_MEASURE_DIR: %s",
 			 strerror(errno));
@@ -134,7 +135,6 @@ int pf_decide(lagom_nccl_logger_t log, unsigned abi)
 	else
 		snprintf(pf.file, sizeof(pf.file), "pid-%ld.rec",
 			 (long)getpid());
-	snprintf(pf.tmp, sizeof(pf.tmp), ".%s.tmp", pf.file);
 	pf.dir_fd1 = open_dir(getenv("LAGOM_MEASURE_DIR"), why, sizeof(why)) +
 		     1;
 	if (pf_dir_fd() >= 0 && pf_flush_locked() != 0) {
@@ -392,7 +392,7 @@ int pf_flush_locked(void)
 {
 	struct lagom_rec *r = &pf.snap;
 	int dir_fd = pf_dir_fd();
-	int i, len, fd;
+	int i, len;
 
 	if (dir_fd < 0 || getpid() != pf.pid)
 		return -1; /* a child would overwrite its parent's record */
@@ -417,20 +417,11 @@ int pf_flush_locked(void)
 	len = lagom_rec_format(r, pf.text, sizeof(pf.text));
 	if (len < 0)
 		goto fail;
-	fd = openat(dir_fd, pf.tmp,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		    0600);
-	if (fd < 0)
+	/* a fresh temporary file, renamed: nothing found in the directory
+	 * is opened, so nothing there can block the task or redirect it */
+	if (lagom_replace_at(dir_fd, pf.file, pf.text, (size_t)len, 0600,
+			     false) != 0)
 		goto fail;
-	if (lagom_write_all(fd, pf.text, (size_t)len) != 0) {
-		close(fd);
-		unlinkat(dir_fd, pf.tmp, 0);
-		goto fail;
-	}
-	if (close(fd) != 0 || renameat(dir_fd, pf.tmp, dir_fd, pf.file) != 0) {
-		unlinkat(dir_fd, pf.tmp, 0);
-		goto fail;
-	}
 	pf.flushes++;
 	return 0;
 fail:

@@ -94,7 +94,7 @@ struct pf_state {
 	unsigned abi;
 	unsigned flush_s;
 	int dir_fd1; /* LAGOM_MEASURE_DIR's fd + 1, 0: none (keeps pf in .bss) */
-	char file[96], tmp[104];
+	char file[96];
 	char job[LAGOM_REC_TOKEN_MAX + 1], step[LAGOM_REC_TOKEN_MAX + 1];
 	char plan[LAGOM_REC_TOKEN_MAX + 1];
 	int64_t task;

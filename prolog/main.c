@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -347,22 +348,47 @@ static void sync_digest(const struct opts *o)
 
 /* A fresh profile needs the digest only when the digest may not hold it:
  * there is none, or it is older than the profile (a writer stopped between
- * the two).  Two stats; srun checks every entry anyway. */
+ * the two).  Two stats in the checked directory; srun checks every entry
+ * anyway. */
 static bool digest_may_lack(const struct opts *o, const char *node)
 {
-	char path[LAGOM_CONFIG_PATH_MAX + LAGOM_PROFILE_NAME_MAX + 32];
+	struct lagom_trust trust = { .owner_uid = geteuid() };
+	char base[LAGOM_PROFILE_NAME_MAX + 8];
 	struct stat d, p;
+	bool lack = true;
+	int dfd = lagom_profile_dir_open(o->profile_dir, &trust, NULL);
 
-	snprintf(path, sizeof(path), "%s/%s", o->profile_dir,
-		 LAGOM_DIGEST_FILE);
-	if (stat(path, &d) < 0)
+	if (dfd < 0)
 		return true;
-	snprintf(path, sizeof(path), "%s/%s.json", o->profile_dir, node);
-	if (stat(path, &p) < 0)
-		return false;
-	return d.st_mtim.tv_sec < p.st_mtim.tv_sec ||
+	snprintf(base, sizeof(base), "%s.json", node);
+	if (fstatat(dfd, LAGOM_DIGEST_FILE, &d, AT_SYMLINK_NOFOLLOW) < 0)
+		goto out;
+	lack = false;
+	if (fstatat(dfd, base, &p, AT_SYMLINK_NOFOLLOW) < 0)
+		goto out;
+	lack = d.st_mtim.tv_sec < p.st_mtim.tv_sec ||
 	       (d.st_mtim.tv_sec == p.st_mtim.tv_sec &&
 		d.st_mtim.tv_nsec < p.st_mtim.tv_nsec);
+out:
+	close(dfd);
+	return lack;
+}
+
+/* The profile into the trusted directory: walked and checked as the
+ * readers walk it (a directory they would refuse is not written). */
+static int write_profile(const struct opts *o, const struct lagom_profile *p,
+			 struct lagom_error *err)
+{
+	struct lagom_trust trust = { .owner_uid = geteuid() };
+	int dfd = lagom_profile_dir_open(o->profile_dir, &trust, err);
+	int rc;
+
+	if (dfd < 0)
+		return lagom_error_prefix(err, "not writing %s/%s.json",
+					  o->profile_dir, p->node);
+	rc = lagom_profile_write_atomic_at(dfd, o->profile_dir, p, err);
+	close(dfd);
+	return rc;
 }
 
 static void output(const struct opts *o, const struct lagom_profile *p)
@@ -382,7 +408,7 @@ static void output(const struct opts *o, const struct lagom_profile *p)
 		    p->node);
 		return;
 	}
-	if (lagom_profile_write_atomic(o->profile_dir, p, &err) < 0) {
+	if (write_profile(o, p, &err) < 0) {
 		say(o, false, "%s", err.text);
 		return;
 	}

@@ -79,8 +79,11 @@ struct lagom_state {
 	bool comment_done;
 	struct lagom_comment_job *comment_job; /* node 0, until task_exit */
 	bool user_verbose; /* srun -v: tell the job's stderr too */
-	/* The step's measurement spool (measure.c), when ready. */
+	/* The step's measurement spool (measure.c), when ready: its path,
+	 * and measure_fd, the directory root opened and checked in
+	 * init_post_opt (O_CLOEXEC), which every later write goes through. */
 	bool measure_ready;
+	int measure_fd;
 	unsigned tasks_exited; /* task_exit calls on this node */
 	char measure_dir[LAGOM_MEASURE_PATH_MAX + 128];
 };

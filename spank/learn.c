@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "model/model.h"
 #include "profiler/record.h"
 #include "spank/lagom.h"
@@ -112,28 +113,16 @@ static ssize_t read_small_at(int dir_fd, const char *name, uid_t uid, char *buf,
 void lagom_learn_write_key(spank_t sp, const struct lagom_state *st)
 {
 	char key[KEY_MAX];
-	int dir_fd, fd;
-	ssize_t n;
 	spank_err_t rc = spank_getenv(sp, LAGOM_STEP_KEY_VAR, key, sizeof(key));
 
 	spank_unsetenv(sp, LAGOM_STEP_KEY_VAR); /* not for the tasks */
 	if (rc != ESPANK_SUCCESS || !st->measure_ready || !st->planned ||
 	    !key_ok(key))
 		return;
-	dir_fd = open(st->measure_dir,
-		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dir_fd < 0)
-		return;
-	fd = openat(dir_fd, ".key.tmp",
-		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		    0600);
-	if (fd >= 0) {
-		n = write(fd, key, strlen(key));
-		if (close(fd) != 0 || n != (ssize_t)strlen(key) ||
-		    renameat(dir_fd, ".key.tmp", dir_fd, KEY_FILE) != 0)
-			unlinkat(dir_fd, ".key.tmp", 0);
-	}
-	close(dir_fd);
+	/* through the step directory root checked (measure.c); a fresh
+	 * temporary file: nothing the user planted is opened or blocks */
+	lagom_replace_at(st->measure_fd, KEY_FILE, key, strlen(key), 0600,
+			 false);
 }
 
 /* "JOB.STEP" -> numbers for ordering; 0 when not numeric. */

@@ -5,12 +5,19 @@
  * that load libnccl-profiler-lagom.so in every task.
  *
  *   init_post_opt (root)  measure_dir/USER/JOB.STEP created, owned by the
- *                         user, mode 0700; nothing is followed through a
- *                         symbolic link and nothing the user owns is
- *                         written by root except through a checked fd;
+ *                         user, mode 0700: measure_dir walked from "/"
+ *                         and checked (common/trusted_dir.h), USER and
+ *                         JOB.STEP made and opened relative to it;
+ *                         nothing is followed through a symbolic link,
+ *                         nothing opened can block, and nothing the user
+ *                         owns is written by root except through a
+ *                         checked fd, kept for user_init;
  *                         over measure_max_steps or measure_max_mb the
  *                         step is not measured (one lagom: line)
- *   user_init (the user)  the plan's per-class predictions, "predicted"
+ *   user_init (the user)  the plan's per-class predictions, "predicted",
+ *                         and the key (learn.c), written through that fd
+ *                         (common/io.h: fresh O_EXCL temporary files,
+ *                         renamed)
  *   task_init (the user)  NCCL_PROFILER_PLUGIN, LAGOM_MEASURE_DIR, unless
  *                         the user set them (the user wins)
  *   task_exit (root)      node 0, last local task: the measured figure of
@@ -37,6 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/io.h"
+#include "common/trusted_dir.h"
 #include "planner/planner.h"
 #include "profiler/predicted.h"
 #include "profiler/record.h"
@@ -77,9 +86,8 @@ static int own_dir(int dir_fd, const char *name, uid_t uid, gid_t gid,
 		*why = "cannot create a directory in the spool";
 		return -1;
 	}
-	fd = openat(dir_fd, name,
-		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0) {
+	fd = lagom_open_at(dir_fd, name, O_RDONLY | O_DIRECTORY, 0, &st);
+	if (fd < 0) {
 		*why = "a spool entry is not a directory (or is a link)";
 		goto fail;
 	}
@@ -129,8 +137,8 @@ static void usage_of(int user_fd, unsigned *steps, unsigned long long *bytes)
 		    !S_ISDIR(st.st_mode))
 			continue;
 		(*steps)++;
-		sfd = openat(fd, e->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		sfd = lagom_open_at(fd, e->d_name, O_RDONLY | O_DIRECTORY, 0,
+				    NULL);
 		sd = sfd >= 0 ? fdopendir(sfd) : NULL;
 		if (!sd) {
 			if (sfd >= 0)
@@ -153,18 +161,6 @@ static void off(const struct lagom_state *st, uint32_t job, uint32_t step,
 	lagom_log_info("job %u.%u: not measured: %s", job, step, why);
 }
 
-static int check_root(int fd, const char **why)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) != 0 || st.st_uid != 0 || (st.st_mode & 022)) {
-		*why = "measure_dir must be owned by root and not writable by "
-		       "group or others";
-		return -1;
-	}
-	return 0;
-}
-
 int lagom_measure_prepare(spank_t sp, struct lagom_state *st)
 {
 	const struct lagom_measure_config *m = &st->cfg.measure;
@@ -173,10 +169,13 @@ int lagom_measure_prepare(spank_t sp, struct lagom_state *st)
 	gid_t gid;
 	char user[64], name[32];
 	const char *why = NULL;
+	struct lagom_error err = { 0 };
 	unsigned steps;
 	unsigned long long bytes;
 	int root_fd = -1, user_fd = -1, step_fd = -1;
 
+	if (st->measure_ready)
+		close(st->measure_fd);
 	st->measure_ready = false;
 	if (lagom_effective_mode(st) != LAGOM_MODE_AUTO || !m->on ||
 	    !m->dir[0] ||
@@ -190,13 +189,14 @@ int lagom_measure_prepare(spank_t sp, struct lagom_state *st)
 		off(st, job, step, "the user has no plain account name");
 		return 0;
 	}
-	root_fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* root only: whoever else owns or may write a directory on the way
+	 * could point the trees made below at another place */
+	root_fd = lagom_trusted_dir_open(m->dir, 0, "measure_dir", &err);
 	if (root_fd < 0) {
-		off(st, job, step, "measure_dir cannot be opened");
+		off(st, job, step, err.text);
 		return 0;
 	}
-	if (check_root(root_fd, &why) != 0 ||
-	    (user_fd = own_dir(root_fd, user, uid, gid, &why)) < 0)
+	if ((user_fd = own_dir(root_fd, user, uid, gid, &why)) < 0)
 		goto fail;
 	usage_of(user_fd, &steps, &bytes);
 	snprintf(name, sizeof(name), "%u.%u", job, step);
@@ -219,6 +219,8 @@ int lagom_measure_prepare(spank_t sp, struct lagom_state *st)
 		why = "the spool path is too long";
 		goto fail;
 	}
+	st->measure_fd = step_fd;
+	step_fd = -1;
 	st->measure_ready = true;
 	goto out;
 fail:
@@ -281,15 +283,16 @@ void lagom_measure_carry_predicted(const struct lagom_state *st,
 }
 
 /* As the user, on each node: the predictions srun sent, checked by the
- * strict reader, into STEP/predicted (temporary file, renamed). */
+ * strict reader, into STEP/predicted (a fresh temporary file, renamed),
+ * through the step directory root checked (whatever the user put in it,
+ * nothing is followed and nothing blocks). */
 int lagom_measure_write_predicted(spank_t sp, struct lagom_state *st)
 {
 	static struct lagom_measure_pred p;
 	static char text[LAGOM_PREDICTED_ENV_MAX + 1];
 	struct lagom_error err = { 0 };
-	char tmp[64];
-	int dir_fd, fd, len;
 	spank_err_t rc;
+	int len;
 
 	rc = spank_getenv(sp, LAGOM_PREDICTED_VAR, text, sizeof(text));
 	spank_unsetenv(sp, LAGOM_PREDICTED_VAR); /* not for the tasks */
@@ -299,22 +302,8 @@ int lagom_measure_write_predicted(spank_t sp, struct lagom_state *st)
 	if (lagom_measure_pred_parse(text, (size_t)len, &p, &err) != 0 ||
 	    strcmp(p.plan, st->carrier.plan_id) != 0)
 		return 0; /* not this plan's: no predictions file */
-	dir_fd = open(st->measure_dir,
-		      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dir_fd < 0)
-		return 0;
-	snprintf(tmp, sizeof(tmp), ".predicted.%ld", (long)getpid());
-	fd = openat(dir_fd, tmp,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		    0600);
-	if (fd >= 0) {
-		ssize_t n = write(fd, text, (size_t)len);
-
-		if (close(fd) != 0 || n != len ||
-		    renameat(dir_fd, tmp, dir_fd, LAGOM_MEASURE_PRED_FILE) != 0)
-			unlinkat(dir_fd, tmp, 0);
-	}
-	close(dir_fd);
+	lagom_replace_at(st->measure_fd, LAGOM_MEASURE_PRED_FILE, text,
+			 (size_t)len, 0600, false);
 	return 0;
 }
 

@@ -1,8 +1,13 @@
-/* Tests of common/io.c: whole writes and reads through a pipe. */
+/* Tests of common/io.c: whole writes and reads through a pipe; the guarded
+ * opens refuse a link, a FIFO and a directory where a file is asked for,
+ * and never block (an alarm fails the test if one does). */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -79,12 +84,128 @@ static void errors_are_negative_errno(void **state)
 	assert_int_equal(lagom_write_all(-1, "", 0), 0);
 }
 
+/* A fresh directory under /tmp: its descriptor, its path in dir (64). */
+static int scratch_dir(char *dir)
+{
+	int fd;
+
+	snprintf(dir, 64, "/tmp/lagom-io-XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static void remove_all(int dfd, const char *dir, const char *const *names)
+{
+	for (; *names; names++) {
+		unlinkat(dfd, *names, 0);
+		unlinkat(dfd, *names, AT_REMOVEDIR);
+	}
+	close(dfd);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+static void open_at_refuses_what_is_not_a_file(void **state)
+{
+	static const char *const names[] = { "fifo", "link", "sub", "file",
+					     NULL };
+	char dir[64];
+	struct stat st;
+	int dfd = scratch_dir(dir), fd;
+
+	(void)state;
+	alarm(10); /* a blocking open fails the test instead of hanging */
+	assert_int_equal(mkfifoat(dfd, "fifo", 0600), 0);
+	assert_int_equal(symlinkat("/etc/passwd", dfd, "link"), 0);
+	assert_int_equal(mkdirat(dfd, "sub", 0700), 0);
+	/* a FIFO: for writing with no reader ENXIO, for reading refused on
+	 * its type; neither waits for the other end */
+	assert_int_equal(
+		lagom_open_at(dfd, "fifo", O_WRONLY | O_CREAT, 0600, NULL),
+		-ENXIO);
+	assert_int_equal(lagom_open_at(dfd, "fifo", O_RDONLY, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(lagom_open_at(dfd, "link", O_RDONLY, 0, NULL), -ELOOP);
+	assert_int_equal(lagom_open_at(dfd, "sub", O_RDONLY, 0, NULL), -EINVAL);
+	fd = lagom_open_at(dfd, "sub", O_RDONLY | O_DIRECTORY, 0, &st);
+	assert_true(fd >= 0 && S_ISDIR(st.st_mode));
+	close(fd);
+	assert_int_equal(
+		lagom_open_at(dfd, "fifo", O_RDONLY | O_DIRECTORY, 0, NULL),
+		-ENOTDIR);
+	fd = lagom_open_at(dfd, "file", O_WRONLY | O_CREAT, 0600, &st);
+	assert_true(fd >= 0 && S_ISREG(st.st_mode));
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	alarm(0);
+	remove_all(dfd, dir, names);
+}
+
+/* Whatever waits at the final name or at names a writer used to take (a
+ * FIFO, a link), the replacement is a fresh file renamed over it. */
+static void replace_at_never_opens_what_is_there(void **state)
+{
+	static const char *const names[] = { "key", ".key.tmp", "out", NULL };
+	char dir[64], buf[16];
+	size_t got = 0;
+	struct stat st;
+	int dfd = scratch_dir(dir), fd;
+
+	(void)state;
+	alarm(10);
+	assert_int_equal(mkfifoat(dfd, "key", 0600), 0);
+	assert_int_equal(mkfifoat(dfd, ".key.tmp", 0600), 0);
+	assert_int_equal(symlinkat("/etc/passwd", dfd, "out"), 0);
+	assert_int_equal(lagom_replace_at(dfd, "key", "k1\n", 3, 0600, false),
+			 0);
+	assert_int_equal(lagom_replace_at(dfd, "out", "o", 1, 0600, true), 0);
+	fd = lagom_open_at(dfd, "key", O_RDONLY, 0, &st);
+	assert_true(fd >= 0);
+	assert_int_equal(lagom_read_all(fd, buf, sizeof(buf), &got), 0);
+	assert_int_equal(got, 3);
+	assert_memory_equal(buf, "k1\n", 3);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	close(fd);
+	assert_int_equal(fstatat(dfd, "out", &st, AT_SYMLINK_NOFOLLOW), 0);
+	assert_true(S_ISREG(st.st_mode));
+	/* /etc/passwd untouched: the link was replaced, not followed */
+	assert_int_equal(stat("/etc/passwd", &st), 0);
+	assert_true(st.st_size > 1);
+	alarm(0);
+	remove_all(dfd, dir, names);
+}
+
+static void create_temp_takes_a_fresh_name(void **state)
+{
+	static const char *const names[] = { NULL };
+	char dir[64], a[64], b[64];
+	int dfd = scratch_dir(dir), fa, fb;
+
+	(void)state;
+	fa = lagom_create_temp_at(dfd, ".x", 0600, a, sizeof(a));
+	fb = lagom_create_temp_at(dfd, ".x", 0600, b, sizeof(b));
+	assert_true(fa >= 0 && fb >= 0);
+	assert_string_not_equal(a, b);
+	assert_int_equal(strncmp(a, ".x.", 3), 0);
+	close(fa);
+	close(fb);
+	unlinkat(dfd, a, 0);
+	unlinkat(dfd, b, 0);
+	assert_int_equal(lagom_create_temp_at(dfd, ".x", 0600, a, 4),
+			 -ENAMETOOLONG);
+	remove_all(dfd, dir, names);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(write_all_and_read_all_move_every_byte),
 		cmocka_unit_test(read_all_stops_at_cap),
 		cmocka_unit_test(errors_are_negative_errno),
+		cmocka_unit_test(open_at_refuses_what_is_not_a_file),
+		cmocka_unit_test(replace_at_never_opens_what_is_there),
+		cmocka_unit_test(create_temp_takes_a_fresh_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

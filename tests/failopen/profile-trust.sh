@@ -3,7 +3,11 @@
 # directory above the profile directory, as sshd's StrictModes does: owned
 # by root (or the trusted uid), not writable by group or others unless
 # sticky.  A user who owns or may write an ancestor could swap the
-# root-owned profile directory for their own.
+# root-owned profile directory for their own.  The path is walked as
+# given and no link on it is followed (issue #25: a link in a user's
+# directory that leads to a root-owned one used to be resolved first, so
+# the user's directory was never checked and the user could point every
+# plan at any root-owned directory).
 . "${top_srcdir:-.}/tests/lib/tap.sh"
 
 tool="$top_builddir/tests/profile/profile_tool"
@@ -11,7 +15,7 @@ tool="$top_builddir/tests/profile/profile_tool"
 [ "$(id -u)" -eq 0 ] || plan_skip_all "not root: the test makes directories owned by another user"
 id nobody >/dev/null 2>&1 || plan_skip_all "no user 'nobody'"
 
-plan 10
+plan 12
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 chmod 0755 "$tmp"
@@ -51,7 +55,15 @@ ln -s "$tmp/user" "$tmp/link-to-user"
 check "a root-owned link into a user's directory: refused (the target is checked)" \
 	[ "$(load "$tmp/link-to-user/p")" != ok ]
 ln -s "$tmp/good" "$tmp/link-to-good"
-check "a link to a trusted directory: read" [ "$(load "$tmp/link-to-good/p")" = ok ]
+out=$(load "$tmp/link-to-good/p")
+check "a link to a trusted directory: refused, naming the link (no link is followed)" \
+	sh -c "echo '$out' | grep -q '$tmp/link-to-good is a symbolic link'"
+install -d -o nobody -m 0755 "$tmp/alice"
+runuser -u nobody -- ln -s "$tmp/good" "$tmp/alice/lagom"
+out=$(load "$tmp/alice/lagom/p")
+check "a user's link to a trusted directory, in the user's own directory: refused" [ "$out" != ok ]
+check "... naming the user's directory, which realpath() never showed" \
+	sh -c "echo '$out' | grep -q '$tmp/alice (holding the profile directory) is owned by uid $(id -u nobody)'"
 chmod 0775 "$tmp/good/p"
 check "the profile directory itself group-writable (sticky or not): refused" \
 	[ "$(load "$tmp/good/p")" != ok ]

@@ -118,7 +118,7 @@ chown nobody "$digest"
 step
 planned "a digest owned by a user: the same plan, from the profiles" "$base"
 check "... srun -v says so in one lagom: line" [ "$(grep -c 'lagom: .*cluster digest .*reading each node.s profile instead' "$err")" -eq 1 ]
-printf 'lagom-digest 2\nnode n1 garbage\nend 1\n' >"$digest"
+printf 'lagom-digest 3\nnode n1 garbage\nend 1\n' >"$digest"
 chown root "$digest"
 chmod 0644 "$digest"
 step

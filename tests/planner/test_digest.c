@@ -205,6 +205,8 @@ static void test_entry_golden(void **state)
 	(void)state;
 	st.st_mtim.tv_sec = 1700000000;
 	st.st_mtim.tv_nsec = 123456789;
+	st.st_ctim.tv_sec = 1700000001;
+	st.st_ctim.tv_nsec = 5;
 	assert_int_equal(lagom_digest_format_entry(p, &st, &line, &err), 0);
 	snprintf(path, sizeof(path), "%s/../profile/digest/entry.golden",
 		 getenv("LAGOM_FIXTURES") ? getenv("LAGOM_FIXTURES")
@@ -262,6 +264,59 @@ static void test_stale_entry(void **state)
 	assert_int_equal(with.from_digest, NNODES);
 	free(without.plan_text);
 	free(with.plan_text);
+	write_profile(f->dir, "gpu002", "H100-SXM", 3000e9);
+}
+
+/* gpu002's profile with another HBM rate written over the old bytes of
+ * the same file (same inode, same size), its modification time put back:
+ * only the change time shows it. */
+static void rewrite_in_place(const struct fx *f, double hbm_Bps)
+{
+	struct lagom_profile *p = profile("gpu002", "H100-SXM", hbm_Bps);
+	struct lagom_error err = { 0 };
+	struct timespec times[2];
+	struct stat before, after;
+	char path[160], *text = NULL;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/gpu002.json", f->dir);
+	assert_int_equal(lagom_profile_to_string(p, &text, &err), 0);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &before), 0);
+	assert_int_equal((size_t)before.st_size, strlen(text));
+	assert_int_equal(pwrite(fd, text, strlen(text), 0),
+			 (ssize_t)strlen(text));
+	times[0].tv_nsec = UTIME_OMIT;
+	times[1] = before.st_mtim;
+	assert_int_equal(futimens(fd, times), 0);
+	assert_int_equal(fstat(fd, &after), 0);
+	close(fd);
+	assert_int_equal(after.st_ino, before.st_ino);
+	assert_int_equal(after.st_size, before.st_size);
+	assert_int_equal(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+	assert_int_equal(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+	free(text);
+	lagom_profile_destroy(p);
+}
+
+/* A profile rewritten in place with its timestamp restored: stale, read
+ * from the file, and the plan the new profile gives. */
+static void test_rewritten_in_place(void **state)
+{
+	struct fx *f = *state;
+	struct outcome with, without;
+
+	sync_digest(f);
+	usleep(20 * 1000); /* the change time moves on, however coarse */
+	rewrite_in_place(f, 4000e9);
+	plan(f, &with);
+	assert_int_equal(with.from_digest, NNODES - 1);
+	unlink(f->path);
+	plan(f, &without);
+	assert_same_plan(&without, &with);
+	free(with.plan_text);
+	free(without.plan_text);
 	write_profile(f->dir, "gpu002", "H100-SXM", 3000e9);
 }
 
@@ -355,8 +410,10 @@ static void test_corrupt(void **state)
 
 	corrupt(f, "numa_nodes=2", "numa_nodes=3", 0);
 	refused(f, "line 2: fingerprint: does not match the hardware");
-	corrupt(f, "lagom-digest 2", "lagom-digest 1", 0);
-	refused(f, "line 1: not \"lagom-digest 2\"");
+	corrupt(f, "lagom-digest 3", "lagom-digest 2", 0);
+	refused(f, "line 1: not \"lagom-digest 3\"");
+	corrupt(f, " ctime=", " ctime=x", 0);
+	refused(f, "line 2: ctime: expected SECONDS.NANOSECONDS");
 	corrupt(f, " nccl_version=2.27.3", "", 0);
 	refused(f, "line 5: nccl_version: missing");
 	corrupt(f, "end 4", "end 5", 0);
@@ -516,7 +573,7 @@ static void test_too_big(void **state)
 /* Parsing alone: errors are one line naming the line. */
 static void test_parse(void **state)
 {
-	static const char empty[] = "lagom-digest 2\nend 0\n";
+	static const char empty[] = "lagom-digest 3\nend 0\n";
 	struct lagom_digest *d = NULL;
 	struct lagom_error err = { 0 };
 
@@ -527,7 +584,7 @@ static void test_parse(void **state)
 	assert_int_equal(lagom_digest_parse("{}", 2, &d, &err),
 			 -EPROTONOSUPPORT);
 	assert_string_equal(err.text, "not a lagom cluster digest");
-	assert_int_equal(lagom_digest_parse("lagom-digest 2\nnode x\nend 1\n",
+	assert_int_equal(lagom_digest_parse("lagom-digest 3\nnode x\nend 1\n",
 					    28, &d, &err),
 			 -EINVAL);
 	assert_string_equal(err.text, "line 2: ino: missing");
@@ -540,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_same_plan),
 		cmocka_unit_test(test_stale_entry),
+		cmocka_unit_test(test_rewritten_in_place),
 		cmocka_unit_test(test_removed_profile),
 		cmocka_unit_test(test_untrusted),
 		cmocka_unit_test(test_corrupt),
