@@ -10,6 +10,8 @@
  * slurmstepd), programs and tests link -lslurm.
  *
  *   release  change                                  here
+ *   23.02    srun tells plugins (S_JOB_UID) its --uid  lagom_slurm_srun_uid()
+ *            option, SLURM_AUTH_NOBODY: not the user
  *   23.11    hostlist_t is the struct, the API takes   lagom_hostlist_t
  *            hostlist_t *
  *   23.11    slurm_load_topo() returns plugin data     LAGOM_SLURM_TOPO_PRINTED
@@ -45,6 +47,7 @@
 	(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(major, minor, 0))
 
 /* Named features: 1 where the release has them. */
+#define LAGOM_SLURM_SRUN_UID_NOBODY LAGOM_SLURM_AT_LEAST(23, 2)
 #define LAGOM_SLURM_HOSTLIST_STRUCT LAGOM_SLURM_AT_LEAST(23, 11)
 #define LAGOM_SLURM_TOPO_PRINTED LAGOM_SLURM_AT_LEAST(23, 11)
 #define LAGOM_SLURM_NEEDS_INIT LAGOM_SLURM_AT_LEAST(24, 5)
@@ -58,6 +61,25 @@
 /* A hostlist handle: struct hostlist * on every release (22.05 typedefs
  * the pointer as hostlist_t, 23.11 and newer the struct). */
 typedef struct hostlist *lagom_hostlist_t;
+
+/* Slurm's "no user" (SLURM_AUTH_NOBODY in its private headers). */
+#define LAGOM_SLURM_AUTH_NOBODY 99
+
+/*
+ * The step's user in srun (local context), from what S_JOB_UID reported.
+ * srun 22.05 reports its user (or root's --uid=).  From 23.02 it reports
+ * its --uid option, which srun no longer takes, so always
+ * SLURM_AUTH_NOBODY; srun then runs as the step's user itself (slurmctld
+ * lets only the job's owner or an administrator start a step in a job).
+ */
+static inline uid_t lagom_slurm_srun_uid(uid_t reported)
+{
+#if LAGOM_SLURM_SRUN_UID_NOBODY
+	if (reported == LAGOM_SLURM_AUTH_NOBODY)
+		return getuid();
+#endif
+	return reported;
+}
 
 /* The error of the last failed libslurm call. */
 static inline int lagom_slurm_errno(void)

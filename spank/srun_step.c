@@ -633,6 +633,8 @@ static int get_ids(spank_t sp, struct lagom_step *step,
 		    ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_UID, &step->uid) != ESPANK_SUCCESS)
 		return lagom_errprintf(err, EIO, "cannot read the step's ids");
+	/* 23.02+: Slurm's "nobody", srun's own user meant (learn.c) */
+	step->uid = lagom_slurm_srun_uid(step->uid);
 	id->job_id = step->job_id;
 	id->step_id = step->step_id;
 	id->nnodes = step->nnodes;
