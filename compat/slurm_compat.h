@@ -15,13 +15,12 @@
  *   23.11    hostlist_t is the struct, the API takes   lagom_hostlist_t
  *            hostlist_t *
  *   23.11    slurm_load_topo() returns plugin data     LAGOM_SLURM_TOPO_PRINTED
- *            (tree or block), printed, not topo_array
+ *            (tree or block) that libslurm.so cannot   (cli/place_slurm.c asks
+ *            unpack (the plugins need libslurmfull)    scontrol instead)
  *   24.05    API calls need slurm_init() first         lagom_slurm_api_init()
  *            ("No hash plugins loaded"; 26.05 crashes)
  *   24.11    slurm_get_errno() removed: errno          lagom_slurm_errno()
  *   24.11    ESLURM_JOB_SETTING_DB_INX removed         lagom_slurm_update_retry()
- *   25.05    slurm_load_topo(), print_topo_info_msg()  lagom_slurm_load_topo(),
- *            take a topology name / unit               lagom_slurm_print_topo()
  *   25.11    job_desc_msg_t.job_id became step_id;     lagom_job_desc_set_job()
  *            slurm_get_job_steps() takes a step id     lagom_slurm_get_job_steps()
  *            pointer, no update_time                   LAGOM_SLURM_STEP_ID_API
@@ -52,7 +51,6 @@
 #define LAGOM_SLURM_TOPO_PRINTED LAGOM_SLURM_AT_LEAST(23, 11)
 #define LAGOM_SLURM_NEEDS_INIT LAGOM_SLURM_AT_LEAST(24, 5)
 #define LAGOM_SLURM_HAS_GET_ERRNO (!LAGOM_SLURM_AT_LEAST(24, 11))
-#define LAGOM_SLURM_TOPO_NAMED LAGOM_SLURM_AT_LEAST(25, 5)
 #define LAGOM_SLURM_STEP_ID_API LAGOM_SLURM_AT_LEAST(25, 11)
 #define LAGOM_SLURM_LOAD_JOB_STEP_ID LAGOM_SLURM_AT_LEAST(26, 5)
 /* --segment (topology/block) and job_desc_msg_t.segment_size */
@@ -147,27 +145,6 @@ static inline int lagom_slurm_get_job_steps(uint32_t job_id, uint32_t step_id,
 				   show_flags);
 #endif
 }
-
-#if LAGOM_SLURM_TOPO_PRINTED
-static inline int lagom_slurm_load_topo(topo_info_response_msg_t **msg)
-{
-#if LAGOM_SLURM_TOPO_NAMED
-	return slurm_load_topo(msg, NULL); /* the default topology */
-#else
-	return slurm_load_topo(msg);
-#endif
-}
-
-static inline void lagom_slurm_print_topo(FILE *f,
-					  topo_info_response_msg_t *msg)
-{
-#if LAGOM_SLURM_TOPO_NAMED
-	slurm_print_topo_info_msg(f, msg, NULL, NULL, 1);
-#else
-	slurm_print_topo_info_msg(f, msg, NULL, 1);
-#endif
-}
-#endif
 
 /*
  * Make libslurm's API usable in a program (not in a plugin: srun and
