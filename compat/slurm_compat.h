@@ -53,6 +53,10 @@
 #define LAGOM_SLURM_HAS_GET_ERRNO (!LAGOM_SLURM_AT_LEAST(24, 11))
 #define LAGOM_SLURM_STEP_ID_API LAGOM_SLURM_AT_LEAST(25, 11)
 #define LAGOM_SLURM_LOAD_JOB_STEP_ID LAGOM_SLURM_AT_LEAST(26, 5)
+/* srun builds the step's GPU request the 24.11 way (gres/gpu: prefixes,
+ * --gres=none alone, tres_per_task from --tres-per-task); checked in the
+ * sources of 24.11 and 26.05, whose srun the fast path is proven on */
+#define LAGOM_SLURM_SRUN_TRES_PER_TASK LAGOM_SLURM_AT_LEAST(24, 11)
 /* --segment (topology/block) and job_desc_msg_t.segment_size */
 #define LAGOM_SLURM_HAS_SEGMENT LAGOM_SLURM_AT_LEAST(24, 5)
 

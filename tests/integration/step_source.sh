@@ -7,7 +7,8 @@
 # every time (step_query=always), every task of the step has that plan,
 # and srun -v names the source it used.  srun's options are read only on
 # the releases where this test proved them (srun_opts_verified() in
-# spank/srun_step.c: 22.05); on the others every step asks slurmctld.
+# spank/srun_step.c: 22.05, 24.11, 26.05); on the others every step asks
+# slurmctld.
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/cluster.sh"
 
@@ -84,7 +85,7 @@ compare() {
 # fast: where srun takes a step it can tell exactly from on this release
 release=$(srun --version | sed -n 's/^slurm[a-z-]* \([0-9]*\.[0-9]*\)\..*/\1/p')
 case $release in
-22.05) fast=options ;;
+22.05 | 24.11 | 26.05) fast=options ;;
 '') plan_skip_all "cannot read the release from 'srun --version'" ;;
 *) fast=slurmctld ;;
 esac
