@@ -81,7 +81,7 @@ for o in d["options"]:
     print(o["kind"], int(o["possible"]), int(o["recommended"]), o["sbatch"])
 ' "$out" >"$CLUSTER_DIR/place" 2>/dev/null
 tap_on_fail=dump
-check "lagom place reads Slurm's blocks (slurm_init, slurm_load_topo)" [ "$rc" -eq 0 ]
+check "lagom place reads Slurm's blocks (scontrol show topology)" [ "$rc" -eq 0 ]
 pack=$(awk '$1 == "pack-now" && $2 == 1' "$CLUSTER_DIR/place" | cut -d' ' -f4-)
 diag "pack-now: $pack"
 check_that "... pack-now asks for one segment of the job's nodes (--segment=2)" \
