@@ -73,6 +73,18 @@ static double rate_factor(const struct lagom_hw *hw, double mem_Bps)
 	return 1.0 + hw->contention_rate * fmin(x, hw->contention_rate_cap);
 }
 
+/*
+ * A resident NCCL kernel's constant (doc/model.md 4): beside any resident
+ * NCCL kernel, idle or moving, one CTA or 32, an H200's GEMM took 8 % of its
+ * time alone more than its waves; added to W, not multiplied (at 64 CTAs
+ * the measured slowdown is W's alone, W * 1.08 would be 7 % high).
+ */
+static double resident_waves(const struct lagom_hw *hw,
+			     const struct lagom_kernel *k, unsigned nc)
+{
+	return wave_factor(hw, k, nc) + hw->contention_resident;
+}
+
 static double kernel_time(const struct lagom_hw *hw,
 			  const struct lagom_kernel *k, unsigned nc,
 			  uint64_t chunk_bytes, double mem_Bps)
@@ -81,7 +93,7 @@ static double kernel_time(const struct lagom_hw *hw,
 
 	if (nc == 0)
 		return k->time_s;
-	return k->time_s * wave_factor(hw, k, nc) *
+	return k->time_s * resident_waves(hw, k, nc) *
 	       contention_factor(hw, k, nc, chunk) * rate_factor(hw, mem_Bps);
 }
 

@@ -212,6 +212,13 @@ struct lagom_hw {
 	double spine_lat_us; /* extra per hop that crosses the spine */
 
 	/*
+	 * A resident NCCL kernel's constant (doc/model.md 4): a kernel beside
+	 * NC >= 1 resident NCCL CTAs takes (W(NC) + contention_resident) times
+	 * its time alone, whatever NC, before the factors below.  Built-in:
+	 * 0.08 on Hopper (sm_arch 90..99, measured on an H200), 0 elsewhere.
+	 */
+	double contention_resident;
+	/*
 	 * Contention coefficients (profile; doc/model.md "computation under
 	 * contention").  A kernel with memory-boundness m beside NC channels
 	 * with chunk C is slowed by 1 + m * gamma,
@@ -451,8 +458,10 @@ struct lagom_kernel {
 
 /*
  * Kernel time while nchannels NCCL CTAs with chunk_bytes chunks are resident
- * (method section 2, y_i = W(NC) * tau * (1 + gamma(NC, C))).  nchannels 0
- * gives the time alone.  chunk_bytes 0 = 2 MiB.  Never less than time_s.
+ * (method section 2; doc/model.md 4: y = (W(NC) + contention_resident) *
+ * tau * (1 + m * gamma(NC, C))).  nchannels 0 gives the time alone.
+ * chunk_bytes 0 = 2 MiB.  Never less than time_s; never decreasing in
+ * nchannels (tests/model/test_contention.c).
  */
 int lagom_compute_time(const struct lagom_hw *hw,
 		       const struct lagom_kernel *kernel, unsigned nchannels,
@@ -462,8 +471,9 @@ int lagom_compute_time(const struct lagom_hw *hw,
 /*
  * The same beside a collective whose device-memory traffic runs at mem_Bps
  * (bytes/s, >= 0: lagom_coll_mem_bytes() / its time; the timeline passes
- * it): y = W(NC) * tau * (1 + m * gamma(NC, C)) * (1 + contention_rate *
- * min(mem_Bps / hbm_Bps, contention_rate_cap)) for nchannels > 0.
+ * it): y = (W(NC) + contention_resident) * tau * (1 + m * gamma(NC, C)) *
+ * (1 + contention_rate * min(mem_Bps / hbm_Bps, contention_rate_cap)) for
+ * nchannels > 0.
  * lagom_compute_time() is mem_Bps 0.
  */
 int lagom_compute_time_rate(const struct lagom_hw *hw,

@@ -43,6 +43,9 @@ static void weakest_gpu(struct lagom_gpu_spec *a,
 /* Combine b into a: lowest rates and counts, highest costs. */
 static void weakest_hw(struct lagom_hw *a, const struct lagom_hw *b)
 {
+	/* a property of the GPU architecture the result describes */
+	if (b->gpu.sm_arch < a->gpu.sm_arch)
+		a->contention_resident = b->contention_resident;
 	weakest_gpu(&a->gpu, &b->gpu);
 	a->gpus_per_node = MIN(a->gpus_per_node, b->gpus_per_node);
 	a->intra = MIN(a->intra, b->intra);

@@ -1,0 +1,34 @@
+#!/bin/sh
+# The built-in contention model within 5 % of the H200 curve beside real
+# NCCL kernels at every CTA count measured (idle plain, idle MPS, moving
+# MPS), its resident constant the least-squares fit to that curve
+# (tests/model/contention_h200.c, doc/model.md 4).  The check can fail:
+# without the resident constant (--resident 0) it does.
+. "${top_srcdir:-.}/tests/lib/tap.sh"
+
+prog="${top_builddir:-.}/tests/model/contention_h200"
+fix="$top_srcdir/tests/gpu/h200-2026-11-26"
+plan 3
+out=$("$prog" --check "$fix/contention/contention_nccl.csv" "$fix/profile_long.json")
+rc=$?
+printf '%s\n' "$out" | sed 's/^/# /'
+n=$(printf '%s\n' "$out" | grep -c '^check: .*: ok$')
+if [ $rc -eq 0 ] && [ "$n" -eq 2 ]; then
+	ok "H200: every NCCL point within 5 %, the resident constant is the fit"
+else
+	not_ok "H200: exit $rc, $n of 2 checks hold"
+fi
+rows=$(printf '%s\n' "$out" | grep -c '^\(idle\|moving\) ')
+if [ "$rows" -eq 18 ]; then
+	ok "H200: 18 NCCL points compared"
+else
+	not_ok "H200: $rows NCCL points compared, want 18"
+fi
+out=$("$prog" --check --resident 0 "$fix/contention/contention_nccl.csv" "$fix/profile_long.json")
+rc=$?
+if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -q '^check: every NCCL point within 5 % .*: FAILED$'; then
+	ok "H200: the check fails without the resident constant"
+else
+	not_ok "H200: the check does not fail without the resident constant (exit $rc)"
+fi
+done_testing
