@@ -18,15 +18,17 @@
 #     host hash and bus id).  If the pair fails, one rank alone still shows
 #     the plugins loading;
 #  5. lagom runs on the records the profiler plugin wrote;
-#  6. nccl_contention: the bf16 8192^3 GEMM's slowdown beside real NCCL
-#     kernels holding k = 1 .. 32 channels (two ranks on the GPU as in 4,
-#     no lagom plugins); with LAGOM_CONTENTION_MPS=1 and
+#  6. nccl_contention: the slowdown of the bf16 8192^3 GEMM, a skinny
+#     bf16 8192x1024x8192 GEMM and a memory-bound triad (3 x 1 GiB) beside
+#     real NCCL kernels holding k = 1 .. 32 channels (two ranks on the GPU
+#     as in 4, no lagom plugins); with LAGOM_CONTENTION_MPS=1 and
 #     nvidia-cuda-mps-control found, once more under a private MPS daemon
 #     (pipe and log folders in the scratch folder; told to quit after).
 #
 #   OUT=/some/dir sh PACK/gpu_check.sh --only-contention
 #
-# runs steps 1, 2 and 6 only (about a minute).  Every step runs under
+# runs steps 1, 2 and 6 only (under a minute; at most 100 s, 80 s more
+# with MPS).  Every step runs under
 # `timeout`; a failed step is reported and the next runs.  Without a GPU
 # every step still runs and fails cleanly.  Results in $OUT (8 files):
 # summary.txt (read this first), prolog.log, profile.json,
@@ -171,7 +173,7 @@ contention() {
 	[ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ]
 }
 contention_step() {
-	say "== 6. GEMM beside real NCCL kernels: 2 processes, $gpus GPU(s), k channels each"
+	say "== 6. GEMMs, triad and hog beside real NCCL kernels: 2 processes, $gpus GPU(s), k channels each"
 	csv=$out/contention_nccl.csv
 	contention_ok=no
 	: >"$csv"
@@ -179,7 +181,7 @@ contention_step() {
 		say "no nccl_contention in the pack (no CUDA or cuBLAS headers where it was made)"
 		return
 	fi
-	contention plain "$work/plain.csv" 80 && contention_ok=yes
+	contention plain "$work/plain.csv" 100 && contention_ok=yes
 	modes=plain
 	if [ "${LAGOM_CONTENTION_MPS:-0}" = 1 ]; then
 		if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
@@ -189,7 +191,7 @@ contention_step() {
 			if timeout 15 nvidia-cuda-mps-control -d >>"$sum" 2>&1; then
 				mps=on
 				say "MPS: a private daemon started (pipe $work/mps)"
-				contention mps "$work/mps.csv" 55 || contention_ok=no
+				contention mps "$work/mps.csv" 80 || contention_ok=no
 				echo quit | timeout 10 nvidia-cuda-mps-control >>"$sum" 2>&1
 				mps=
 				sleep 1
@@ -213,6 +215,24 @@ contention_step() {
 			"$work/$m.csv" >>"$csv"
 	done
 	say "contention_nccl.csv: $(awk 'NR > 1' "$csv" | wc -l) row(s)"
+	# Per kernel and mode: the slowdowns over k (idle, moving, beside the
+	# hog at its rate alone), the rates.
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		c["kernel"] {
+			key = $c["kernel"] " " $1
+			if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+			ks[key] = ks[key] " " $c["k"]
+			idle[key] = idle[key] " " $c["idle_slowdown"]
+			mv[key] = mv[key] " " $c["moving_slowdown"]
+			rate[key] = rate[key] " " $c["alone_rate"] "/" $c["idle_rate"] "/" $c["moving_rate"]
+			hog[key] = hog[key] " " ($c["hog_slowdown"] == "" ? "-" : $c["hog_slowdown"] "@" $c["hog_alone_GBps"])
+			unit[key] = $c["unit"] }
+		END { for (i = 1; i <= n; i++) { key = order[i]
+			print key ": k" ks[key]
+			print "   idle_x  " idle[key]
+			print "   move_x  " mv[key]
+			print "   hog_x  " hog[key] " (slowdown@hog GB/s alone)"
+			print "   " unit[key] " alone/idle/moving " rate[key] } }' "$csv" | tee -a "$sum"
 }
 if [ "$only" = yes ]; then
 	contention_step

@@ -6,10 +6,12 @@
 #   top_builddir=BUILD CUDA_HOME=/usr/local/cuda sh bench/gpu_pack.sh DEST
 #
 # DEST gets: gpu_check.sh; bin/ lagom, lagom-prolog, nccl_pair and
-# nccl_contention (compiled here from bench/nccl_pair.c and
-# bench/nccl_contention.c, with bench/gpu_common.h, against CUDA_HOME's
-# nccl.h, cuda_runtime_api.h and, for the second, cublas_v2.h; without
-# them the pack says so and has no such program);
+# nccl_contention (compiled here with the C compiler from bench/nccl_pair.c
+# and bench/nccl_contention.c, with bench/gpu_common.h and, for the second,
+# its PTX kernels in bench/gpu_kernels.h, against CUDA_HOME's nccl.h,
+# cuda_runtime_api.h and, for the second, cublas_v2.h; no nvcc: the driver
+# compiles the PTX at load time; without them the pack says so and has no
+# such program);
 # lib/ the two NCCL plugins and every shared library the binaries need
 # that is neither glibc's nor CUDA's (ldd); glibc/ this machine's loader
 # and glibc, which gpu_check.sh uses only when the device's own glibc is

@@ -3,11 +3,12 @@
 # The GPU check kit: bench/gpu_pack.sh gathers a built tree's programs,
 # plugins and libraries for one run of bench/gpu_check.sh on a GPU machine
 # (bench/nccl_pair.c and bench/nccl_contention.c, with what they share in
-# bench/gpu_common.h, are compiled by the pack against the CUDA toolkit);
+# bench/gpu_common.h and the latter's kernels in bench/gpu_kernels.h, are
+# compiled by the pack against the CUDA toolkit);
 # tests/gpu/kit.sh checks all of it that runs without a GPU.
 SCRIPT_TESTS += tests/gpu/kit.sh
 EXTRA_DIST += bench/gpu_pack.sh bench/gpu_check.sh bench/nccl_pair.c \
-	bench/nccl_contention.c bench/gpu_common.h \
+	bench/nccl_contention.c bench/gpu_common.h bench/gpu_kernels.h \
 	tests/gpu/kit.sh doc/gpu-check.md
 
 # What the kit's first run on a GPU (an H200, 2026-11-26) measured, kept as

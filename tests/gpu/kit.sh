@@ -6,7 +6,9 @@
 # nccl_contention fail cleanly without a driver, bench/gpu_check.sh runs
 # through every step, says "no GPU" and leaves its eight result files, and
 # its --only-contention path (with stand-ins for nccl_contention and
-# nvidia-cuda-mps-control) merges the plain and MPS passes into one CSV.
+# nvidia-cuda-mps-control) merges the plain and MPS passes into one CSV
+# with the kernel columns and sums them up per kernel; the triad's and the
+# hog's PTX assemble for sm_90 (where ptxas is found).
 . "$top_srcdir/tests/lib/tap.sh"
 
 command -v python3 >/dev/null 2>&1 || plan_skip_all "python3 not installed (the pack computes the plan id with it)"
@@ -22,7 +24,7 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
 have_cuda=no
 [ -f "$cuda/include/nccl.h" ] && [ -f "$cuda/include/cuda_runtime_api.h" ] && have_cuda=yes
 
-plan 20
+plan 23
 
 top_builddir=$top_builddir sh "$top_srcdir/bench/gpu_pack.sh" "$pack" >"$TMP/pack.log" 2>&1
 check "gpu_pack.sh makes the pack" [ $? -eq 0 ]
@@ -86,7 +88,24 @@ if [ "$have_cuda" = yes ] && [ -x "$pack/bin/nccl_contention" ]; then
 	LD_LIBRARY_PATH=$cuda/lib64:$cuda/lib "$pack/bin/nccl_contention" 1 "$TMP/cd" - 4 65 2>"$TMP/e"
 	rc=$?
 	check_that "nccl_contention with k 65: usage, exit 2" '[ "$rc" -eq 2 ] && grep -q "^usage: .*K from 1 to 64" "$TMP/e"'
+	# The kernels the driver compiles at load time, assembled here.
+	ptxas=$(command -v ptxas 2>/dev/null || echo "$cuda/bin/ptxas")
+	if [ -x "$ptxas" ]; then
+		: >"$TMP/ptxas.log"
+		for kern in triad hog; do
+			"$pack/bin/nccl_contention" --ptx $kern >"$TMP/$kern.ptx" &&
+				"$ptxas" -arch=sm_90 -v -o "$TMP/$kern.cubin" "$TMP/$kern.ptx" >>"$TMP/ptxas.log" 2>&1 ||
+				echo "$kern: failed" >>"$TMP/ptxas.log"
+		done
+		tap_on_fail="cat $TMP/ptxas.log"
+		check_that "nccl_contention --ptx: the triad and the hog assemble for sm_90 (ptxas), no stack, no spills" \
+			'! grep -q failed "$TMP/ptxas.log" && [ "$(grep -c "Compiling entry function .lagom_\(triad\|hog\). for .sm_90." "$TMP/ptxas.log")" -eq 2 ] && [ "$(grep -c "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads" "$TMP/ptxas.log")" -eq 2 ]'
+		tap_on_fail=
+	else
+		skip "no ptxas (PATH, $cuda/bin): the kernels' PTX is not assembled here"
+	fi
 else
+	skip "no CUDA or cuBLAS headers under $cuda: the pack has no nccl_contention"
 	skip "no CUDA or cuBLAS headers under $cuda: the pack has no nccl_contention"
 	skip "no CUDA or cuBLAS headers under $cuda: the pack has no nccl_contention"
 fi
@@ -115,13 +134,26 @@ rc=$?
 check_that "an unknown option: usage, exit 2, no results" '[ "$rc" -eq 2 ] && grep -q "^usage: " "$TMP/e" && [ ! -e "$TMP/bad" ]'
 
 # Stand-ins: a nccl_contention whose rank 0 writes two rows and says which
-# MPS pipe and tuner it saw, an nvidia-cuda-mps-control that logs what it
-# is told.
+# MPS pipe and tuner it saw (with STANDIN_KERNELS set, four rows in
+# nccl_contention's own columns: two k, two kernels, the hog left out at
+# k 2), an
+# nvidia-cuda-mps-control that logs what it is told.
 cp -R "$pack" "$TMP/fake"
 cat >"$TMP/fake/bin/nccl_contention" <<'EOF'
 #!/bin/sh
 [ "$1" = 0 ] || exit 0
-printf 'k,nccl_channels\n1,1\n2,2\n' >"$3"
+if [ -n "${STANDIN_KERNELS:-}" ]; then
+	x=1.0; [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && x=1.5
+	{
+	echo k,nccl_channels,algo,proto,alone_ms,idle_ms,idle_slowdown,moving_ms,moving_slowdown,after_ms,allreduce_calls,allreduce_GBps,held,covered,kernel,unit,work,alone_rate,idle_rate,moving_rate,blocks,hog_ms,hog_slowdown,hog_GBps,hog_alone_GBps,hog_covered
+	echo "1,1,RING,SIMPLE,0.1720,0.1806,1.0500,0.1720,$x,0.1720,3,3.0000,1,1,gemm_bf16_8192x1024x8192,TFLOP/s,137438953472,799.06,761.01,799.06,0,0.1900,1.1047,640.00,700.00,1"
+	echo "1,1,RING,SIMPLE,0.8000,0.8080,1.0100,0.8000,$x,0.8000,3,3.0000,1,1,triad_f32_3x1GiB,GB/s,3221225472,4026.53,3986.67,4026.53,65536,0.9600,1.2000,640.00,700.00,1"
+	echo "2,2,RING,SIMPLE,0.1720,0.1892,1.1000,0.1720,$x,0.1720,3,3.0000,1,1,gemm_bf16_8192x1024x8192,TFLOP/s,137438953472,799.06,726.42,799.06,0,,,,,"
+	echo "2,2,RING,SIMPLE,0.8000,0.8160,1.0200,0.8000,$x,0.8000,3,3.0000,1,1,triad_f32_3x1GiB,GB/s,3221225472,4026.53,3947.57,4026.53,65536,,,,,"
+	} >"$3"
+else
+	printf 'k,nccl_channels\n1,1\n2,2\n' >"$3"
+fi
 echo "stand-in rank 0, pipe ${CUDA_MPS_PIPE_DIRECTORY:-none}, tuner ${NCCL_TUNER_PLUGIN:-none}"
 EOF
 mkdir -p "$TMP/path"
@@ -140,5 +172,14 @@ check_that "both passes in one CSV, the mode first, the header once" \
 told=$(sed 's|/.*/|/|' "$TMP/mps.log" | tr '\n' ' ')
 check_that "the MPS pass ran under a private daemon, told to quit after; no lagom plugin loaded" \
 	'grep -q "^stand-in rank 0, pipe none, tuner none" "$TMP/fo/summary.txt" && grep -q "^stand-in rank 0, pipe /.*/mps, tuner none" "$TMP/fo/summary.txt" && [ "$told" = "-d /mps quit " ]'
+# The kernel columns: kept through the merge, summed up per kernel.
+: >"$TMP/mps.log"
+PATH=$TMP/path:$PATH LAGOM_CONTENTION_MPS=1 STANDIN_KERNELS=1 OUT=$TMP/fk \
+	sh "$TMP/fake/gpu_check.sh" --only-contention >"$TMP/fk.log" 2>&1
+tap_on_fail="cat $TMP/fk.log"
+check_that "kernel rows: 8 in one CSV, 27 columns each, plain then MPS, the kernel in column 16" \
+	'[ "$(awk -F, "NF != 27 { bad = 1 } END { print NR, bad + 0 }" "$TMP/fk/contention_nccl.csv")" = "9 0" ] && [ "$(awk -F, "NR > 1 { printf \"%s:%s:%s \", \$1, \$2, \$16 }" "$TMP/fk/contention_nccl.csv")" = "plain:1:gemm_bf16_8192x1024x8192 plain:1:triad_f32_3x1GiB plain:2:gemm_bf16_8192x1024x8192 plain:2:triad_f32_3x1GiB mps:1:gemm_bf16_8192x1024x8192 mps:1:triad_f32_3x1GiB mps:2:gemm_bf16_8192x1024x8192 mps:2:triad_f32_3x1GiB " ]'
+check_that "the summary sums up each kernel and mode: slowdowns over k, rates in their unit" \
+	'grep -q "^triad_f32_3x1GiB plain: k 1 2$" "$TMP/fk/summary.txt" && grep -q "^   idle_x   1.0100 1.0200$" "$TMP/fk/summary.txt" && grep -A 3 "^triad_f32_3x1GiB mps: k 1 2$" "$TMP/fk/summary.txt" | grep -q "^   move_x   1.5 1.5$" && grep -q "^   GB/s alone/idle/moving  4026.53/3986.67/4026.53 4026.53/3947.57/4026.53$" "$TMP/fk/summary.txt" && grep -q "^   hog_x   1.2000@700.00 - (slowdown@hog GB/s alone)$" "$TMP/fk/summary.txt"'
 tap_on_fail=
 done_testing

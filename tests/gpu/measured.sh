@@ -11,7 +11,9 @@
 # ran the k channels asked (the CSV and NCCL's own TUNING lines), the
 # kernels stayed resident, no slowdown below 1, idle and MPS moving rise
 # with the CTAs resident, moving (2k CTAs) matches idle at 2k, and the
-# idle curve lies within 0.1 of the probe's at the same CTAs.  Each check
+# idle curve lies within 0.1 of the probe's at the same CTAs; the checks
+# prepared for the kit's later CSV (three kernels, the hog) read the first
+# run's rows in that layout.  Each check
 # on the data is also run on a copy spoiled the way it must catch, and
 # must fail there.
 . "$top_srcdir/tests/lib/tap.sh"
@@ -26,7 +28,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 csv=$fix/contention/contention_nccl.csv
 
-plan 35
+plan 38
 
 # curve_ok FILE: the profile's contention curve is measured, has 18
 # points, none below 1, and per chunk rises with the CTAs: no point more
@@ -221,6 +223,37 @@ probe_ok() {
 				if (d > 0.1 || d < -0.1) bad = 1 } }
 			END { exit bad || n != 36 }' "$TMP/probe.txt" "$1"
 }
+# The kit's CSV since it times three kernels and the hog (doc/gpu-check.md
+# step 6): 27 columns, the 15 above first.  kernel_rows CSV KERNEL prints
+# the header and rows of KERNEL in the 15 columns above, so that the checks
+# above apply to each kernel of a later run; a CSV of the first run's
+# layout holds the 8192^3 GEMM alone.
+khdr=$hdr,kernel,unit,work,alone_rate,idle_rate,moving_rate,blocks,hog_ms,hog_slowdown,hog_GBps,hog_alone_GBps,hog_covered
+kernel_rows() {
+	awk -F, -v OFS=, -v want="$2" 'NR == 1 { old = NF == 15 }
+		NR == 1 || (old ? want == "gemm_bf16_8192x8192x8192" : $16 == want) {
+			NF = 15; print }' "$1"
+}
+# kcsv_ok CSV: the 27-column header; every row a known kernel, its rates
+# its work over its times (within 0.5 %), its hog columns all empty or
+# all set with hog_slowdown = hog_ms / alone_ms (within 0.001) and the
+# hog's rate positive.
+kcsv_ok() {
+	[ "$(head -n 1 "$1")" = "$khdr" ] &&
+		awk -F, 'function near(a, b) { return a > 0 && b > 0 && (a / b < 1.005 && b / a < 1.005) }
+			NR == 1 { next }
+			{ if (NF != 27) bad = 1
+			  if ($16 ~ /^gemm_bf16_/) { if ($17 != "TFLOP/s") bad = 1; s = 1e12 }
+			  else if ($16 == "triad_f32_3x1GiB") { if ($17 != "GB/s" || $22 <= 0) bad = 1; s = 1e9 }
+			  else bad = 1
+			  if (!near($19, $18 / ($6 * 1e-3) / s) || !near($20, $18 / ($7 * 1e-3) / s) ||
+			      !near($21, $18 / ($9 * 1e-3) / s)) bad = 1
+			  h = ($23 != "") + ($24 != "") + ($25 != "") + ($26 != "") + ($27 != "")
+			  if (h != 0 && h != 5) bad = 1
+			  if (h == 5 && ($24 - $23 / $6 > 0.001 || $23 / $6 - $24 > 0.001 || $26 <= 0 || $25 <= 0)) bad = 1
+			  n++ }
+			END { exit bad || n == 0 }' "$1"
+}
 check_that "contention_nccl.csv: parses, 6 rows per mode (k 1..32)" 'ncsv_ok "$csv"'
 check_that "contention_nccl.csv: NCCL used k channels, ring/simple, every row" 'nc_ok "$csv"'
 check_that "contention_nccl.csv: the kernels stayed resident (held, cover)" 'held_ok "$csv"'
@@ -229,6 +262,21 @@ check_that "contention_nccl.csv: idle and MPS moving rise with the CTAs (within 
 check_that "contention_nccl.csv: MPS moving (2k CTAs) within 0.03 of idle at 2k" 'equal_ok "$csv"'
 check_that "contention_nccl.csv: the idle curve within 0.1 of the probe's (profile_long.json)" \
 	'probe_ok "$csv" "$fix/profile_long.json"'
+# The prepared checks on the first run's rows in the later layout (the
+# GEMM's rates from its times, no hog): kernel_rows gives the first run's
+# CSV back from it and from itself, kcsv_ok passes it and refuses a rate
+# 1 % off and a hog half written.
+awk -F, -v OFS=, -v h="$khdr" 'NR == 1 { print h; next }
+	{ w = 2 * 8192 ^ 3; print $0, "gemm_bf16_8192x8192x8192", "TFLOP/s", w,
+		sprintf("%.2f", w / ($6 * 1e-3) / 1e12), sprintf("%.2f", w / ($7 * 1e-3) / 1e12),
+		sprintf("%.2f", w / ($9 * 1e-3) / 1e12), 0, "", "", "", "", "" }' "$csv" >"$TMP/k.csv"
+check_that "kernel_rows: the first run's CSV back from the 27-column layout and from itself" \
+	'kernel_rows "$TMP/k.csv" gemm_bf16_8192x8192x8192 | cmp -s - "$csv" && kernel_rows "$csv" gemm_bf16_8192x8192x8192 | cmp -s - "$csv" && [ "$(kernel_rows "$TMP/k.csv" triad_f32_3x1GiB)" = "$hdr" ]'
+check_that "kcsv_ok: passes the 27-column layout" 'kcsv_ok "$TMP/k.csv" && ! kcsv_ok "$csv"'
+awk -F, -v OFS=, 'NR == 3 { $19 = $19 * 1.01 } 1' "$TMP/k.csv" >"$TMP/k_rate.csv"
+awk -F, -v OFS=, 'NR == 4 { $23 = $6 } 1' "$TMP/k.csv" >"$TMP/k_hog.csv"
+check_that "kcsv_ok refuses a rate 1 % off its time and a hog half written" \
+	'! kcsv_ok "$TMP/k_rate.csv" && ! kcsv_ok "$TMP/k_hog.csv"'
 # NCCL's own TUNING lines in rank 0's log: after "Max CTAs set to K",
 # every 256 MiB all-reduce ran on ring/simple over channels 0..K-1; 5 per
 # K and mode.
