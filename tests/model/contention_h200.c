@@ -2,7 +2,7 @@
  * tests/model/contention_h200.c - the built-in contention model beside the
  * H200 curves (doc/model.md 4).
  *
- *   contention_h200 [--check] [--resident R] CSV PROFILE
+ *   contention_h200 [--check] [--resident R] CSV PROFILE [H100_CSV]
  *
  * CSV: bench/nccl_contention's table (tests/gpu/h200-2026-11-26/contention/
  * contention_nccl.csv): the bf16 8192^3 GEMM beside real NCCL all-reduce
@@ -21,6 +21,17 @@
  * constant is refitted here: least squares of log(predicted / measured)
  * over the 18 NCCL points, on a grid of 0.001 (--resident R evaluates R
  * instead of the built-in).
+ *
+ * H100_CSV: the same bench on an H100 (tests/gpu/h100-2026-11-27/
+ * contention/contention_nccl.csv) with three kernels and a "hog" (k CTAs
+ * copying through HBM as fast as they can, rate measured): printed, not
+ * checked: the 8192^3 GEMM beside the model as above (lagom_hw_from_spec
+ * ("H100-SXM")); the other kernels' idle curves; and per k the hog's x
+ * (its rate alone / the triad's rate alone) with the GEMM's and the
+ * triad's slowdown beside the hog over their slowdown beside NCCL's idle
+ * kernel at the same k (the traffic's own share) next to the model's rate
+ * term, and the least-squares coefficient of (that ratio - 1) on x for
+ * each kernel (doc/model.md 4: the HBM term).
  *
  * --check exits 1 unless every NCCL point is within CHECK_REL (5 %) of the
  * model and the built-in constant is the fit (within CHECK_FIT).  Each
@@ -139,6 +150,139 @@ static int eval(const struct lagom_hw *hw, double *sq, double *worst)
 	return 0;
 }
 
+#define MAX_H100 64
+struct h100_row {
+	char mode[16], kernel[64];
+	unsigned k;
+	double idle, moving, GBps, alone_rate, hog_x, hog_alone_GBps;
+};
+
+static int read_h100(const char *path, struct h100_row *rows, size_t *n)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		perror(path);
+		return -1;
+	}
+	*n = 0;
+	while (fgets(line, sizeof(line), f) && *n < MAX_H100) {
+		struct h100_row *r = &rows[*n];
+
+		if (sscanf(line,
+			   "%15[a-z],%u,%*u,%*[A-Z],%*[A-Z],%*f,%*f,%lf,%*f,"
+			   "%lf,%*f,%*u,%lf,%*u,%*u,%63[^,],%*[^,],%*f,%lf,"
+			   "%*f,%*f,%*u,%*f,%lf,%*f,%lf",
+			   r->mode, &r->k, &r->idle, &r->moving, &r->GBps,
+			   r->kernel, &r->alone_rate, &r->hog_x,
+			   &r->hog_alone_GBps) == 9)
+			(*n)++;
+	}
+	fclose(f);
+	return *n == 36 ? 0 : -1;
+}
+
+static const struct h100_row *h100_find(const struct h100_row *rows, size_t n,
+					const char *mode, unsigned k,
+					const char *kernel)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rows[i].mode, mode) == 0 && rows[i].k == k &&
+		    strncmp(rows[i].kernel, kernel, strlen(kernel)) == 0)
+			return &rows[i];
+	return NULL;
+}
+
+#define GEMM "gemm_bf16_8192x8192x8192"
+#define SKINNY "gemm_bf16_8192x1024x8192"
+#define TRIAD "triad_f32"
+
+/* The H100 run beside the model (printed only). */
+static int print_h100(const char *path, double resident)
+{
+	static const char *const modes[] = { "plain", "mps" };
+	static const char *const kerns[] = { GEMM, TRIAD };
+	struct h100_row rows[MAX_H100];
+	struct lagom_comm pair = { .ranks = 2,
+				   .nodes = 2,
+				   .ranks_per_node = 1 };
+	double per_byte = lagom_coll_mem_bytes(&pair, LAGOM_COLL_ALLREDUCE,
+					       (uint64_t)AR_BYTES,
+					       LAGOM_PROTO_SIMPLE) /
+			  AR_BYTES;
+	struct lagom_hw hw;
+	size_t n;
+	double sxy[2] = { 0, 0 }, sxx[2] = { 0, 0 };
+
+	if (read_h100(path, rows, &n) ||
+	    lagom_hw_from_spec("H100-SXM", 1, LAGOM_INTRA_DEFAULT, 0, 0, &hw,
+			       NULL)) {
+		fprintf(stderr, "contention_h200: %s: not 36 rows\n", path);
+		return -1;
+	}
+	if (resident >= 0)
+		hw.contention_resident = resident;
+	printf("\nH100 (lagom_hw_from_spec, not checked): the %s GEMM\n", GEMM);
+	for (size_t m = 0; m < 2; m++)
+		for (size_t i = 0; i < n; i++) {
+			const struct h100_row *r = &rows[i];
+			double y, ym;
+			if (strcmp(r->mode, modes[m]) ||
+			    strcmp(r->kernel, GEMM) ||
+			    model_at(&hw, r->k, 0, &y) ||
+			    model_at(&hw, 2 * r->k,
+				     2 * per_byte * r->GBps * 1e9, &ym))
+				continue;
+			printf("h100 idle %-5s %4u %8.3f %6.3f %+6.1f%%\n",
+			       r->mode, r->k, r->idle, y,
+			       100 * (y / r->idle - 1));
+			if (m == 1)
+				printf("h100 moving mps %4u %8.3f %6.3f "
+				       "%+6.1f%%\n",
+				       2 * r->k, r->moving, ym,
+				       100 * (ym / r->moving - 1));
+		}
+	printf("\nH100 idle slowdowns (plain / mps) per k\n");
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(rows[i].mode, "plain") == 0) {
+			const struct h100_row *q = h100_find(
+				rows, n, "mps", rows[i].k, rows[i].kernel);
+			printf("h100 kernel %-26s k %2u idle %.3f / %.3f\n",
+			       rows[i].kernel, rows[i].k, rows[i].idle,
+			       q ? q->idle : NAN);
+		}
+	printf("\nH100 hog: x, slowdown beside the hog / beside NCCL idle "
+	       "(GEMM, triad), model rate term\n");
+	for (size_t m = 0; m < 2; m++)
+		for (unsigned k = 1; k <= 32; k *= 2) {
+			const struct h100_row *t = h100_find(rows, n, modes[m],
+							     k, TRIAD);
+			double x, ratio[2];
+			if (!t)
+				continue;
+			x = t->hog_alone_GBps / t->alone_rate;
+			for (int j = 0; j < 2; j++) {
+				const struct h100_row *r = h100_find(
+					rows, n, modes[m], k, kerns[j]);
+				ratio[j] = r ? r->hog_x / r->idle : NAN;
+				sxy[j] += x * (ratio[j] - 1);
+				sxx[j] += x * x;
+			}
+			printf("hog %-5s k %2u x %.3f GEMM %.3f triad %.3f "
+			       "model %.3f\n",
+			       modes[m], k, x, ratio[0], ratio[1],
+			       1 + hw.contention_rate *
+					       fmin(x, hw.contention_rate_cap));
+		}
+	printf("hog: least-squares coefficient of (ratio - 1) on x: GEMM "
+	       "%.3f, triad %.3f (the model's contention_rate %.3f, capped "
+	       "at x %.3f)\n",
+	       sxy[0] / sxx[0], sxy[1] / sxx[1], hw.contention_rate,
+	       hw.contention_rate_cap);
+	return 0;
+}
+
 static int print_probe(const char *path, const struct lagom_hw *hw)
 {
 	struct lagom_profile *p = NULL;
@@ -173,7 +317,7 @@ int main(int argc, char **argv)
 	struct lagom_error err = { 0 };
 	bool check = false, ok = true;
 	double builtin, r = -1, best = 0, best_sq = INFINITY, sq, worst;
-	const char *csv = NULL, *profile = NULL;
+	const char *csv = NULL, *profile = NULL, *h100 = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--check") == 0)
@@ -182,8 +326,10 @@ int main(int argc, char **argv)
 			r = atof(argv[++i]);
 		else if (!csv)
 			csv = argv[i];
-		else
+		else if (!profile)
 			profile = argv[i];
+		else
+			h100 = argv[i];
 	}
 	if (!csv || !profile) {
 		fprintf(stderr, "usage: contention_h200 [--check] "
@@ -236,6 +382,8 @@ int main(int argc, char **argv)
 	       fabs(builtin - best) <= CHECK_FIT ? "ok" : "FAILED");
 	ok = ok && fabs(builtin - best) <= CHECK_FIT;
 	if (print_probe(profile, &hw))
+		return 2;
+	if (h100 && print_h100(h100, r))
 		return 2;
 	return check && !ok ? 1 : 0;
 }
