@@ -59,7 +59,7 @@ tests_model_contention_h200_LDADD = $(PROFILE_TEST_LIBS)
 tests_model_test_contention_SOURCES = tests/model/test_contention.c
 tests_model_test_contention_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_model_test_contention_LDADD = $(MODEL_TEST_LIBS)
-EXTRA_DIST += tests/model/contention_h200.sh
+EXTRA_DIST += tests/model/contention_h200.sh tests/gpu/h100-2026-11-27
 
 UNIT_TESTS += tests/model/test_nocheck
 check_PROGRAMS += tests/model/test_nocheck
