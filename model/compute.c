@@ -75,9 +75,9 @@ static double rate_factor(const struct lagom_hw *hw, double mem_Bps)
 
 /*
  * A resident NCCL kernel's constant (doc/model.md 4): beside any resident
- * NCCL kernel, idle or moving, one CTA or 32, an H200's GEMM took 8 % of its
- * time alone more than its waves; added to W, not multiplied (at 64 CTAs
- * the measured slowdown is W's alone, W * 1.08 would be 7 % high).
+ * NCCL kernel, idle or moving, one CTA or 32, an H200's GEMM took 8-11 % of
+ * its time alone more than its waves; added to W, not multiplied (at 64
+ * CTAs the measured slowdown is W's alone: W * 1.087 would be 9 % high).
  */
 static double resident_waves(const struct lagom_hw *hw,
 			     const struct lagom_kernel *k, unsigned nc)

@@ -215,7 +215,7 @@ struct lagom_hw {
 	 * A resident NCCL kernel's constant (doc/model.md 4): a kernel beside
 	 * NC >= 1 resident NCCL CTAs takes (W(NC) + contention_resident) times
 	 * its time alone, whatever NC, before the factors below.  Built-in:
-	 * 0.08 on Hopper (sm_arch 90..99, measured on an H200), 0 elsewhere.
+	 * 0.087 on Hopper (sm_arch 90..99, fitted on an H200), 0 elsewhere.
 	 */
 	double contention_resident;
 	/*
