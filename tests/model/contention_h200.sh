@@ -21,11 +21,11 @@ else
 	not_ok "H200: exit $rc, $n of 2 checks hold"
 fi
 rows=$(printf '%s\n' "$out" | grep -c '^\(idle\|moving\) ')
-[ "$(printf '%s\n' "$out" | grep -c '^hog ')" -eq 12 ] || rows="$rows (no H100 hog rows)"
-if [ "$rows" -eq 18 ]; then
-	ok "H200: 18 NCCL points compared"
+hogs=$(printf '%s\n' "$out" | grep -c '^hog \(plain\|mps\) ')
+if [ "$rows" -eq 18 ] && [ "$hogs" -eq 12 ]; then
+	ok "H200: 18 NCCL points compared; H100: 12 hog rows printed"
 else
-	not_ok "H200: $rows NCCL points compared, want 18"
+	not_ok "H200: $rows NCCL points compared (want 18), $hogs H100 hog rows (want 12)"
 fi
 out=$("$prog" --check --resident 0 "$fix/contention/contention_nccl.csv" "$fix/profile_long.json")
 rc=$?
