@@ -233,6 +233,15 @@ struct lagom_hw {
 	 * the L2 term uses max(0, NC * C / L2 - contention_l2_knee). */
 	double contention_l2_knee;
 	/*
+	 * The L2 term counts only chunks the collective streams (doc/model.md
+	 * 4): it is scaled by g = clamp((x - contention_l2_x0) /
+	 * (contention_l2_x1 - contention_l2_x0), 0, 1), x = mem_Bps /
+	 * gpu.hbm_Bps as below; contention_l2_x1 0: not scaled (g = 1, a
+	 * measured curve's term).  Built-in 0.01 and 0.03, not fitted.
+	 */
+	double contention_l2_x0;
+	double contention_l2_x1;
+	/*
 	 * HBM-traffic contention (doc/model.md 4): a kernel beside a
 	 * collective whose device-memory traffic runs at mem_Bps is slowed by
 	 * 1 + contention_rate * min(x, contention_rate_cap), x = mem_Bps /
