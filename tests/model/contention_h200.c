@@ -2,7 +2,8 @@
  * tests/model/contention_h200.c - the built-in contention model beside the
  * H200 curves (doc/model.md 4).
  *
- *   contention_h200 [--check] [--resident R] CSV PROFILE [H100_CSV]
+ *   contention_h200 [--check] [--resident R] [--l2-ungated] CSV PROFILE
+ *                   [H100_CSV]
  *
  * CSV: bench/nccl_contention's table (tests/gpu/h200-2026-11-26/contention/
  * contention_nccl.csv): the bf16 8192^3 GEMM beside real NCCL all-reduce
@@ -20,7 +21,9 @@
  * memory-bound share 0.2) and NCCL's ring/simple chunk.  The resident
  * constant is refitted here: least squares of log(predicted / measured)
  * over the 18 NCCL points, on a grid of 0.001 (--resident R evaluates R
- * instead of the built-in).
+ * instead of the built-in).  The chunk L2 term is the built-in's, gated by
+ * the collective's traffic (x 0.25-0.36 % here: shut); --l2-ungated takes
+ * the gate off (the term as before #26: 64 x 2 MiB chunks past the knee).
  *
  * H100_CSV: the same bench on an H100 (tests/gpu/h100-2026-11-27/
  * contention/contention_nccl.csv) with three kernels and a "hog" (k CTAs
@@ -315,7 +318,7 @@ int main(int argc, char **argv)
 {
 	struct lagom_hw hw, h;
 	struct lagom_error err = { 0 };
-	bool check = false, ok = true;
+	bool check = false, ok = true, ungated = false;
 	double builtin, r = -1, best = 0, best_sq = INFINITY, sq, worst;
 	const char *csv = NULL, *profile = NULL, *h100 = NULL;
 
@@ -324,6 +327,8 @@ int main(int argc, char **argv)
 			check = true;
 		else if (strcmp(argv[i], "--resident") == 0 && i + 1 < argc)
 			r = atof(argv[++i]);
+		else if (strcmp(argv[i], "--l2-ungated") == 0)
+			ungated = true;
 		else if (!csv)
 			csv = argv[i];
 		else if (!profile)
@@ -333,7 +338,8 @@ int main(int argc, char **argv)
 	}
 	if (!csv || !profile) {
 		fprintf(stderr, "usage: contention_h200 [--check] "
-				"[--resident R] CSV PROFILE\n");
+				"[--resident R] [--l2-ungated] CSV PROFILE "
+				"[H100_CSV]\n");
 		return 2;
 	}
 	if (read_csv(csv)) {
@@ -345,6 +351,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "contention_h200: %s\n", err.text);
 		return 2;
 	}
+	if (ungated)
+		hw.contention_l2_x0 = hw.contention_l2_x1 = 0;
 	builtin = hw.contention_resident;
 	h = hw;
 	for (int s = 0; s <= 300; s++) {
@@ -358,9 +366,10 @@ int main(int argc, char **argv)
 	if (eval(&hw, &sq, &worst))
 		return 2;
 	printf("H200 (lagom_hw_from_spec): resident %.3f (least squares of "
-	       "log error: %.3f), sm %.3f, l2 %.3f, rate %.3f\n",
+	       "log error: %.3f), sm %.3f, l2 %.3f (gated: none below x %.3f, "
+	       "all from %.3f; 0: not gated), rate %.3f\n",
 	       hw.contention_resident, best, hw.contention_sm, hw.contention_l2,
-	       hw.contention_rate);
+	       hw.contention_l2_x0, hw.contention_l2_x1, hw.contention_rate);
 	printf("%-10s %4s %7s %8s %6s %7s\n", "curve", "ctas", "x %",
 	       "measured", "model", "error");
 	for (size_t i = 0; i < npts; i++) {

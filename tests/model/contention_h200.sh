@@ -3,13 +3,14 @@
 # NCCL kernels at every CTA count measured (idle plain, idle MPS, moving
 # MPS), its resident constant the least-squares fit to that curve
 # (tests/model/contention_h200.c, doc/model.md 4).  The check can fail:
-# without the resident constant (--resident 0) it does.  The H100 run
+# without the resident constant (--resident 0) it does, and with the chunk
+# L2 term not gated by the collective's traffic (--l2-ungated).  The H100 run
 # (GEMM, skinny GEMM, triad, hog) is printed beside it, not checked.
 . "${top_srcdir:-.}/tests/lib/tap.sh"
 
 prog="${top_builddir:-.}/tests/model/contention_h200"
 fix="$top_srcdir/tests/gpu/h200-2026-11-26"
-plan 3
+plan 4
 h100="$top_srcdir/tests/gpu/h100-2026-11-27/contention/contention_nccl.csv"
 out=$("$prog" --check "$fix/contention/contention_nccl.csv" "$fix/profile_long.json" "$h100")
 rc=$?
@@ -33,5 +34,12 @@ if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -q '^check: every NCCL point wit
 	ok "H200: the check fails without the resident constant"
 else
 	not_ok "H200: the check does not fail without the resident constant (exit $rc)"
+fi
+out=$("$prog" --check --l2-ungated "$fix/contention/contention_nccl.csv" "$fix/profile_long.json")
+rc=$?
+if [ $rc -eq 1 ] && printf '%s\n' "$out" | grep -q '^check: every NCCL point within 5 % .*: FAILED$'; then
+	ok "H200: the check fails with the chunk L2 term not gated by traffic"
+else
+	not_ok "H200: the check does not fail with the L2 term ungated (exit $rc)"
 fi
 done_testing

@@ -20,11 +20,12 @@
  *   none      the trivial "no slowdown" predictor (1.0);
  *   waves     the wave factor alone (every contention coefficient 0);
  *   before    the model before the rate term (gamma with the old L2 term
- *             0.7 and no knee, contention_rate 0, no resident constant);
+ *             0.7, no knee, not gated by traffic, contention_rate 0, no
+ *             resident constant);
  *   model     the model as built (lagom_hw_from_spec());
  *   k0        the model without the rate term (contention_rate 0);
  *   k2.41     the built-in before the #26 refit (PREV_RATE, L2 term 0.7
- *             above its knee, no resident constant);
+ *             above its knee, not gated, no resident constant);
  *   cLOTO     one constant slowdown for every row, fitted (least median
  *             |log error|, grid 1 .. 3) on the other traces;
  *   c own     the same fitted on the row's own trace: the best constant in
@@ -161,6 +162,7 @@ static double predict(const struct row *r, int col, enum family f, double k)
 		hw.contention_l2 = 0.7 * g; /* the built-in before this refit */
 		hw.contention_resident = 0;
 		hw.contention_l2_knee = 0;
+		hw.contention_l2_x1 = 0; /* not gated by traffic then */
 		hw.contention_rate = 0;
 	} else if (col == C_NORATE) {
 		hw.contention_rate = 0;
@@ -168,6 +170,7 @@ static double predict(const struct row *r, int col, enum family f, double k)
 		hw.contention_rate = PREV_RATE;
 		hw.contention_l2 = 0.7;
 		hw.contention_l2_knee = 1.0;
+		hw.contention_l2_x1 = 0;
 		hw.contention_resident = 0;
 	} else if (col < 0) {
 		hw.contention_rate = k;
