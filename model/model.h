@@ -468,9 +468,10 @@ struct lagom_kernel {
 /*
  * Kernel time while nchannels NCCL CTAs with chunk_bytes chunks are resident
  * (method section 2; doc/model.md 4: y = (W(NC) + contention_resident) *
- * tau * (1 + m * gamma(NC, C))).  nchannels 0 gives the time alone.
- * chunk_bytes 0 = 2 MiB.  Never less than time_s; never decreasing in
- * nchannels (tests/model/test_contention.c).
+ * tau * (1 + m * gamma(NC, C, x))).  No traffic (x 0): the L2 term only
+ * where it is not gated (contention_l2_x1 0, a fitted curve).  nchannels 0
+ * gives the time alone.  chunk_bytes 0 = 2 MiB.  Never less than time_s;
+ * never decreasing in nchannels (tests/model/test_contention.c).
  */
 int lagom_compute_time(const struct lagom_hw *hw,
 		       const struct lagom_kernel *kernel, unsigned nchannels,
@@ -480,9 +481,10 @@ int lagom_compute_time(const struct lagom_hw *hw,
 /*
  * The same beside a collective whose device-memory traffic runs at mem_Bps
  * (bytes/s, >= 0: lagom_coll_mem_bytes() / its time; the timeline passes
- * it): y = (W(NC) + contention_resident) * tau * (1 + m * gamma(NC, C)) *
- * (1 + contention_rate * min(mem_Bps / hbm_Bps, contention_rate_cap)) for
- * nchannels > 0.
+ * it): y = (W(NC) + contention_resident) * tau *
+ * (1 + m * gamma(NC, C, x)) * (1 + contention_rate * min(x,
+ * contention_rate_cap)), x = mem_Bps / hbm_Bps, for nchannels > 0
+ * (gamma's L2 term gated by x).
  * lagom_compute_time() is mem_Bps 0.
  */
 int lagom_compute_time_rate(const struct lagom_hw *hw,
@@ -648,7 +650,8 @@ struct lagom_fit_report {
  *
  * hw: in, the node (SMs, L2, channel_sm_share, the prior contention_l2_cap);
  * out, on success only, the three fitted coefficients, each within the
- * LAGOM_FIT_* ranges.  rep may be NULL.  Deterministic and bounded: no
+ * LAGOM_FIT_* ranges, with the knee 0 and the L2 term ungated by traffic
+ * (contention_l2_x0 and _x1 0: the probe streams its chunks).  rep may be NULL.  Deterministic and bounded: no
  * randomness, work O(n^2) at most, n <= LAGOM_FIT_MAX_POINTS.
  *
  * Errors (-EINVAL with a message, hw untouched): no points or more than
