@@ -46,18 +46,34 @@ static double wave_factor(const struct lagom_hw *hw,
 }
 
 /*
+ * The share of the chunk L2 term a collective moving x of the HBM bandwidth
+ * gets (doc/model.md 4): chunks that are not streamed (a resident kernel
+ * waiting, data over sockets) do not pollute the L2.  0 below x0, all of it
+ * from x1, linear between; x1 0: a measured curve's term, not gated.
+ */
+static double l2_gate(const struct lagom_hw *hw, double x)
+{
+	double x0 = hw->contention_l2_x0, x1 = hw->contention_l2_x1;
+
+	if (!(x1 > 0))
+		return 1.0;
+	return fmin(1.0, fmax(0.0, (x - x0) / (x1 - x0)));
+}
+
+/*
  * Global contention (method 1, mechanism 2): memory-bandwidth and L2
  * pressure rising with NC and C; only the memory-bound share of a kernel
  * feels it.
  */
 static double contention_factor(const struct lagom_hw *hw,
 				const struct lagom_kernel *k, unsigned nc,
-				double chunk)
+				double chunk, double mem_Bps)
 {
 	double l2 = hw->gpu.l2_bytes ? (double)hw->gpu.l2_bytes : 8.0 * MIB;
 	double over = fmax(0.0, nc * chunk / l2 - hw->contention_l2_knee);
 	double gamma = hw->contention_sm * nc / hw->gpu.sm_count +
-		       hw->contention_l2 * fmin(over, hw->contention_l2_cap);
+		       hw->contention_l2 * fmin(over, hw->contention_l2_cap) *
+			       l2_gate(hw, mem_Bps / hw->gpu.hbm_Bps);
 
 	return 1.0 + k->mem_bound * gamma;
 }
@@ -73,6 +89,18 @@ static double rate_factor(const struct lagom_hw *hw, double mem_Bps)
 	return 1.0 + hw->contention_rate * fmin(x, hw->contention_rate_cap);
 }
 
+/*
+ * A resident NCCL kernel's constant (doc/model.md 4): beside any resident
+ * NCCL kernel, idle or moving, one CTA or 32, an H200's GEMM took 8-11 % of
+ * its time alone more than its waves; added to W, not multiplied (at 64
+ * CTAs the measured slowdown is W's alone: W * 1.087 would be 9 % high).
+ */
+static double resident_waves(const struct lagom_hw *hw,
+			     const struct lagom_kernel *k, unsigned nc)
+{
+	return wave_factor(hw, k, nc) + hw->contention_resident;
+}
+
 static double kernel_time(const struct lagom_hw *hw,
 			  const struct lagom_kernel *k, unsigned nc,
 			  uint64_t chunk_bytes, double mem_Bps)
@@ -81,8 +109,9 @@ static double kernel_time(const struct lagom_hw *hw,
 
 	if (nc == 0)
 		return k->time_s;
-	return k->time_s * wave_factor(hw, k, nc) *
-	       contention_factor(hw, k, nc, chunk) * rate_factor(hw, mem_Bps);
+	return k->time_s * resident_waves(hw, k, nc) *
+	       contention_factor(hw, k, nc, chunk, mem_Bps) *
+	       rate_factor(hw, mem_Bps);
 }
 
 double lagom_kernel_time_s_nocheck(const struct lagom_hw *hw,

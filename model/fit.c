@@ -401,8 +401,11 @@ int lagom_contention_fit(const struct lagom_fit_point *pts, size_t n,
 		hw->contention_sm = r.contention_sm;
 		hw->contention_l2 = r.contention_l2;
 		hw->contention_l2_cap = r.contention_l2_cap;
-		/* the measured curve is gamma itself: no built-in knee */
+		/* the measured curve is gamma itself: no built-in knee, and
+		 * no traffic gate (the probe streams its chunks) */
 		hw->contention_l2_knee = 0;
+		hw->contention_l2_x0 = 0;
+		hw->contention_l2_x1 = 0;
 		if (rep)
 			*rep = r;
 	}

@@ -50,6 +50,18 @@ bench_bench_model_LDADD = libcatalog.la libmodel.la libcommon.la -lm
 EXTRA_DIST += tests/model/busbw.sh tests/model/contention.sh doc/model.md \
 	doc/calibration-format.md
 
+# The contention model beside the H200 curves (doc/model.md 4) and its
+# physical bounds.
+UNIT_TESTS += tests/model/contention_h200.sh tests/model/test_contention
+check_PROGRAMS += tests/model/contention_h200 tests/model/test_contention
+tests_model_contention_h200_SOURCES = tests/model/contention_h200.c
+tests_model_contention_h200_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+tests_model_contention_h200_LDADD = $(PROFILE_TEST_LIBS)
+tests_model_test_contention_SOURCES = tests/model/test_contention.c
+tests_model_test_contention_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_model_test_contention_LDADD = $(MODEL_TEST_LIBS)
+EXTRA_DIST += tests/model/contention_h200.sh tests/gpu/h100-2026-11-27
+
 UNIT_TESTS += tests/model/test_nocheck
 check_PROGRAMS += tests/model/test_nocheck
 tests_model_test_nocheck_SOURCES = tests/model/test_nocheck.c

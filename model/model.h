@@ -253,6 +253,13 @@ struct lagom_hw {
 	double spine_lat_us; /* extra per hop that crosses the spine */
 
 	/*
+	 * A resident NCCL kernel's constant (doc/model.md 4): a kernel beside
+	 * NC >= 1 resident NCCL CTAs takes (W(NC) + contention_resident) times
+	 * its time alone, whatever NC, before the factors below.  Built-in:
+	 * 0.087 on Hopper (sm_arch 90..99, fitted on an H200), 0 elsewhere.
+	 */
+	double contention_resident;
+	/*
 	 * Contention coefficients (profile; doc/model.md "computation under
 	 * contention").  A kernel with memory-boundness m beside NC channels
 	 * with chunk C is slowed by 1 + m * gamma,
@@ -266,6 +273,15 @@ struct lagom_hw {
 	/* L2-fulls of chunks in flight the L2 absorbs before they contend:
 	 * the L2 term uses max(0, NC * C / L2 - contention_l2_knee). */
 	double contention_l2_knee;
+	/*
+	 * The L2 term counts only chunks the collective streams (doc/model.md
+	 * 4): it is scaled by g = clamp((x - contention_l2_x0) /
+	 * (contention_l2_x1 - contention_l2_x0), 0, 1), x = mem_Bps /
+	 * gpu.hbm_Bps as below; contention_l2_x1 0: not scaled (g = 1, a
+	 * measured curve's term).  Built-in 0.01 and 0.03, not fitted.
+	 */
+	double contention_l2_x0;
+	double contention_l2_x1;
 	/*
 	 * HBM-traffic contention (doc/model.md 4): a kernel beside a
 	 * collective whose device-memory traffic runs at mem_Bps is slowed by
@@ -499,8 +515,11 @@ struct lagom_kernel {
 
 /*
  * Kernel time while nchannels NCCL CTAs with chunk_bytes chunks are resident
- * (method section 2, y_i = W(NC) * tau * (1 + gamma(NC, C))).  nchannels 0
- * gives the time alone.  chunk_bytes 0 = 2 MiB.  Never less than time_s.
+ * (method section 2; doc/model.md 4: y = (W(NC) + contention_resident) *
+ * tau * (1 + m * gamma(NC, C, x))).  No traffic (x 0): the L2 term only
+ * where it is not gated (contention_l2_x1 0, a fitted curve).  nchannels 0
+ * gives the time alone.  chunk_bytes 0 = 2 MiB.  Never less than time_s;
+ * never decreasing in nchannels (tests/model/test_contention.c).
  */
 int lagom_compute_time(const struct lagom_hw *hw,
 		       const struct lagom_kernel *kernel, unsigned nchannels,
@@ -510,8 +529,10 @@ int lagom_compute_time(const struct lagom_hw *hw,
 /*
  * The same beside a collective whose device-memory traffic runs at mem_Bps
  * (bytes/s, >= 0: lagom_coll_mem_bytes() / its time; the timeline passes
- * it): y = W(NC) * tau * (1 + m * gamma(NC, C)) * (1 + contention_rate *
- * min(mem_Bps / hbm_Bps, contention_rate_cap)) for nchannels > 0.
+ * it): y = (W(NC) + contention_resident) * tau *
+ * (1 + m * gamma(NC, C, x)) * (1 + contention_rate * min(x,
+ * contention_rate_cap)), x = mem_Bps / hbm_Bps, for nchannels > 0
+ * (gamma's L2 term gated by x).
  * lagom_compute_time() is mem_Bps 0.
  */
 int lagom_compute_time_rate(const struct lagom_hw *hw,
@@ -677,7 +698,8 @@ struct lagom_fit_report {
  *
  * hw: in, the node (SMs, L2, channel_sm_share, the prior contention_l2_cap);
  * out, on success only, the three fitted coefficients, each within the
- * LAGOM_FIT_* ranges.  rep may be NULL.  Deterministic and bounded: no
+ * LAGOM_FIT_* ranges, with the knee 0 and the L2 term ungated by traffic
+ * (contention_l2_x0 and _x1 0: the probe streams its chunks).  rep may be NULL.  Deterministic and bounded: no
  * randomness, work O(n^2) at most, n <= LAGOM_FIT_MAX_POINTS.
  *
  * Errors (-EINVAL with a message, hw untouched): no points or more than

@@ -43,6 +43,9 @@ static void weakest_gpu(struct lagom_gpu_spec *a,
 /* Combine b into a: lowest rates and counts, highest costs. */
 static void weakest_hw(struct lagom_hw *a, const struct lagom_hw *b)
 {
+	/* a property of the GPU architecture the result describes */
+	if (b->gpu.sm_arch < a->gpu.sm_arch)
+		a->contention_resident = b->contention_resident;
 	weakest_gpu(&a->gpu, &b->gpu);
 	a->gpus_per_node = MIN(a->gpus_per_node, b->gpus_per_node);
 	a->intra = MIN(a->intra, b->intra);
@@ -71,6 +74,12 @@ static void weakest_hw(struct lagom_hw *a, const struct lagom_hw *b)
 	a->contention_l2_cap = MAX(a->contention_l2_cap, b->contention_l2_cap);
 	a->contention_l2_knee = MIN(a->contention_l2_knee,
 				    b->contention_l2_knee);
+	/* the L2 term's gate the most open: ungated (x1 0) if either is */
+	a->contention_l2_x0 = MIN(a->contention_l2_x0, b->contention_l2_x0);
+	a->contention_l2_x1 = a->contention_l2_x1 > 0 && b->contention_l2_x1 > 0
+				      ? MIN(a->contention_l2_x1,
+					    b->contention_l2_x1)
+				      : 0;
 	a->contention_rate = MAX(a->contention_rate, b->contention_rate);
 	a->contention_rate_cap = MAX(a->contention_rate_cap,
 				     b->contention_rate_cap);

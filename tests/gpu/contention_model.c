@@ -135,6 +135,7 @@ int main(int argc, char **argv)
 	}
 	/* The profile's node with the built-in contention coefficients. */
 	base = fit;
+	base.contention_resident = spec.contention_resident;
 	base.contention_sm = spec.contention_sm;
 	base.contention_l2 = spec.contention_l2;
 	base.contention_l2_cap = spec.contention_l2_cap;

@@ -30,8 +30,9 @@ static struct lagom_hw spec(const char *gpu)
 	if (lagom_hw_from_spec(gpu, 8, LAGOM_INTRA_DEFAULT, 0, 0, &hw, &err))
 		fail_msg("%s: %s", gpu, err.text);
 	/* a measured curve is gamma without the built-in L2 knee, as
-	 * lagom_contention_fit() writes it */
+	 * lagom_contention_fit() writes it, nor the traffic gate */
 	hw.contention_l2_knee = 0;
+	hw.contention_l2_x1 = 0;
 	return hw;
 }
 

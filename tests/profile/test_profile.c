@@ -360,6 +360,7 @@ static void model_curve(struct lagom_profile *p, double sm, double l2)
 	truth.contention_sm = sm;
 	truth.contention_l2 = l2;
 	truth.contention_l2_knee = 0; /* a measured curve: gamma, no knee */
+	truth.contention_l2_x1 = 0;   /* nor a traffic gate (model.md 4) */
 	p->meas.contention_source = LAGOM_SOURCE_MEASURED;
 	p->meas.n_contention = 0;
 	for (size_t c = 0; c < 3; c++)
