@@ -319,6 +319,7 @@ struct summary_fields {
 	char workload[96], channels[16], chunk[24], algo[96], speedup[16];
 	char corrected[320], from[32];
 	const char *fallback; /* the planner's own string */
+	char calibrated[96];  /* "calibrated from N classes of M runs, DATE" */
 };
 
 static void take(char *dst, size_t len, const char *v, bool ok)
@@ -351,6 +352,27 @@ static void summary_word(struct summary_fields *f, const char *w)
 #undef KEY
 }
 
+/* The planner's calibration tail, "; calibrated from N classes of M runs,
+ * YYYY-MM-DD" (planner/calib.c), rebuilt from its numbers into f; false when
+ * t is not exactly that. */
+static bool calibrated_tail(const char *t, struct summary_fields *f)
+{
+	unsigned long long classes, runs;
+	unsigned y, m, d;
+	int end = -1;
+
+	if (strncmp(t, "; calibrated from ", 18) != 0 || !digits(t + 18, 9) ||
+	    sscanf(t + 18, "%9llu classes of %9llu runs, %4u-%2u-%2u%n",
+		   &classes, &runs, &y, &m, &d, &end) != 5 ||
+	    end < 0 || t[18 + end] != '\0' || m < 1 || m > 12 || d < 1 ||
+	    d > 31)
+		return false;
+	snprintf(f->calibrated, sizeof(f->calibrated),
+		 "calibrated from %llu classes of %llu runs, %04u-%02u-%02u",
+		 classes, runs, y, m, d);
+	return true;
+}
+
 static void parse_summary(const char *s, struct summary_fields *f)
 {
 	static const char *const reasons[] = {
@@ -358,17 +380,30 @@ static void parse_summary(const char *s, struct summary_fields *f)
 		LAGOM_PLANNER_FALLBACK_UNPRICED,
 	};
 	const char *fb = strstr(s, " fallback=");
+	const char *cal = strstr(s, "; calibrated from ");
+	const char *stop;
 	char word[LAGOM_CARRIER_SUMMARY_MAX];
 
 	memset(f, 0, sizeof(*f));
+	if (cal && !calibrated_tail(cal, f))
+		cal = NULL;
+	if (fb && cal && fb > cal)
+		fb = NULL;
 	if (fb)
 		for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]);
-		     i++)
-			if (strcmp(fb + 10, reasons[i]) == 0)
+		     i++) {
+			size_t n = strlen(reasons[i]);
+
+			if (strncmp(fb + 10, reasons[i], n) == 0 &&
+			    (cal ? fb + 10 + n == cal : fb[10 + n] == '\0'))
 				f->fallback = reasons[i];
-	for (const char *p = s; *p && (!fb || p < fb);) {
+		}
+	stop = fb ? fb : cal;
+	for (const char *p = s; *p && (!stop || p < stop);) {
 		size_t n = strcspn(p, " ");
 
+		if (stop && n > (size_t)(stop - p))
+			n = (size_t)(stop - p);
 		memcpy(word, p, n);
 		word[n] = '\0';
 		summary_word(f, word);
@@ -400,6 +435,9 @@ size_t lagom_carrier_comment(const struct lagom_carrier *c, char *out,
 	ADD("corrected", f.corrected);
 	ADD("from", f.from);
 	ADD("fallback", f.fallback ? f.fallback : "");
+	if (f.calibrated[0] && used < len)
+		used += (size_t)snprintf(out + used, len - used, "; %s",
+					 f.calibrated);
 #undef ADD
 	return used < len ? used : len - 1;
 }

@@ -273,6 +273,24 @@ static void comment_from_validated_fields(void **state)
 		{ "speedup=1.00x fallback=call 555",
 		  "lagom " PACKAGE_VERSION " plan=00000000deadbeef "
 		  "speedup=1.00x" },
+		/* the site calibration's tail (planner/calib.c) */
+		{ "speedup=1.05x; calibrated from 3 classes of 12 runs, "
+		  "2026-11-28",
+		  "lagom " PACKAGE_VERSION " plan=00000000deadbeef "
+		  "speedup=1.05x; calibrated from 3 classes of 12 runs, "
+		  "2026-11-28" },
+		{ "speedup=1.00x fallback=" LAGOM_PLANNER_FALLBACK_ONE_GPU
+		  "; calibrated from 1 classes of 2 runs, 2026-01-02",
+		  "lagom " PACKAGE_VERSION " plan=00000000deadbeef "
+		  "speedup=1.00x fallback=" LAGOM_PLANNER_FALLBACK_ONE_GPU
+		  "; calibrated from 1 classes of 2 runs, 2026-01-02" },
+		/* a tail that is not the planner's: the word before it too */
+		{ "speedup=1.05x; calibrated from 3 classes of 12 runs, "
+		  "2026-11-28 call 555",
+		  "lagom " PACKAGE_VERSION " plan=00000000deadbeef" },
+		{ "speedup=1.05x; calibrated from evil classes of 1 runs, "
+		  "2026-11-28",
+		  "lagom " PACKAGE_VERSION " plan=00000000deadbeef" },
 	};
 	char out[LAGOM_CARRIER_SUMMARY_MAX + 64], small[24];
 
