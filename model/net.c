@@ -57,3 +57,15 @@ void lagom_domain_view(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	*vhw = hw_buf;
 	*vcomm = comm_buf;
 }
+
+unsigned lagom_domain_nodes(const struct lagom_hw *hw,
+			    const struct lagom_comm *comm)
+{
+	struct lagom_hw hb;
+	struct lagom_comm cb;
+	const struct lagom_hw *vh;
+	const struct lagom_comm *vc;
+
+	lagom_domain_view(hw, comm, &hb, &cb, &vh, &vc);
+	return vc->nodes;
+}

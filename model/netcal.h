@@ -56,6 +56,10 @@ void lagom_domain_view(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		       const struct lagom_hw **vhw,
 		       const struct lagom_comm **vcomm);
 
+/* The nodes of that view: comm->nodes, or the number of NVLink domains. */
+unsigned lagom_domain_nodes(const struct lagom_hw *hw,
+			    const struct lagom_comm *comm);
+
 /* lagom_coll_time_s() with another calibration (same checks apply). */
 double lagom_coll_time_cal_s(const struct lagom_hw *hw,
 			     const struct lagom_comm *comm,

@@ -26,18 +26,6 @@ static double *param_at(struct lagom_netcal *cal, const struct param *p)
 	return (double *)((char *)cal + p->offset);
 }
 
-/* The nodes as the model prices them (a multi-node NVLink domain is one). */
-static unsigned view_nodes(const struct lagom_net_obs *o)
-{
-	struct lagom_hw hb;
-	struct lagom_comm cb;
-	const struct lagom_hw *vh;
-	const struct lagom_comm *vc;
-
-	lagom_domain_view(&o->hw, &o->comm, &hb, &cb, &vh, &vc);
-	return vc->nodes;
-}
-
 static size_t build_params(const struct lagom_net_obs *obs, size_t n,
 			   struct param *ps)
 {
@@ -46,7 +34,7 @@ static size_t build_params(const struct lagom_net_obs *obs, size_t n,
 	bool multi = false, tree2 = false, p2p = false;
 
 	for (size_t i = 0; i < n; i++) {
-		unsigned nodes = view_nodes(&obs[i]);
+		unsigned nodes = lagom_domain_nodes(&obs[i].hw, &obs[i].comm);
 		enum lagom_algo a = obs[i].cfg.algo;
 		if (obs[i].coll == LAGOM_COLL_ALLTOALL)
 			p2p = true;
@@ -167,7 +155,7 @@ static void inherit_transports(const struct lagom_net_obs *obs, size_t n,
 	bool seen[LAGOM_NET_COUNT] = { false };
 
 	for (size_t i = 0; i < n; i++)
-		if (view_nodes(&obs[i]) > 1)
+		if (lagom_domain_nodes(&obs[i].hw, &obs[i].comm) > 1)
 			seen[lagom_hw_transport(&obs[i].hw)] = true;
 	for (int t = 0; t < LAGOM_NET_COUNT; t++) {
 		enum lagom_transport p = parent[t];

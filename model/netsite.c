@@ -164,18 +164,6 @@ double lagom_net_meas_predict_base_s(const struct lagom_net_meas *m,
 				     base);
 }
 
-/* The nodes the model prices m over (an NVLink domain is one). */
-static unsigned view_nodes(const struct lagom_net_meas *m)
-{
-	struct lagom_hw hb;
-	struct lagom_comm cb;
-	const struct lagom_hw *vh;
-	const struct lagom_comm *vc;
-
-	lagom_domain_view(&m->hw, &m->comm, &hb, &cb, &vh, &vc);
-	return vc->nodes;
-}
-
 /* One transport and band: its classes and the site values tried. */
 struct group {
 	const struct lagom_netcal *base;
@@ -537,7 +525,8 @@ int lagom_net_site_fit_base(const struct lagom_net_meas *m, size_t n,
 			for (size_t i = 0; i < n; i++)
 				if (lagom_hw_transport(&m[i].hw) ==
 					    (enum lagom_transport)t &&
-				    lagom_net_band(view_nodes(&m[i])) == b)
+				    lagom_net_band(lagom_domain_nodes(
+					    &m[i].hw, &m[i].comm)) == b)
 					idx[g.n++] = i;
 			if (rep)
 				rep->rows[t][b] = g.n;
