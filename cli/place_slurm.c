@@ -7,8 +7,9 @@
  *   22.05 - 23.02  slurm_load_topo() fills topo_array (tree records).
  *   23.11 +        the records are plugin data (tree or block): printed
  *                  with slurm_print_topo_info_msg() and read back by
- *                  lagom_topo_print_to_conf() (not verified here: the project's
- *                  machine runs 22.05; doc/scheduler.md).
+ *                  lagom_topo_print_to_conf().
+ *
+ * What differs between releases is in compat/slurm_compat.h.
  */
 #include "config.h"
 
@@ -17,18 +18,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
+#include "compat/slurm_compat.h"
 
 #include "cli/cli_place.h"
 
 static int slurm_fail(const char *what)
 {
-	return cli_fail(CLI_FAIL, "%s: %s", what,
-			slurm_strerror(slurm_get_errno()));
+	return cli_fail(CLI_FAIL, "%s: %s", what, lagom_slurm_error_text());
 }
 
-#if SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(23, 11, 0)
+/* libslurm's API, ready: a SLURM_CONF that cannot be read is refused at
+ * once (slurm_init() of 24.05 and newer would retry it for a minute). */
+static int api_init(void)
+{
+	const char *conf = NULL;
+	int rc = lagom_slurm_api_init(&conf);
+
+	if (rc < 0)
+		return cli_fail(CLI_FAIL, "cannot read SLURM_CONF=%s: %s", conf,
+				strerror(-rc));
+	return 0;
+}
+
+#if !LAGOM_SLURM_TOPO_PRINTED
 static int topo_text(struct cli_place_view *v)
 {
 	topo_info_response_msg_t *msg = NULL;
@@ -68,11 +80,7 @@ static int topo_text(struct cli_place_view *v)
 	FILE *f;
 	int rc;
 
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
-	rc = slurm_load_topo(&msg, NULL);
-#else
-	rc = slurm_load_topo(&msg);
-#endif
+	rc = lagom_slurm_load_topo(&msg);
 	if (rc != SLURM_SUCCESS)
 		return slurm_fail("slurm_load_topo");
 	f = open_memstream(&buf, &len);
@@ -81,11 +89,7 @@ static int topo_text(struct cli_place_view *v)
 		return cli_fail(CLI_FAIL, "out of memory");
 	}
 	unsetenv("SLURM_TOPO_LEN"); /* it would cut the printed lines */
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
-	slurm_print_topo_info_msg(f, msg, NULL, NULL, 1);
-#else
-	slurm_print_topo_info_msg(f, msg, NULL, 1);
-#endif
+	lagom_slurm_print_topo(f, msg);
 	fclose(f);
 	slurm_free_topo_info_msg(msg);
 	if (!buf)
@@ -172,6 +176,8 @@ int cli_place_view_load(const char *partition, struct cli_place_view *v)
 	int rc;
 
 	*v = (struct cli_place_view){ 0 };
+	if ((rc = api_init()))
+		return rc;
 	if ((rc = partition_nodes(partition, v)) || (rc = node_states(v)) ||
 	    (rc = topo_text(v)))
 		cli_place_view_fini(v);
@@ -187,4 +193,5 @@ void cli_place_view_fini(struct cli_place_view *v)
 	free(v->part_nodes);
 	free(v->topo_text);
 	*v = (struct cli_place_view){ 0 };
+	lagom_slurm_api_fini();
 }

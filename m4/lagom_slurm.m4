@@ -10,7 +10,17 @@ AC_DEFUN([LAGOM_WITH_SLURM], [
   AS_CASE(["$with_slurm"],
     [no], [AC_MSG_ERROR([lagom is a Slurm plugin: --without-slurm is not supported])],
     [yes|check|""], [],
-    [SLURM_CPPFLAGS="-I$with_slurm/include"])
+    [# -isystem: warnings in Slurm's own headers (26.05 declares
+     # "void f()") are not lagom's, as with /usr/include
+     SLURM_CPPFLAGS="-isystem $with_slurm/include"
+     # libslurm beside those headers (programs and tests link -lslurm):
+     # PREFIX/lib/MULTIARCH (Debian), PREFIX/lib64, PREFIX/lib
+     lagom_multiarch=$($CC -print-multiarch 2>/dev/null)
+     for lagom_d in "$with_slurm/lib/$lagom_multiarch" "$with_slurm/lib64" \
+		    "$with_slurm/lib"; do
+       AS_IF([test -e "$lagom_d/libslurm.so"],
+	 [LDFLAGS="$LDFLAGS -L$lagom_d"; break])
+     done])
   lagom_save_CPPFLAGS=$CPPFLAGS
   CPPFLAGS="$SLURM_CPPFLAGS $CPPFLAGS"
   AC_CHECK_HEADER([slurm/spank.h], [],

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <slurm/slurm.h>
+#include "compat/slurm_compat.h"
 
 #include "placement/placement.h"
 #include "placement/placement_internal.h"
@@ -144,8 +144,8 @@ void lagom_nodelist_destroy(struct lagom_nodelist *nl)
 }
 
 /* Move every host out of hl into nl->names (nl->count of them). */
-static int take_names(struct lagom_nodelist *nl, hostlist_t hl, size_t want,
-		      struct lagom_error *err)
+static int take_names(struct lagom_nodelist *nl, lagom_hostlist_t hl,
+		      size_t want, struct lagom_error *err)
 {
 	char *name;
 
@@ -181,7 +181,7 @@ static int index_names(struct lagom_nodelist *nl, struct lagom_error *err)
 static int expand(struct lagom_nodelist *nl, const char *expr,
 		  struct lagom_error *err)
 {
-	hostlist_t hl = slurm_hostlist_create(expr);
+	lagom_hostlist_t hl = slurm_hostlist_create(expr);
 	int n, rc;
 
 	if (!hl)

@@ -38,8 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
+#include "compat/slurm_compat.h"
 
 #include "common/hash.h"
 #include "spank/lagom.h"
@@ -164,12 +163,11 @@ static int load_comment(uint32_t job_id, bool admin, char *out, size_t len,
 
 	/* SHOW_LOCAL: without it libslurm first asks slurmctld for the
 	 * federation, a round trip more; the job runs on this cluster */
-	if (slurm_load_job(&msg, job_id, SHOW_ALL | SHOW_LOCAL) !=
+	if (lagom_slurm_load_job(&msg, job_id, SHOW_ALL | SHOW_LOCAL) !=
 		    SLURM_SUCCESS ||
 	    !msg)
 		return lagom_errprintf(err, EIO, "cannot read job %u: %s",
-				       job_id,
-				       slurm_strerror(slurm_get_errno()));
+				       job_id, lagom_slurm_error_text());
 	if (msg->record_count < 1) {
 		slurm_free_job_info_msg(msg);
 		return lagom_errprintf(err, ENOENT, "job %u not found", job_id);
@@ -196,14 +194,14 @@ static int update_comment(uint32_t job_id, const char *merged, bool admin)
 
 	for (int attempt = 0; attempt < 2; attempt++) {
 		slurm_init_job_desc_msg(&desc);
-		desc.job_id = job_id;
+		lagom_job_desc_set_job(&desc, job_id);
 		if (admin)
 			desc.admin_comment = (char *)merged;
 		else
 			desc.comment = (char *)merged;
 		rc = slurm_update_job(&desc);
 		if (rc == SLURM_SUCCESS ||
-		    slurm_get_errno() != ESLURM_JOB_SETTING_DB_INX)
+		    !lagom_slurm_update_retry(lagom_slurm_errno()))
 			break;
 		usleep(200 * 1000); /* slurmctld asks to retry */
 	}
@@ -225,7 +223,7 @@ static int apply_comment(uint32_t job_id, const char *cur, const char *text,
 		return lagom_errprintf(err, EIO, "cannot update job %u %s: %s",
 				       job_id,
 				       admin ? "AdminComment" : "Comment",
-				       slurm_strerror(slurm_get_errno()));
+				       lagom_slurm_error_text());
 	return 0;
 }
 

@@ -28,9 +28,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <slurm/slurm.h>
 #include <slurm/spank.h>
 
+#include "compat/slurm_compat.h"
 #include "spank/lagom.h"
 #include "spank/srun_step.h"
 #include "placement/placement.h"
@@ -139,8 +139,8 @@ static int fetch_step(uint32_t job_id, uint32_t step_id, char **nodes,
 	job_step_info_t *s;
 	int rc = 0;
 
-	if (slurm_get_job_steps(0, job_id, step_id, &resp,
-				SHOW_ALL | SHOW_LOCAL) != 0 ||
+	if (lagom_slurm_get_job_steps(job_id, step_id, &resp,
+				      SHOW_ALL | SHOW_LOCAL) != 0 ||
 	    !resp)
 		return lagom_errprintf(err, EIO,
 				       "cannot read step %u.%u from slurmctld",

@@ -11,16 +11,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <slurm/slurm.h>
-#include <slurm/slurm_errno.h>
 #include <slurm/spank.h>
+
+#include "compat/slurm_compat.h"
 
 #include "spank/step.h"
 #include "tests/spank/stub.h"
 
 struct stub stub;
 
-static int stub_errno;
+/* A failed libslurm call: errno (24.11 and newer), slurm_get_errno()
+ * before. */
+static void stub_fail(int err)
+{
+	errno = err;
+}
 static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
 
@@ -247,10 +252,19 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+#if LAGOM_SLURM_STEP_ID_API
+int slurm_get_job_steps(slurm_step_id_t *id,
+			job_step_info_response_msg_t **resp,
+			uint16_t show_flags)
+{
+	uint32_t job_id = id ? id->job_id : NO_VAL;
+	uint32_t step_id = id ? id->step_id : NO_VAL;
+#else
 int slurm_get_job_steps(time_t update_time, uint32_t job_id, uint32_t step_id,
 			job_step_info_response_msg_t **resp,
 			uint16_t show_flags)
 {
+#endif
 	job_step_info_response_msg_t *msg;
 	unsigned n = stub.step_records ? stub.step_records : 1;
 
@@ -259,7 +273,7 @@ int slurm_get_job_steps(time_t update_time, uint32_t job_id, uint32_t step_id,
 	wait_gate(&stub.steps_gate);
 	if (stub.steps_fail || job_id != stub.job_id ||
 	    step_id != stub.step_id) {
-		stub_errno = ESLURM_INVALID_JOB_ID;
+		stub_fail(ESLURM_INVALID_JOB_ID);
 		__atomic_add_fetch(&stub.steps_returned, 1, __ATOMIC_SEQ_CST);
 		return -1;
 	}
@@ -305,7 +319,7 @@ struct hostlist {
 	char *next;
 };
 
-hostlist_t slurm_hostlist_create(const char *list)
+lagom_hostlist_t slurm_hostlist_create(const char *list)
 {
 	struct hostlist *hl = calloc(1, sizeof(*hl));
 
@@ -314,7 +328,7 @@ hostlist_t slurm_hostlist_create(const char *list)
 	return hl;
 }
 
-int slurm_hostlist_count(hostlist_t hl)
+int slurm_hostlist_count(lagom_hostlist_t hl)
 {
 	int n = *hl->names ? 1 : 0;
 
@@ -323,7 +337,7 @@ int slurm_hostlist_count(hostlist_t hl)
 	return n;
 }
 
-char *slurm_hostlist_shift(hostlist_t hl)
+char *slurm_hostlist_shift(lagom_hostlist_t hl)
 {
 	char *comma;
 	char *name;
@@ -337,31 +351,39 @@ char *slurm_hostlist_shift(hostlist_t hl)
 	return name;
 }
 
-void slurm_hostlist_destroy(hostlist_t hl)
+void slurm_hostlist_destroy(lagom_hostlist_t hl)
 {
 	free(hl->names);
 	free(hl);
 }
 
+#if LAGOM_SLURM_HAS_GET_ERRNO
 int slurm_get_errno(void)
 {
-	return stub_errno;
+	return errno;
 }
+#endif
 
 char *slurm_strerror(int errnum)
 {
 	return "stub slurm error";
 }
 
+#if LAGOM_SLURM_LOAD_JOB_STEP_ID
+int slurm_load_job(job_info_msg_t **resp, slurm_step_id_t id, uint16_t flags)
+{
+	uint32_t job_id = id.job_id;
+#else
 int slurm_load_job(job_info_msg_t **resp, uint32_t job_id, uint16_t flags)
 {
+#endif
 	job_info_msg_t *msg;
 
 	wait_gate(&stub.load_gate);
 	__atomic_store_n(&stub.load_flags, flags, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&stub.loads, 1, __ATOMIC_SEQ_CST);
 	if (stub.load_fails || job_id != stub.job_id) {
-		stub_errno = ESLURM_INVALID_JOB_ID;
+		stub_fail(ESLURM_INVALID_JOB_ID);
 		return -1;
 	}
 	msg = calloc(1, sizeof(*msg));
@@ -389,16 +411,25 @@ void slurm_free_job_info_msg(job_info_msg_t *msg)
 void slurm_init_job_desc_msg(job_desc_msg_t *desc)
 {
 	memset(desc, 0, sizeof(*desc));
-	desc->job_id = 0xfffffffe;
+	lagom_job_desc_set_job(desc, NO_VAL);
+}
+
+static uint32_t desc_job(const job_desc_msg_t *desc)
+{
+#if LAGOM_SLURM_STEP_ID_API
+	return desc->step_id.job_id;
+#else
+	return desc->job_id;
+#endif
 }
 
 int slurm_update_job(job_desc_msg_t *desc)
 {
 	wait_gate(&stub.update_gate);
-	if (desc->job_id != stub.job_id ||
+	if (desc_job(desc) != stub.job_id ||
 	    strlen(desc->comment ? desc->comment : "") > 1024 ||
 	    strlen(desc->admin_comment ? desc->admin_comment : "") > 1024) {
-		stub_errno = ESLURM_PATHNAME_TOO_LONG;
+		stub_fail(ESLURM_PATHNAME_TOO_LONG);
 		return -1;
 	}
 	if (desc->comment)
