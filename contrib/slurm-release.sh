@@ -15,6 +15,8 @@
 #          deb      dpkg-buildpackage -us -uc -b; the .debs installed and
 #                   the installed plugin run through one real-cluster step
 #                   (tests/packaging/installed.sh); the .debs land in OUT
+#          foreign  tests/packaging/foreign-plugin.sh: LAGOM_FOREIGN_PLUGIN, a
+#                   lagom.so built for another release, loaded "optional"
 #          shell    an interactive shell (not without a terminal)
 #
 # The chroot is made with mmdebstrap from Debian's archive, with lagom's
@@ -43,6 +45,7 @@
 #   LAGOM_CHROOT_OUT=DIR        logs and packages (SRC/_release/SUITE)
 #   LAGOM_CHROOT_REFRESH=1      make the tarball again even if it is current
 #   LAGOM_CHROOT_TMP=DIR        where runs are unpacked (/var/tmp)
+#   LAGOM_FOREIGN_PLUGIN=PATH   the lagom.so of the foreign action
 set -euo pipefail
 
 die() {
@@ -221,76 +224,11 @@ inner() {
 		bash -c "$*"
 }
 
-# --- actions (run inside the chroot) -----------------------------------------
+# --- actions (run inside the chroot: contrib/slurm-release-actions.sh) ------
 
-# Each action is a bash snippet run by the chroot's bash in /build/lagom;
-# "timed NAME CMD" prints how long CMD took.
-# shellcheck disable=SC2016 # expanded inside the chroot
-prelude='
-set -uo pipefail
-timed() {
-	local name=$1 t0=$SECONDS rc=0
-	shift
-	echo "=== release $LAGOM_RELEASE_SERIES ($LAGOM_RELEASE_SUITE): $name"
-	"$@" || rc=$?
-	echo "=== release $LAGOM_RELEASE_SERIES: $name took $((SECONDS - t0)) s (exit $rc)"
-	return $rc
-}
-jobs=$(nproc)
-echo "=== release $LAGOM_RELEASE_SERIES: $(dpkg-query -W -f "\${Version}" slurmctld) slurmctld, $(uname -r) kernel"
-cd /build/lagom
-a_autogen() { [ -x configure ] || ./autogen.sh >/out/autogen.log 2>&1 || { cat /out/autogen.log; return 1; }; }
-a_build() {
-	a_autogen || return 1
-	mkdir -p /build/b && cd /build/b &&
-	{ [ -f Makefile ] || /build/lagom/configure --enable-werror >/out/configure.log 2>&1 || { tail -40 /out/configure.log; false; }; } &&
-	make -j"$jobs" 2>&1 | tee /out/build.log | grep -E "warning|error|Error" ; rc=${PIPESTATUS[0]}
-	cd /build/lagom
-	return $rc
-}
-a_check() {
-	[ -f /build/b/Makefile ] || a_build || return 1
-	local rc=0
-	make -C /build/b -j"$jobs" check >/out/check.log 2>&1 || rc=$?
-	grep -E "^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):" /out/check.log
-	grep -E "^(FAIL|ERROR|XPASS|SKIP):" /out/check.log || true
-	find /build/b -name test-suite.log -exec cp {} /out/ \;
-	if [ "$rc" -ne 0 ]; then
-		find /build/b -name "*.log" ! -name test-suite.log ! -name config.log |
-			xargs grep -l "^not ok" 2>/dev/null | while read -r l; do
-				echo "--- $l"; grep -v "^ok " "$l" | head -60
-			done
-	fi
-	return $rc
-}
-a_demo() {
-	local b=/build/b
-	[ -f $b/spank/.libs/lagom.so ] || b=/build/demo
-	bash /build/lagom/contrib/demo-cluster.sh demo "$b" 2>&1 | tee /out/demo.log
-	local rc=${PIPESTATUS[0]}
-	[ "$rc" -eq 0 ] || return "$rc"
-	# what the README promises: one plan id on every node, the comment in sacct
-	local ids nodes
-	nodes=$(grep -cE "^n[0-9]+: LAGOM_PLAN_ID=" /out/demo.log)
-	ids=$(sed -n "s/^n[0-9]*: LAGOM_PLAN_ID=//p" /out/demo.log | sort -u | wc -l)
-	echo "demo: LAGOM_PLAN_ID on $nodes nodes, $ids distinct; sacct comment: $(grep -c "lagom" <(sed -n "/sacct -X/,\$p" /out/demo.log))"
-	[ "$nodes" -ge 3 ] && [ "$ids" -eq 1 ] && sed -n "/sacct -X/,\$p" /out/demo.log | grep -q "lagom"
-}
-a_deb() {
-	a_autogen || return 1
-	local d=/build/deb rc=0
-	rm -rf $d && mkdir -p $d/lagom &&
-	(cd /build/lagom && tar --exclude=./_* -cf - .) | tar -C $d/lagom -xf - &&
-	(cd $d/lagom && DEB_BUILD_OPTIONS="parallel=$jobs" dpkg-buildpackage -us -uc -b >/out/deb-build.log 2>&1) || {
-		tail -60 /out/deb-build.log; return 1; }
-	cp $d/*.deb /out/
-	ls -1 /out/*.deb
-	for f in $d/*.deb; do dpkg-deb -f "$f" Package Depends | tr "\n" " "; echo; done
-	bash /build/lagom/tests/packaging/installed.sh $d 2>&1 | tee /out/deb-installed.log
-	rc=${PIPESTATUS[0]}
-	return $rc
-}
-'
+prelude='set -uo pipefail
+cd /build/lagom || exit 1
+. /build/lagom/contrib/slurm-release-actions.sh'
 
 # The source tree's files into DEST: with git, the tracked and the untracked
 # files git does not ignore (what a commit of the working tree would hold);
@@ -356,7 +294,7 @@ exec bash -i"
 rc=0"
 		for a in "$@"; do
 			case "$a" in
-			build | check | demo | deb) ;;
+			build | check | demo | deb | foreign) ;;
 			*) die "unknown action '$a'" ;;
 			esac
 			script="$script
@@ -377,6 +315,9 @@ exit \$rc"
 	local t0=$SECONDS
 	tar -C "$root" -xf "$cache/chroot-$suite.tar"
 	copy_tree "$root/build/lagom"
+	if [ -n "${LAGOM_FOREIGN_PLUGIN:-}" ]; then
+		install -D -m 0755 "$LAGOM_FOREIGN_PLUGIN" "$root/build/foreign/lagom.so"
+	fi
 	say "$suite chroot unpacked and the tree copied in $((SECONDS - t0)) s into $root"
 	rc=0
 	timeout -k 10 "$run_timeout" unshare --net --pid --fork --mount --uts --ipc --mount-proc \
@@ -390,4 +331,4 @@ if [ "${1:-}" = --inner ]; then
 	shift 2
 	inner "$@"
 fi
-main "$@"
+main "$@"; exit $?
