@@ -88,6 +88,8 @@ packages=(
 	slurmctld slurmd slurmdbd slurm-client munge mariadb-server mariadb-client
 	slurm-wlm-basic-plugins lua5.1
 	debhelper fakeroot dpkg-dev librsvg2-bin
+	# the fuzz smoke tests (libFuzzer)
+	clang libclang-rt-dev
 )
 
 # The set-up done inside the new chroot (mmdebstrap --customize-hook); part
