@@ -21,8 +21,9 @@
 #
 # The chroot is made with mmdebstrap from Debian's archive, with lagom's
 # build and test dependencies and Slurm, munge and MariaDB inside; it is kept
-# as a tarball (LAGOM_CHROOT_CACHE, default /var/cache/lagom) and made again
-# when its package list or set-up changes.  Every run unpacks it afresh, so
+# as a tarball (LAGOM_CHROOT_CACHE, default /var/cache/lagom:
+# chroot-SUITE-KEY.tar, KEY a hash of the package list and set-up, so a
+# change makes a new one).  Every run unpacks it afresh, so
 # no run sees what another left.  The run is entered in its own network,
 # PID, mount, UTS and IPC namespaces: its daemons listen on a loopback of
 # their own and cannot meet a cluster on the host's; when the command ends,
@@ -137,17 +138,29 @@ ensure_mmdebstrap() {
 		mmdebstrap >&2 || die "apt-get install mmdebstrap failed"
 }
 
-# Make the cached tarball of SUITE if it is missing or stale.  One maker at a
+# The cached tarball of SUITE with the current package list and set-up:
+# CACHE/chroot-SUITE-KEY.tar.  The key is in the name, so trees whose lists
+# differ (two branches on one machine) each keep their own tarball instead
+# of making each other's again; the two newest per suite are kept.
+tarball_of() { # SUITE
+	echo "$cache/chroot-$1-$(cache_key "$1").tar"
+}
+
+# Make it if it is missing (or LAGOM_CHROOT_REFRESH is set).  One maker at a
 # time per suite (flock); a half-written tarball is never left in place.
 ensure_tarball() { # SUITE
-	local suite=$1 tar key want t0 include keyring
-	tar=$cache/chroot-$suite.tar
-	want=$(cache_key "$suite")
+	local suite=$1 tar t0 include keyring old
+	tar=$(tarball_of "$suite")
 	mkdir -p "$cache"
 	exec 7>"$cache/chroot-$suite.lock"
 	flock -w 3600 7 || die "another maker held $cache/chroot-$suite.lock for an hour"
-	key=$(cat "$tar.key" 2>/dev/null || true)
-	if [ -f "$tar" ] && [ "$key" = "$want" ] && [ -z "${LAGOM_CHROOT_REFRESH:-}" ]; then
+	# a tarball of the earlier naming (chroot-SUITE.tar and .tar.key)
+	if [ ! -f "$tar" ] && [ -f "$cache/chroot-$suite.tar" ] &&
+		[ "$(cat "$cache/chroot-$suite.tar.key" 2>/dev/null)" = "$(cache_key "$suite")" ]; then
+		mv -f "$cache/chroot-$suite.tar" "$tar"
+		rm -f "$cache/chroot-$suite.tar.key"
+	fi
+	if [ -f "$tar" ] && [ -z "${LAGOM_CHROOT_REFRESH:-}" ]; then
 		flock -u 7
 		return 0
 	fi
@@ -158,7 +171,7 @@ ensure_tarball() { # SUITE
 		IFS=,
 		echo "${packages[*]}"
 	)
-	say "making the $suite chroot ($cache/chroot-$suite.tar, key $want); this downloads about 500 MB"
+	say "making the $suite chroot ($tar); this downloads about 600 MB"
 	t0=$SECONDS
 	rm -f "$tar.new"
 	local opts=(--aptopt='Acquire::Retries "3"')
@@ -170,14 +183,17 @@ ensure_tarball() { # SUITE
 		--dpkgopt='path-exclude=/usr/share/man/*' \
 		--dpkgopt='path-exclude=/usr/share/locale/*' \
 		--customize-hook="$customize" \
-		"$suite" "$tar.new" "deb $mirror $suite main" >"$cache/chroot-$suite.log" 2>&1; then
-		tail -30 "$cache/chroot-$suite.log" >&2
+		"$suite" "$tar.new" "deb $mirror $suite main" >"$tar.log" 2>&1; then
+		tail -30 "$tar.log" >&2
 		rm -f "$tar.new"
-		die "mmdebstrap $suite failed; log in $cache/chroot-$suite.log"
+		die "mmdebstrap $suite failed; log in $tar.log"
 	fi
 	mv -f "$tar.new" "$tar"
-	echo "$want" >"$tar.key"
 	say "made the $suite chroot in $((SECONDS - t0)) s ($(du -h "$tar" | cut -f1))"
+	# the two newest of this suite stay
+	for old in $(ls -t "$cache/chroot-$suite"-*.tar 2>/dev/null | tail -n +3); do
+		rm -f "$old" "$old.log"
+	done
 	flock -u 7
 }
 
@@ -252,14 +268,13 @@ usage() {
 }
 
 cmd_list() {
-	local s
+	local s f
 	for s in bookworm trixie sid; do
-		if [ -f "$cache/chroot-$s.tar" ]; then
-			printf '%-6s %-9s %s %s\n' "$(series_of $s)" "$s" \
-				"$(du -h "$cache/chroot-$s.tar" | cut -f1)" \
-				"$([ "$(cat "$cache/chroot-$s.tar.key" 2>/dev/null)" = "$(cache_key $s)" ] && echo current || echo stale)"
+		f=$(tarball_of $s)
+		if [ -f "$f" ]; then
+			printf '%-6s %-9s %s %s\n' "$(series_of $s)" "$s" "$(du -h "$f" | cut -f1)" "$f"
 		else
-			printf '%-6s %-9s not made\n' "$(series_of $s)" "$s"
+			printf '%-6s %-9s not made (%s)\n' "$(series_of $s)" "$s" "$f"
 		fi
 	done
 }
@@ -315,7 +330,7 @@ exit \$rc"
 	# shellcheck disable=SC2064 # the path, known now
 	trap "rm -rf --one-file-system '$root'" EXIT
 	local t0=$SECONDS
-	tar -C "$root" -xf "$cache/chroot-$suite.tar"
+	tar -C "$root" -xf "$(tarball_of "$suite")"
 	copy_tree "$root/build/lagom"
 	if [ -n "${LAGOM_FOREIGN_PLUGIN:-}" ]; then
 		install -D -m 0755 "$LAGOM_FOREIGN_PLUGIN" "$root/build/foreign/lagom.so"
