@@ -262,6 +262,21 @@ copy_tree() { # DEST
 	fi
 }
 
+# Unpacked trees of runs that were killed before their EXIT trap (SIGKILL):
+# their PID (TREE.pid) is gone.  Their mounts went with their namespace.
+remove_stale() {
+	local p pid
+	for p in "$tmpbase"/lagom-*.*.pid; do
+		[ -f "$p" ] || continue
+		pid=$(cat "$p" 2>/dev/null)
+		if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+			continue
+		fi
+		say "removing ${p%.pid} (its run, pid ${pid:-?}, is gone)"
+		rm -rf --one-file-system "${p%.pid}" "$p"
+	done
+}
+
 usage() {
 	sed -n '2,42p' "$0" >&2
 	exit 2
@@ -326,9 +341,11 @@ exit \$rc"
 	mkdir -p "$out"
 	out=$(cd "$out" && pwd)
 	mkdir -p "$tmpbase"
+	remove_stale
 	root=$(mktemp -d "$tmpbase/lagom-$suite.XXXXXX")
+	echo $$ >"$root.pid"
 	# shellcheck disable=SC2064 # the path, known now
-	trap "rm -rf --one-file-system '$root'" EXIT
+	trap "rm -rf --one-file-system '$root' '$root.pid'" EXIT
 	local t0=$SECONDS
 	tar -C "$root" -xf "$(tarball_of "$suite")"
 	copy_tree "$root/build/lagom"
