@@ -5,18 +5,25 @@
  * Slurm; cli/cmd_place.c and policy/ work on what it returns.
  *
  *   22.05 - 23.02  slurm_load_topo() fills topo_array (tree records).
- *   23.11 +        the records are plugin data (tree or block): printed
- *                  with slurm_print_topo_info_msg() and read back by
- *                  lagom_topo_print_to_conf().
+ *   23.11 +        the records are plugin data (tree or block) that only
+ *                  libslurmfull can unpack: the lines of `scontrol show
+ *                  topology`, read back by lagom_topo_print_to_conf().
  *
  * What differs between releases is in compat/slurm_compat.h.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "compat/slurm_compat.h"
 
@@ -72,28 +79,112 @@ static int topo_text(struct cli_place_view *v)
 	return buf ? 0 : cli_fail(CLI_FAIL, "out of memory");
 }
 #else
-static int topo_text(struct cli_place_view *v)
-{
-	topo_info_response_msg_t *msg = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	int rc;
+/*
+ * 23.11+: the records are the topology plugin's data, which libslurm.so
+ * cannot unpack: the topology plugins need symbols only libslurmfull
+ * exports (topo_conf on 24.11, xfree_ptr on 26.05), so slurm_load_topo()
+ * fails (a crash on 24.11).  The lines come from `scontrol show topology`
+ * (scontrol links libslurmfull), at most SCONTROL_MAX bytes and
+ * SCONTROL_WAIT_MS.
+ */
+#define SCONTROL_MAX (16u << 20)
+#define SCONTROL_WAIT_MS 30000
 
-	rc = lagom_slurm_load_topo(&msg);
-	if (rc != SLURM_SUCCESS)
-		return slurm_fail("slurm_load_topo");
-	f = open_memstream(&buf, &len);
-	if (!f) {
-		slurm_free_topo_info_msg(msg);
-		return cli_fail(CLI_FAIL, "out of memory");
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* scontrol's output into *buf (owned, NUL-terminated); 0 or a message. */
+static int scontrol_topology(char **buf)
+{
+	char *argv[] = { "scontrol", "show", "topology", NULL };
+	posix_spawn_file_actions_t fa;
+	size_t len = 0;
+	struct timespec t0;
+	int fds[2], status = 0, rc = 0;
+	pid_t pid;
+
+	*buf = malloc(SCONTROL_MAX + 1);
+	if (!*buf || pipe2(fds, O_CLOEXEC) != 0) {
+		free(*buf);
+		return cli_fail(CLI_FAIL, "scontrol show topology: %s",
+				strerror(errno));
 	}
 	unsetenv("SLURM_TOPO_LEN"); /* it would cut the printed lines */
-	lagom_slurm_print_topo(f, msg);
-	fclose(f);
-	slurm_free_topo_info_msg(msg);
-	if (!buf)
-		return cli_fail(CLI_FAIL, "out of memory");
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	rc = posix_spawnp(&pid, "scontrol", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc != 0) {
+		close(fds[0]);
+		free(*buf);
+		return cli_fail(CLI_FAIL, "cannot run scontrol: %s",
+				strerror(rc));
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd p = { .fd = fds[0], .events = POLLIN };
+		long left = SCONTROL_WAIT_MS - ms_since(&t0);
+		ssize_t got;
+
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0) {
+			rc = ETIMEDOUT;
+			break;
+		}
+		got = read(fds[0], *buf + len, SCONTROL_MAX - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			rc = got < 0 ? errno : 0;
+			break;
+		}
+		len += (size_t)got;
+		if (len == SCONTROL_MAX) {
+			rc = E2BIG;
+			break;
+		}
+	}
+	close(fds[0]);
+	if (rc)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	(*buf)[len] = '\0';
+	if (!rc && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		rc = -1;
+	if (rc) {
+		free(*buf);
+		*buf = NULL;
+		if (rc < 0)
+			return cli_fail(CLI_FAIL,
+					"scontrol show topology failed");
+		return cli_fail(CLI_FAIL, "scontrol show topology: %s",
+				rc == ETIMEDOUT ? "no answer within 30 s"
+				: rc == E2BIG	? "more than 16 MiB"
+						: strerror(rc));
+	}
+	return 0;
+}
+
+static int topo_text(struct cli_place_view *v)
+{
+	char *buf = NULL;
+	int rc = scontrol_topology(&buf);
+
+	if (rc)
+		return rc;
+	/* no tree or block (topology/flat): no switch tree, said later */
+	if (!strstr(buf, "SwitchName=") && !strstr(buf, "BlockName=")) {
+		free(buf);
+		v->topo_text = strdup("");
+		return v->topo_text ? 0 : cli_fail(CLI_FAIL, "out of memory");
+	}
 	rc = lagom_topo_print_to_conf(buf, &v->topo_text, &v->topo_kind);
 	free(buf);
 	return rc ? cli_fail(CLI_FAIL, "cannot read Slurm's topology") : 0;

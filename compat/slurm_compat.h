@@ -10,16 +10,17 @@
  * slurmstepd), programs and tests link -lslurm.
  *
  *   release  change                                  here
+ *   23.02    srun tells plugins (S_JOB_UID) its --uid  lagom_slurm_srun_uid()
+ *            option, SLURM_AUTH_NOBODY: not the user
  *   23.11    hostlist_t is the struct, the API takes   lagom_hostlist_t
  *            hostlist_t *
  *   23.11    slurm_load_topo() returns plugin data     LAGOM_SLURM_TOPO_PRINTED
- *            (tree or block), printed, not topo_array
+ *            (tree or block) that libslurm.so cannot   (cli/place_slurm.c asks
+ *            unpack (the plugins need libslurmfull)    scontrol instead)
  *   24.05    API calls need slurm_init() first         lagom_slurm_api_init()
  *            ("No hash plugins loaded"; 26.05 crashes)
  *   24.11    slurm_get_errno() removed: errno          lagom_slurm_errno()
  *   24.11    ESLURM_JOB_SETTING_DB_INX removed         lagom_slurm_update_retry()
- *   25.05    slurm_load_topo(), print_topo_info_msg()  lagom_slurm_load_topo(),
- *            take a topology name / unit               lagom_slurm_print_topo()
  *   25.11    job_desc_msg_t.job_id became step_id;     lagom_job_desc_set_job()
  *            slurm_get_job_steps() takes a step id     lagom_slurm_get_job_steps()
  *            pointer, no update_time                   LAGOM_SLURM_STEP_ID_API
@@ -45,19 +46,42 @@
 	(SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(major, minor, 0))
 
 /* Named features: 1 where the release has them. */
+#define LAGOM_SLURM_SRUN_UID_NOBODY LAGOM_SLURM_AT_LEAST(23, 2)
 #define LAGOM_SLURM_HOSTLIST_STRUCT LAGOM_SLURM_AT_LEAST(23, 11)
 #define LAGOM_SLURM_TOPO_PRINTED LAGOM_SLURM_AT_LEAST(23, 11)
 #define LAGOM_SLURM_NEEDS_INIT LAGOM_SLURM_AT_LEAST(24, 5)
 #define LAGOM_SLURM_HAS_GET_ERRNO (!LAGOM_SLURM_AT_LEAST(24, 11))
-#define LAGOM_SLURM_TOPO_NAMED LAGOM_SLURM_AT_LEAST(25, 5)
 #define LAGOM_SLURM_STEP_ID_API LAGOM_SLURM_AT_LEAST(25, 11)
 #define LAGOM_SLURM_LOAD_JOB_STEP_ID LAGOM_SLURM_AT_LEAST(26, 5)
+/* srun builds the step's GPU request the 24.11 way (gres/gpu: prefixes,
+ * --gres=none alone, tres_per_task from --tres-per-task); checked in the
+ * sources of 24.11 and 26.05, whose srun the fast path is proven on */
+#define LAGOM_SLURM_SRUN_TRES_PER_TASK LAGOM_SLURM_AT_LEAST(24, 11)
 /* --segment (topology/block) and job_desc_msg_t.segment_size */
 #define LAGOM_SLURM_HAS_SEGMENT LAGOM_SLURM_AT_LEAST(24, 5)
 
 /* A hostlist handle: struct hostlist * on every release (22.05 typedefs
  * the pointer as hostlist_t, 23.11 and newer the struct). */
 typedef struct hostlist *lagom_hostlist_t;
+
+/* Slurm's "no user" (SLURM_AUTH_NOBODY in its private headers). */
+#define LAGOM_SLURM_AUTH_NOBODY 99
+
+/*
+ * The step's user in srun (local context), from what S_JOB_UID reported.
+ * srun 22.05 reports its user (or root's --uid=).  From 23.02 it reports
+ * its --uid option, which srun no longer takes, so always
+ * SLURM_AUTH_NOBODY; srun then runs as the step's user itself (slurmctld
+ * lets only the job's owner or an administrator start a step in a job).
+ */
+static inline uid_t lagom_slurm_srun_uid(uid_t reported)
+{
+#if LAGOM_SLURM_SRUN_UID_NOBODY
+	if (reported == LAGOM_SLURM_AUTH_NOBODY)
+		return getuid();
+#endif
+	return reported;
+}
 
 /* The error of the last failed libslurm call. */
 static inline int lagom_slurm_errno(void)
@@ -125,27 +149,6 @@ static inline int lagom_slurm_get_job_steps(uint32_t job_id, uint32_t step_id,
 				   show_flags);
 #endif
 }
-
-#if LAGOM_SLURM_TOPO_PRINTED
-static inline int lagom_slurm_load_topo(topo_info_response_msg_t **msg)
-{
-#if LAGOM_SLURM_TOPO_NAMED
-	return slurm_load_topo(msg, NULL); /* the default topology */
-#else
-	return slurm_load_topo(msg);
-#endif
-}
-
-static inline void lagom_slurm_print_topo(FILE *f,
-					  topo_info_response_msg_t *msg)
-{
-#if LAGOM_SLURM_TOPO_NAMED
-	slurm_print_topo_info_msg(f, msg, NULL, NULL, 1);
-#else
-	slurm_print_topo_info_msg(f, msg, NULL, 1);
-#endif
-}
-#endif
 
 /*
  * Make libslurm's API usable in a program (not in a plugin: srun and

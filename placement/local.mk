@@ -20,3 +20,7 @@ tests_placement_test_switchtree_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 tests_placement_test_switchtree_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_placement_test_switchtree_LDADD = libplacement.la libcommon.la \
 	-lslurm $(CMOCKA_LIBS)
+
+# topology/block and --segment on a real Slurm that has them (24.05+)
+INTEGRATION_TESTS += tests/integration/block.sh
+EXTRA_DIST += tests/integration/block.sh

@@ -415,7 +415,8 @@ struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
 		return NULL;
 	step_key(st, step, key, sizeof(key));
 	setenv(LAGOM_STEP_KEY_VAR, key, 1);
-	/* only the job's owner learns from the owner's spool */
+	/* only the job's owner learns from the owner's spool (step->uid:
+	 * srun_step.c, srun's user where Slurm reports "nobody") */
 	if (uid != step->uid ||
 	    lagom_measure_user_name(uid, user, sizeof(user)) != 0 ||
 	    (size_t)snprintf(user_dir, sizeof(user_dir), "%s/%s", m->dir,

@@ -332,17 +332,23 @@ int lagom_srun_gpu_request(const struct lagom_srun_gpu_opts *o,
 			   struct lagom_error *err)
 {
 	const char *add = o->gres ? o->gres : o->step_gres_env;
+	const char *gpu = o->slurm24 ? "gres/gpu:" : "gres:gpu:";
 	char **all[] = { &req->per_step, &req->per_node, &req->per_socket,
 			 &req->per_task };
 	bool names_gres = false;
+	/* 24.11+: --gres=none is sent alone, without --gpus-per-node */
+	bool per_node = !(o->slurm24 && add && strcasecmp(add, "none") == 0);
+	const char *tpt = o->tres_per_task;
 
 	memset(req, 0, sizeof(*req));
 	/* --gres (or SLURM_STEP_GRES) goes after the GPUs per node, as is */
-	if (tres_fmt(&req->per_step, "gres:gpu:", o->gpus) < 0 ||
-	    tres_fmt(&req->per_node, "gres:gpu:", o->gpus_per_node) < 0 ||
+	if (tres_fmt(&req->per_step, gpu, o->gpus) < 0 ||
+	    (per_node && tres_fmt(&req->per_node, gpu, o->gpus_per_node) < 0) ||
 	    (add && append(&req->per_node, "", add, strlen(add)) < 0) ||
-	    tres_fmt(&req->per_socket, "gres:gpu:", o->gpus_per_socket) < 0 ||
-	    tres_fmt(&req->per_task, "gres:gpu:", o->gpus_per_task) < 0) {
+	    tres_fmt(&req->per_socket, gpu, o->gpus_per_socket) < 0 ||
+	    (o->slurm24
+		     ? tpt && append(&req->per_task, "", tpt, strlen(tpt)) < 0
+		     : tres_fmt(&req->per_task, gpu, o->gpus_per_task) < 0)) {
 		lagom_gpu_request_release(req);
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	}
@@ -363,18 +369,34 @@ int lagom_srun_gpu_request(const struct lagom_srun_gpu_opts *o,
 }
 
 /* The Slurm releases whose srun srun_gpu_opts() was checked against (on
- * the demo cluster, by tests/integration/step_source.sh): elsewhere srun
- * asks slurmctld. */
+ * a cluster of each, by tests/integration/step_source.sh): 22.05, 24.11
+ * and 26.05, and only the release lagom was built for (the request rules
+ * are compiled in); elsewhere srun asks slurmctld. */
 static bool srun_opts_verified(spank_t sp)
 {
+	static const char *const verified[] = { "22.05", "24.11", "26.05" };
 	const char *major = NULL, *minor = NULL;
+	char built[16], running[16];
+	int n;
 
-	return spank_get_item(sp, S_SLURM_VERSION_MAJOR, &major) ==
-		       ESPANK_SUCCESS &&
-	       spank_get_item(sp, S_SLURM_VERSION_MINOR, &minor) ==
-		       ESPANK_SUCCESS &&
-	       major && minor && strcmp(major, "22") == 0 &&
-	       strcmp(minor, "05") == 0;
+	if (spank_get_item(sp, S_SLURM_VERSION_MAJOR, &major) !=
+		    ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_SLURM_VERSION_MINOR, &minor) !=
+		    ESPANK_SUCCESS ||
+	    !major || !minor)
+		return false;
+	n = snprintf(running, sizeof(running), "%s.%s", major, minor);
+	if (n < 0 || (size_t)n >= sizeof(running))
+		return false;
+	snprintf(built, sizeof(built), "%02d.%02d",
+		 SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+		 SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER));
+	if (strcmp(running, built) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(verified) / sizeof(verified[0]); i++)
+		if (strcmp(running, verified[i]) == 0)
+			return true;
+	return false;
 }
 
 /* dl_iterate_phdr() visits the program itself first: is addr inside one
@@ -426,9 +448,14 @@ typedef void (*lagom_xfree_fn)(void **item);
 static int srun_gpu_opts(spank_t sp, struct lagom_gpu_request *req,
 			 struct lagom_error *err)
 {
-	static const char *const names[] = { "gres", "gpus", "gpus-per-node",
+	static const char *const names[] = { "gres",
+					     "gpus",
+					     "gpus-per-node",
 					     "gpus-per-task",
-					     "gpus-per-socket" };
+					     "gpus-per-socket",
+					     LAGOM_SLURM_SRUN_TRES_PER_TASK
+						     ? "tres-per-task"
+						     : "gpus-per-task" };
 	char *v[sizeof(names) / sizeof(names[0])] = { NULL };
 	struct lagom_srun_gpu_opts o;
 	lagom_option_get_fn get;
@@ -455,6 +482,8 @@ static int srun_gpu_opts(spank_t sp, struct lagom_gpu_request *req,
 		.gpus_per_task = v[3],
 		.gpus_per_socket = v[4],
 		.step_gres_env = getenv("SLURM_STEP_GRES"),
+		.slurm24 = LAGOM_SLURM_SRUN_TRES_PER_TASK,
+		.tres_per_task = v[5],
 	};
 	rc = lagom_srun_gpu_request(&o, req, err);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -633,6 +662,8 @@ static int get_ids(spank_t sp, struct lagom_step *step,
 		    ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_UID, &step->uid) != ESPANK_SUCCESS)
 		return lagom_errprintf(err, EIO, "cannot read the step's ids");
+	/* 23.02+: Slurm's "nobody", srun's own user meant (learn.c) */
+	step->uid = lagom_slurm_srun_uid(step->uid);
 	id->job_id = step->job_id;
 	id->step_id = step->step_id;
 	id->nnodes = step->nnodes;

@@ -48,10 +48,16 @@ struct lagom_srun_gpu_opts {
 	const char *gpus_per_task;
 	const char *gpus_per_socket;
 	const char *step_gres_env; /* SLURM_STEP_GRES (used without --gres) */
+	/* srun 24.11 and newer (slurm24 set): "gres/gpu:" prefixes, --gres=none
+	 * sent alone, and the step's tres_per_task is srun's --tres-per-task
+	 * (which holds --gpus-per-task), sent as is */
+	bool slurm24;
+	const char *tres_per_task;
 };
 
 /*
- * The GPU request slurmctld keeps for a step srun 22.05 creates with these
+ * The GPU request slurmctld keeps for a step srun 22.05 (or, with
+ * slurm24, 24.11 and 26.05) creates with these
  * options (srun_step.c): 1 with *req filled (all NULL when the step has no
  * GRES), 0 when the options name no GRES, so that slurmctld gives the step
  * the job's request instead (only slurmctld can tell it), -ENOMEM.

@@ -328,6 +328,28 @@ static void test_topo_block(void **state)
 	free(conf);
 }
 
+/* The same on 24.11 to 26.05 (topology_block.c _print_topo_record): each
+ * line ends in BlockSize=, and the aggregated blocks (BlockSizes= above
+ * the base size) are printed as AggregatedBlock= lines, which are unions
+ * of the base blocks and left out. */
+static void test_topo_block_2411(void **state)
+{
+	static const char block[] =
+		"BlockName=nvl1 BlockIndex=0 Nodes=gpu[01-18] BlockSize=18\n"
+		"BlockName=nvl2 BlockIndex=1 Nodes=gpu[19-36] BlockSize=18\n"
+		"AggregatedBlock=nvl[1-2] BlockIndex=0 Nodes=gpu[01-36] "
+		"BlockSize=36\n";
+	enum lagom_topo_kind kind;
+	char *conf = NULL;
+
+	(void)state;
+	assert_int_equal(lagom_topo_print_to_conf(block, &conf, &kind), 0);
+	assert_int_equal(kind, LAGOM_TOPO_BLOCK);
+	assert_string_equal(conf, "SwitchName=nvl1 Nodes=gpu[01-18]\n"
+				  "SwitchName=nvl2 Nodes=gpu[19-36]\n");
+	free(conf);
+}
+
 static void test_topo_bad(void **state)
 {
 	enum lagom_topo_kind kind = LAGOM_TOPO_BLOCK;
@@ -365,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_place_best_fit),
 		cmocka_unit_test(test_topo_tree),
 		cmocka_unit_test(test_topo_block),
+		cmocka_unit_test(test_topo_block_2411),
 		cmocka_unit_test(test_topo_bad),
 	};
 

@@ -12,6 +12,7 @@
 
 #include "tests/lib/lagom_test.h"
 
+#include "compat/slurm_compat.h"
 #include "spank/carrier.h"
 #include "spank/srun_step.h"
 #include "tests/spank/stub.h"
@@ -346,6 +347,33 @@ static void gpu_request_from_options(void **state)
 	} cases[] = {
 		/* --gres=gpu:4 (Slurm prepends gres:) */
 		{ { .gres = "gres:gpu:4" }, 1, "gres:gpu:4", NULL, NULL, NULL },
+		/* srun 24.11+: gres/gpu:, --gres=none alone, --tres-per-task */
+		{ { .slurm24 = true, .gpus_per_node = "2", .gpus = "3" },
+		  1,
+		  "gres/gpu:2",
+		  NULL,
+		  "gres/gpu:3",
+		  NULL },
+		{ { .slurm24 = true, .gpus_per_node = "2", .gres = "none" },
+		  1,
+		  NULL,
+		  NULL,
+		  NULL,
+		  NULL },
+		{ { .slurm24 = true,
+		    .gpus_per_task = "2",
+		    .tres_per_task = "cpu:1,gres/gpu:2" },
+		  1,
+		  NULL,
+		  "cpu:1,gres/gpu:2",
+		  NULL,
+		  NULL },
+		{ { .slurm24 = true, .tres_per_task = "cpu:2" },
+		  0,
+		  NULL,
+		  NULL,
+		  NULL,
+		  NULL },
 		{ { .gpus_per_node = "2" }, 1, "gres:gpu:2", NULL, NULL, NULL },
 		{ { .gpus_per_node = "a100:2,v100:1" },
 		  1,
@@ -502,6 +530,34 @@ static void step_read_bounded(void **state)
 	stub_reset(S_CTX_LOCAL);
 }
 
+/* The step's user as srun knows it: what S_JOB_UID says on 22.05; from
+ * 23.02 it says Slurm's "nobody" (99) in srun, and srun's own user is the
+ * step's (without it planning from measurements never ran there). */
+static void step_user_in_srun(void **state)
+{
+	struct lagom_error err = { 0 };
+	struct lagom_carrier_step id;
+	struct lagom_step step;
+	double ms = 0;
+
+	stub_reset(S_CTX_LOCAL);
+	setenv("SLURM_TASKS_PER_NODE", "2(x3)", 1);
+	stub.uid = 99;
+	assert_int_equal(
+		lagom_srun_step_read(NULL, 2000, false, &step, &id, &ms, &err),
+		0);
+	assert_int_equal(step.uid, LAGOM_SLURM_SRUN_UID_NOBODY ? getuid() : 99);
+	lagom_step_clear(&step);
+	stub.uid = 4242; /* a real user passes through on every release */
+	assert_int_equal(
+		lagom_srun_step_read(NULL, 2000, false, &step, &id, &ms, &err),
+		0);
+	assert_int_equal(step.uid, 4242);
+	lagom_step_clear(&step);
+	unsetenv("SLURM_TASKS_PER_NODE");
+	stub_reset(S_CTX_LOCAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +570,7 @@ int main(void)
 		cmocka_unit_test(gpu_request_from_options),
 		cmocka_unit_test(step_working_directory),
 		cmocka_unit_test(step_read_bounded),
+		cmocka_unit_test(step_user_in_srun),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
