@@ -353,10 +353,24 @@ exit \$rc"
 		install -D -m 0755 "$LAGOM_FOREIGN_PLUGIN" "$root/build/foreign/lagom.so"
 	fi
 	say "$suite chroot unpacked and the tree copied in $((SECONDS - t0)) s into $root"
+	# --kill-child: when unshare goes (the timeout, a signal), the kernel
+	# kills the namespace's init and with it every process in the namespace.
+	# unshare --fork ignores SIGTERM, so the timeout sends SIGKILL, and a
+	# signal to this script kills unshare (the child of timeout, which runs
+	# in its own process group and would not get it).
 	rc=0
-	timeout -k 10 "$run_timeout" unshare --net --pid --fork --mount --uts --ipc --mount-proc \
-		bash "$0" --inner "$suite" "$root" "$out" "$script" || rc=$?
-	[ "$rc" -ne 124 ] || say "stopped after LAGOM_CHROOT_TIMEOUT=$run_timeout s"
+	exec 3<&0
+	timeout -s KILL "$run_timeout" unshare --net --pid --fork --kill-child \
+		--mount --uts --ipc --mount-proc \
+		bash "$0" --inner "$suite" "$root" "$out" "$script" <&3 &
+	tpid=$!
+	trap 'pkill -KILL -P $tpid; kill $tpid 2>/dev/null' TERM INT HUP
+	wait "$tpid" || rc=$?
+	while kill -0 "$tpid" 2>/dev/null; do
+		wait "$tpid" || rc=$?
+	done
+	trap - TERM INT HUP
+	[ "$rc" -ne 137 ] || say "killed after LAGOM_CHROOT_TIMEOUT=$run_timeout s, or by a signal"
 	return "$rc"
 }
 
