@@ -128,8 +128,8 @@ a_deb() {
 	# dpkg -i: the chroot has no network and the release's own Slurm and
 	# libraries are what the packages depend on (apt-get install of local
 	# files fails inside the chroot: "Pathname to install is not absolute")
-	DEBIAN_FRONTEND=noninteractive dpkg -i $(ls "$d"/lagom*.deb | grep -v -- -dbgsym_) \
-		>/out/deb-install.log 2>&1
+	DEBIAN_FRONTEND=noninteractive dpkg -i "$d"/lagom_*.deb "$d"/lagom-slurm-plugin_*.deb \
+		"$d"/lagom-nccl-plugins_*.deb "$d"/lagom-prolog_*.deb >/out/deb-install.log 2>&1
 	st=$?
 	t "the four packages install (dpkg -i), their dependencies met by this release" '[ "$st" -eq 0 ]'
 	[ "$st" -eq 0 ] || tail -20 /out/deb-install.log

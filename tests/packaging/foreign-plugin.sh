@@ -10,6 +10,7 @@
 #
 # Run by contrib/slurm-release.sh's "foreign" action (.ci/run gives the
 # host's 22.05 build to the 26.05 chroot); top_srcdir = the source tree.
+# shellcheck disable=SC2154 # top_srcdir is the caller's
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/cluster.sh"
 
