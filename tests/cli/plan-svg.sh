@@ -87,16 +87,26 @@ expect_status 1 "plan --svg into a missing folder: one lagom: line, exit 1" \
 # (root writes anywhere: then the same as nobody, through setpriv)
 mkdir "$TMP/ro" && cp "$S" "$TMP/ro/keep.svg" && chmod 0555 "$TMP/ro"
 as_user=
+lagom_as=$LAGOM prof_as=$PROF
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 	as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
 	chmod 0755 "$TMP"
+	# A tree under a 0700 folder (root's home, a mktemp -d: where
+	# dpkg-buildpackage runs) is closed to nobody: run copies from $TMP.
+	if ! $as_user test -x "$LAGOM" || ! $as_user test -r "$PROF"; then
+		diag "nobody cannot reach the build tree: copies of lagom and the profile in $TMP"
+		cp "$LAGOM" "$TMP/lagom" && cp "$PROF" "$TMP/profile.json" &&
+			chmod 0755 "$TMP/lagom" && chmod 0644 "$TMP/profile.json"
+		lagom_as=$TMP/lagom prof_as=$TMP/profile.json
+	fi
+	$as_user test -x "$lagom_as" || as_user=
 fi
-$as_user "$LAGOM" plan --profile "$PROF" --nodes 2 --workload phi-2:fsdp \
+$as_user "$lagom_as" plan --profile "$prof_as" --nodes 2 --workload phi-2:fsdp \
 	--svg "$TMP/ro/keep.svg" >/dev/null 2>"$TMP/err2"
 rc=$?
 chmod 0755 "$TMP/ro"
 if [ "$(id -u)" -eq 0 ] && [ -z "$as_user" ]; then
-	skip "not checked: root writes into a read-only folder, and no setpriv"
+	skip "not checked: root writes into a read-only folder, and nobody cannot run lagom here (no setpriv, or $TMP closed to nobody)"
 else
 	check_that "plan --svg into a read-only folder: exit 1, one line, the old picture intact, no temporary left" \
 		'[ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/err2")" -eq 1 ] && cmp -s "$S" "$TMP/ro/keep.svg" && [ "$(ls "$TMP/ro")" = keep.svg ]'

@@ -16,7 +16,8 @@ EXTRA_DIST += NEWS lagom.spec.in lagom.spec doc/packaging.md \
 	debian/lagom-nccl-plugins.triggers \
 	debian/lagom-prolog.install debian/lagom-prolog.examples \
 	debian/lagom-prolog.dirs \
-	tests/packaging/installed.sh tests/packaging/packages.sh
+	tests/packaging/installed.sh tests/packaging/packages.sh \
+	tests/packaging/foreign-plugin.sh
 
 SCRIPT_TESTS += tests/packaging/version.sh
 EXTRA_DIST += tests/packaging/version.sh

@@ -133,8 +133,14 @@ if [ -z "$VALGRIND" ]; then
 elif [ -n "$LAGOM_SANITIZED" ]; then
 	skip "sanitizer build: valgrind cannot run ASan binaries"
 else
-	$VALGRIND -q --error-exitcode=1 --leak-check=full \
-		"$prolog" \
+	# leaks inside system libraries: tests/valgrind/*.supp, each file
+	# says whose (--keep-debuginfo: name frames of unloaded plugins)
+	vg_supp=
+	for f in "$top_srcdir"/tests/valgrind/*.supp; do
+		vg_supp="$vg_supp --suppressions=$f"
+	done
+	$VALGRIND -q --error-exitcode=1 --leak-check=full --keep-debuginfo=yes \
+		$vg_supp "$prolog" \
 		--plugstack "$tmp/plugstack.conf" --node tnode \
 		--profile-dir "$d" --force > "$tmp/vg.out" 2>&1
 	st=$?
