@@ -251,7 +251,7 @@ int lagom_calibration_format(const struct lagom_calibration *c, char **out,
 		"date_unix", (json_int_t)c->date_unix, "classes",
 		(json_int_t)c->n_classes, "runs", (json_int_t)c->n_runs,
 		"transports", transports_json(c));
-	char *text;
+	char *text, *grown;
 	size_t len;
 	int rc;
 
@@ -271,12 +271,13 @@ int lagom_calibration_format(const struct lagom_calibration *c, char **out,
 		return lagom_error_prefix(err,
 					  "calibration would not read back");
 	}
-	*out = realloc(text, len + 2);
-	if (!*out) {
+	grown = realloc(text, len + 2); /* gcc 14: no use of text after it */
+	if (!grown) {
 		free(text);
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	}
-	memcpy(*out + len, "\n", 2);
+	memcpy(grown + len, "\n", 2);
+	*out = grown;
 	return 0;
 }
 
