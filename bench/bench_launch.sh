@@ -18,6 +18,11 @@
 #   LAGOM_BENCH_BEFORE=/tmp/old/lagom.so make bench-launch
 #       # also --lagom=auto with another lagom.so (an earlier build), in
 #       # the same interleaved runs: a before/after comparison
+#   contrib/slurm-release.sh 24.11 bench   # on another Slurm release
+#       # (doc/slurm-releases.md "The launch bench per release")
+#
+# A timed srun that fails is named on stderr and counted; the bench then
+# exits 1 (its time would be in the medians).
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-.}
@@ -35,8 +40,15 @@ LAGOM_PLUGIN=${LAGOM_PLUGIN:-$top_builddir/spank/.libs/lagom.so}
 null_so=
 if command -v "${CC:-cc}" >/dev/null 2>&1; then
 	null_so=$(mktemp /tmp/lagom-null.XXXXXX.so)
-	"${CC:-cc}" -shared -fPIC -o "$null_so" "$top_srcdir/bench/spank_null.c" 2>/dev/null || null_so=
+	"${CC:-cc}" -shared -fPIC -o "$null_so" "$top_srcdir/bench/spank_null.c" 2>/dev/null || {
+		rm -f "$null_so"
+		null_so=
+	}
 fi
+# against this release's slurm/spank.h: Slurm 24.11 and newer load only
+# plugins built for their own release
+[ -n "$null_so" ] ||
+	echo "bench_launch: bench/spank_null.c did not compile with ${CC:-cc}: no null-plugin rows" >&2
 
 trap 'cluster_stop; [ -z "$null_so" ] || rm -f "$null_so"' EXIT
 cluster_start || { echo "bench_launch: cluster did not start" >&2; exit 1; }
@@ -61,14 +73,19 @@ time_ms() {
 	local t0 t1
 	sleep "${LAGOM_BENCH_SETTLE:-0}"
 	t0=$(date +%s%N)
-	timeout 60 "$@" >/dev/null 2>&1 || echo "bench_launch: '$*' failed" >&2
+	timeout 60 "$@" >/dev/null 2>&1 || {
+		echo "bench_launch: '$*' failed" >&2
+		echo "$*" >>"$CLUSTER_DIR/failed"
+	}
 	t1=$(date +%s%N)
 	echo $(((t1 - t0) / 1000))
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m/1000}'; }
 
-: >"$CLUSTER_DIR/without" >"$CLUSTER_DIR/with" >"$CLUSTER_DIR/gres" >"$CLUSTER_DIR/auto" >"$CLUSTER_DIR/nocomment" >"$CLUSTER_DIR/null" >"$CLUSTER_DIR/before" >"$CLUSTER_DIR/query" >"$CLUSTER_DIR/gres_sleep" >"$CLUSTER_DIR/auto_sleep"
+for f in failed without with gres auto nocomment null before query gres_sleep auto_sleep; do
+	: >"$CLUSTER_DIR/$f"
+done
 before=${LAGOM_BENCH_BEFORE:-}
 [ -z "$before" ] || [ -f "$before" ] || { echo "bench_launch: $before not found" >&2; exit 1; }
 auto=(srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp true)
@@ -126,7 +143,7 @@ m3=$(median <"$CLUSTER_DIR/nocomment")
 mq=$(median <"$CLUSTER_DIR/query")
 mn=$(median <"$CLUSTER_DIR/null")
 me=$(median <"$CLUSTER_DIR/before")
-echo "bench_launch: srun -N3 true, median of $runs runs each (ms); cluster digest: $digest"
+echo "bench_launch: $(srun --version 2>/dev/null || echo 'slurm ?'): srun -N3 true, median of $runs runs each (ms); cluster digest: $digest"
 echo "  without lagom in plugstack.conf:       $m0"
 echo "  a plugin that does nothing:            $mn"
 echo "  with lagom loaded (default off):       $m1"
@@ -146,3 +163,9 @@ paired gres nocomment "auto, comment=no - without:"
 paired gres query "auto, step_query=always - without:"
 paired gres_sleep auto_sleep "50 ms step: auto - without:"
 [ -z "$before" ] || paired gres before "auto, before - without:"
+nfail=$(wc -l <"$CLUSTER_DIR/failed")
+if [ "$nfail" -gt 0 ]; then
+	echo "bench_launch: $nfail timed runs failed (their times are in the figures above):"
+	sort "$CLUSTER_DIR/failed" | uniq -c
+	exit 1
+fi

@@ -157,4 +157,21 @@ a_foreign() {
 	[ "$st" -eq 0 ] && ! grep -q '^not ok' /out/foreign.tap
 }
 
+# make bench-launch (bench/bench_launch.sh) on this release's cluster: what
+# lagom costs a launch, LAGOM_BENCH_RUNS (default 40) interleaved runs of
+# each configuration; the table goes to the output and /out/bench.log.  It
+# fails when the table is missing (the bench skipped or its cluster did not
+# start); it asserts nothing about speed.
+a_bench() {
+	local rc=0
+	[ -f /build/b/spank/.libs/lagom.so ] || a_build || return 1
+	echo "# LAGOM_BENCH_RUNS=${LAGOM_BENCH_RUNS:-40}${LAGOM_BENCH_ARGS:+ LAGOM_BENCH_ARGS=$LAGOM_BENCH_ARGS}"
+	make -s -C /build/b bench-launch 2>&1 | tee /out/bench.log || rc=$?
+	grep -q '50 ms step: auto - without:' /out/bench.log || {
+		echo "bench: no paired differences printed (see above)"
+		return 1
+	}
+	return "$rc"
+}
+
 echo "=== release $LAGOM_RELEASE_SERIES: Slurm $(dpkg-query -W -f '${Version}' slurmctld), gcc $(gcc -dumpfullversion), kernel $(uname -r)"

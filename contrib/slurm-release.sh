@@ -17,6 +17,9 @@
 #                   (tests/packaging/installed.sh); the .debs land in OUT
 #          foreign  tests/packaging/foreign-plugin.sh: LAGOM_FOREIGN_PLUGIN, a
 #                   lagom.so built for another release, loaded "optional"
+#          bench    make bench-launch (bench/bench_launch.sh): lagom's launch
+#                   overhead on that release's cluster; the LAGOM_BENCH_*
+#                   knobs of the host's environment pass through
 #          shell    an interactive shell (not without a terminal)
 #
 # The chroot is made with mmdebstrap from Debian's archive, with lagom's
@@ -278,7 +281,7 @@ remove_stale() {
 }
 
 usage() {
-	sed -n '2,42p' "$0" >&2
+	sed -n '2,45p' "$0" >&2
 	exit 2
 }
 
@@ -327,6 +330,12 @@ rc=0"
 		for a in "$@"; do
 			case "$a" in
 			build | check | demo | deb | foreign) ;;
+			bench) # env -i in the chroot: the bench's knobs pass here
+				for v in ${!LAGOM_BENCH_@}; do
+					script="$script
+export $v=$(printf %q "${!v}")"
+				done
+				;;
 			*) die "unknown action '$a'" ;;
 			esac
 			script="$script
