@@ -116,9 +116,11 @@ grep -i "munge\|credential\|error" "$CLUSTER_DIR/user.err" | head -3 | sed 's/^/
 # lagom and step_query=always 75.1 s, lagom's 5 s wait included); on
 # 22.05 it gives up on slurmctld after MessageTimeout (10 s).  So
 # lagom's promise is measured against that baseline, run first on the same
-# cluster: a step with lagom may take at most STALL_SLACK seconds more
-# (srun's own 5 s wait for slurmctld, and 10 s of slack), never the
-# baseline's hang plus a hang of lagom's.
+# cluster: srun with lagom may end at most STALL_SLACK seconds later
+# (srun's 5 s wait for slurmctld with step_query=always, or node 0's task
+# exit waiting at most 10 s for the comment, lagom-spank(8); on 22.05:
+# 15.1 and 16.0 s against 10.1 s), never the baseline's hang plus a hang
+# of lagom's.
 STALL_SLACK=15
 stall() { # SECONDS [SRUN-OPTIONS] (default: lagom's)
 	local opts=${2---lagom=auto --lagom-workload=phi-2:fsdp} end
