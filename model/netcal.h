@@ -56,6 +56,16 @@ void lagom_domain_view(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		       const struct lagom_hw **vhw,
 		       const struct lagom_comm **vcomm);
 
+/*
+ * Golden-section search of one value on [lo, hi] for the smallest
+ * loss_at(ctx, v) (which may set v into ctx), steps steps, keeping the
+ * best point seen with start (the current value) included, so a search
+ * never makes a fit worse.  Returns that point; the last value loss_at
+ * was given is not restored.
+ */
+double lagom_golden_search(double (*loss_at)(void *ctx, double v), void *ctx,
+			   double lo, double hi, double start, int steps);
+
 /* The nodes of that view: comm->nodes, or the number of NVLink domains. */
 unsigned lagom_domain_nodes(const struct lagom_hw *hw,
 			    const struct lagom_comm *comm);

@@ -107,25 +107,30 @@ static double objective(const struct fit_ctx *f, const struct lagom_netcal *c)
 	return loss_mean(f, c, false);
 }
 
-static double eval_at(const struct fit_ctx *f, struct lagom_netcal *c,
-		      const struct param *p, double v)
+struct param_at_ctx {
+	const struct fit_ctx *f;
+	struct lagom_netcal *c;
+	const struct param *p;
+};
+
+static double eval_at(void *ctx, double v)
 {
-	*param_at(c, p) = v;
-	return objective(f, c);
+	struct param_at_ctx *x = ctx;
+
+	*param_at(x->c, x->p) = v;
+	return objective(x->f, x->c);
 }
 
-/* Golden-section search of one parameter; keeps the best point seen
- * (the current value included, so a sweep never makes the fit worse). */
-static void line_search(const struct fit_ctx *f, struct lagom_netcal *c,
-			const struct param *p)
+double lagom_golden_search(double (*loss_at)(void *ctx, double v), void *ctx,
+			   double lo, double hi, double start, int steps)
 {
 	const double g = 0.6180339887498949;
-	double best_v = *param_at(c, p), best = objective(f, c);
-	double a = p->lo, b = p->hi;
+	double best_v = start, best = loss_at(ctx, start);
+	double a = lo, b = hi;
 	double x1 = b - g * (b - a), x2 = a + g * (b - a);
-	double f1 = eval_at(f, c, p, x1), f2 = eval_at(f, c, p, x2);
+	double f1 = loss_at(ctx, x1), f2 = loss_at(ctx, x2);
 
-	for (int i = 0; i < GOLDEN_STEPS; i++) {
+	for (int i = 0; i < steps; i++) {
 		if (f1 < best)
 			best = f1, best_v = x1;
 		if (f2 < best)
@@ -133,14 +138,24 @@ static void line_search(const struct fit_ctx *f, struct lagom_netcal *c,
 		if (f1 <= f2) {
 			b = x2, x2 = x1, f2 = f1;
 			x1 = b - g * (b - a);
-			f1 = eval_at(f, c, p, x1);
+			f1 = loss_at(ctx, x1);
 		} else {
 			a = x1, x1 = x2, f1 = f2;
 			x2 = a + g * (b - a);
-			f2 = eval_at(f, c, p, x2);
+			f2 = loss_at(ctx, x2);
 		}
 	}
-	*param_at(c, p) = best_v;
+	return best_v;
+}
+
+/* One parameter by golden-section search in its range. */
+static void line_search(const struct fit_ctx *f, struct lagom_netcal *c,
+			const struct param *p)
+{
+	struct param_at_ctx x = { f, c, p };
+
+	*param_at(c, p) = lagom_golden_search(eval_at, &x, p->lo, p->hi,
+					      *param_at(c, p), GOLDEN_STEPS);
 }
 
 /* A transport the data never reach borrows its nearest kind's fit. */

@@ -202,38 +202,26 @@ static double *val(struct group *g, int p)
 	return &g->site.value[g->b][p];
 }
 
-static double loss_at(struct group *g, int p, double v)
+struct val_at_ctx {
+	struct group *g;
+	int p;
+};
+
+static double loss_at(void *ctx, double v)
 {
-	*val(g, p) = v;
-	return loss(g);
+	struct val_at_ctx *x = ctx;
+
+	*val(x->g, x->p) = v;
+	return loss(x->g);
 }
 
-/* Golden-section search of one constant in its range; keeps the best
- * point seen, the current one included. */
+/* One constant by golden-section search in its range. */
 static void line_search(struct group *g, int p)
 {
-	const double r = 0.6180339887498949;
-	double best_v = *val(g, p), best = loss(g);
-	double a = param_lo[p], b = param_hi[p];
-	double x1 = b - r * (b - a), x2 = a + r * (b - a);
-	double f1 = loss_at(g, p, x1), f2 = loss_at(g, p, x2);
+	struct val_at_ctx x = { g, p };
 
-	for (int i = 0; i < GOLDEN_STEPS; i++) {
-		if (f1 < best)
-			best = f1, best_v = x1;
-		if (f2 < best)
-			best = f2, best_v = x2;
-		if (f1 <= f2) {
-			b = x2, x2 = x1, f2 = f1;
-			x1 = b - r * (b - a);
-			f1 = loss_at(g, p, x1);
-		} else {
-			a = x1, x1 = x2, f1 = f2;
-			x2 = a + r * (b - a);
-			f2 = loss_at(g, p, x2);
-		}
-	}
-	*val(g, p) = best_v;
+	*val(g, p) = lagom_golden_search(loss_at, &x, param_lo[p], param_hi[p],
+					 *val(g, p), GOLDEN_STEPS);
 }
 
 /* Sensitivity of every class to constant p: the change of log(time)
