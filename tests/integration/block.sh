@@ -28,20 +28,7 @@ major=$1 minor=$((10#$2))
 	plan_skip_all "Slurm $major.$2 has no --segment (24.05+; topology/block 23.11+)"
 lua_segment=$([ $((major * 100 + minor)) -ge 2605 ] && echo yes || echo no)
 
-site=$(mktemp /tmp/lagom-site-lua.XXXXXX)
-cat >"$site" <<EOF
-local here = string.match(debug.getinfo(1, "S").source, "^@(.*)/[^/]*\$")
-local lagom = dofile("$top_srcdir/contrib/slurm/lagom_submit.lua")
-lagom.setup{ policy = here .. "/lagom-policy", trusted_uids = { 0 },
-	     reload_s = 0 }
-function slurm_job_submit(job_desc, part_list, submit_uid)
-	lagom.job_submit(job_desc, part_list, submit_uid)
-	return slurm.SUCCESS
-end
-function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
-	return slurm.SUCCESS
-end
-EOF
+site=$(cluster_site_lua)
 cleanup() {
 	cluster_stop
 	rm -f "$site"

@@ -17,20 +17,7 @@ fixture=$top_srcdir/tests/profile/valid/a100-full.json
 
 # The site's job_submit.lua: the module, the policy next to slurm.conf,
 # checked at every submission (reload_s = 0) so each case below is seen.
-site=$(mktemp /tmp/lagom-site-lua.XXXXXX)
-cat >"$site" <<EOF
-local here = string.match(debug.getinfo(1, "S").source, "^@(.*)/[^/]*\$")
-local lagom = dofile("$top_srcdir/contrib/slurm/lagom_submit.lua")
-lagom.setup{ policy = here .. "/lagom-policy", trusted_uids = { 0 },
-	     reload_s = 0 }
-function slurm_job_submit(job_desc, part_list, submit_uid)
-	lagom.job_submit(job_desc, part_list, submit_uid)
-	return slurm.SUCCESS
-end
-function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
-	return slurm.SUCCESS
-end
-EOF
+site=$(cluster_site_lua)
 
 cleanup() {
 	cluster_stop

@@ -64,6 +64,29 @@ cluster_skip_reason() {
 	return 1
 }
 
+# cluster_site_lua: the site's job_submit.lua in a new temporary file (its
+# path printed): lagom's module, the policy lagom-policy next to
+# slurm.conf, checked at every submission (reload_s = 0).  The caller
+# removes it.
+cluster_site_lua() {
+	local site
+	site=$(mktemp /tmp/lagom-site-lua.XXXXXX) || return 1
+	cat >"$site" <<EOF
+local here = string.match(debug.getinfo(1, "S").source, "^@(.*)/[^/]*\$")
+local lagom = dofile("$top_srcdir/contrib/slurm/lagom_submit.lua")
+lagom.setup{ policy = here .. "/lagom-policy", trusted_uids = { 0 },
+	     reload_s = 0 }
+function slurm_job_submit(job_desc, part_list, submit_uid)
+	lagom.job_submit(job_desc, part_list, submit_uid)
+	return slurm.SUCCESS
+end
+function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
+	return slurm.SUCCESS
+end
+EOF
+	echo "$site"
+}
+
 cluster_start() {
 	local lockdir=/run/lock
 	[ -d "$lockdir" ] || lockdir=/tmp
