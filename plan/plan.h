@@ -98,6 +98,17 @@ struct lagom_plan_wire {
 };
 
 /*
+ * One variable of the environment a plan sets (design.md "What lagom
+ * sets"), the one name=value form from the search to the task: the
+ * planner's result, the carrier srun sends and the node's decision all hold
+ * it.  Who owns the strings is said where an array of them is kept.
+ */
+struct lagom_env_var {
+	char *name;
+	char *value;
+};
+
+/*
  * Parse len bytes of text (no NUL needed; a NUL byte is invalid) into *out.
  * Returns 0, -E2BIG when len exceeds LAGOM_PLAN_MAX_BYTES or there are more
  * than LAGOM_PLAN_MAX_COLLS coll records, or -EINVAL for anything else that

@@ -135,7 +135,7 @@ static void explain_env(FILE *f, const struct lagom_planner_result *res)
 
 	fprintf(f, "environment:%s\n", res->env_count ? "" : " (none)");
 	for (i = 0; i < res->env_count; i++) {
-		const struct lagom_planner_env *e = &res->env[i];
+		const struct lagom_env_var *e = &res->env[i];
 
 		if (strcmp(e->name, "LAGOM_PLAN") == 0)
 			fprintf(f, "  LAGOM_PLAN=(the plan text, %zu bytes)\n",

@@ -53,6 +53,7 @@
 
 #include "common/error.h"
 #include "model/model.h" /* enum lagom_hops */
+#include "plan/plan.h"	 /* struct lagom_env_var */
 
 struct lagom_workload; /* model/model.h */
 struct lagom_hw;       /* model/model.h */
@@ -186,12 +187,6 @@ struct lagom_planner_input {
 	const char *calibration_path;
 };
 
-/* One environment variable (both strings owned by the result). */
-struct lagom_planner_env {
-	char *name;
-	char *value;
-};
-
 struct lagom_planner_result {
 	/* The plan as search/ returned it (owned). */
 	struct lagom_plan *plan;
@@ -204,8 +199,8 @@ struct lagom_planner_result {
 	/* Variables to set, in a fixed order (owned).  Includes the NCCL knobs,
 	 * LAGOM_PLAN_ID, LAGOM_PREDICTED_SPEEDUP, and NCCL_TUNER_PLUGIN and
 	 * LAGOM_PLAN when a tuner_path was given.  The caller decides which
-	 * ones to skip (the user wins). */
-	struct lagom_planner_env *env;
+	 * ones to skip (the user wins).  Names and values owned too. */
+	struct lagom_env_var *env;
 	size_t env_count;
 	/* One line, no newline, for the job comment: lagom version, plan id,
 	 * workload, chosen channels/chunk/algo, predicted speedup (owned). */

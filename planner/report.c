@@ -13,12 +13,10 @@
 #include "planner/report.h"
 #include "search/search.h"
 
-#define ENV_MAX 32
-
 static int add_env(struct lagom_planner_result *res, const char *name,
 		   const char *value)
 {
-	struct lagom_planner_env *e;
+	struct lagom_env_var *e;
 
 	e = realloc(res->env, (res->env_count + 1) * sizeof(*e));
 	if (!e)
@@ -36,13 +34,14 @@ static int add_env(struct lagom_planner_result *res, const char *name,
 	return 0;
 }
 
-/* How the plan is applied: the same opts go to lagom_plan_encode() and
- * lagom_plan_env(), so the text's env record and id match the environment. */
-static struct lagom_plan_env_opts env_opts(const struct lagom_planner_input *in,
-					   const struct lagom_plan *plan,
-					   const char *plan_text)
+/* How the plan is applied: the same opts go to lagom_search_wire() and
+ * lagom_search_env(), so the text's env record and id match the
+ * environment. */
+static struct lagom_apply_opts apply_opts(const struct lagom_planner_input *in,
+					  const struct lagom_plan *plan,
+					  const char *plan_text)
 {
-	struct lagom_plan_env_opts opts = {
+	struct lagom_apply_opts opts = {
 		.tuner_path = in->tuner_path,
 		.plan_text = plan_text,
 		/*
@@ -56,49 +55,54 @@ static struct lagom_plan_env_opts env_opts(const struct lagom_planner_input *in,
 	return opts;
 }
 
-/* LAGOM_PLAN text, trimmed to its length, and its id (search/ computes
- * both: doc/plan-format.md). */
+/* LAGOM_PLAN text, trimmed to its length, and its id: the plan's wire form
+ * is built once (search/), plan/ writes the text and returns the id, which
+ * is formatted once (doc/plan-format.md).  *wire (wire NULL: freed) gets
+ * the wire form, for the environment. */
 static int encode_plan(const struct lagom_planner_input *in,
 		       const struct lagom_plan *plan,
 		       struct lagom_planner_result *res,
-		       struct lagom_error *err)
+		       struct lagom_plan_wire **wire, struct lagom_error *err)
 {
-	struct lagom_plan_env_opts opts = env_opts(in, plan, NULL);
+	struct lagom_apply_opts opts = apply_opts(in, plan, NULL);
 	char *buf = malloc(LAGOM_PLAN_TEXT_MAX + 1), *small;
+	struct lagom_plan_wire *w = NULL;
 	uint64_t id;
 	int rc;
 
 	if (!buf)
 		return lagom_errprintf(err, ENOMEM, "out of memory");
-	rc = lagom_plan_encode(plan, &opts, (unsigned long)in->job_id, buf,
-			       LAGOM_PLAN_TEXT_MAX + 1, err);
+	buf[0] = '\0';
+	rc = lagom_search_wire(plan, &opts, (uint64_t)in->job_id, &w, err);
 	if (rc == 0)
-		rc = lagom_plan_id(plan, &opts, &id, err);
+		rc = lagom_plan_wire_encode(w, buf, LAGOM_PLAN_TEXT_MAX + 1,
+					    &id, err);
 	if (rc) {
+		free(w);
 		free(buf);
 		return rc;
 	}
-	snprintf(res->plan_id, sizeof(res->plan_id), "%016llx",
-		 (unsigned long long)id);
+	lagom_plan_format_id(id, res->plan_id);
 	small = realloc(buf, strlen(buf) + 1);
 	res->plan_text = small ? small : buf;
+	if (wire)
+		*wire = w;
+	else
+		free(w);
 	return 0;
 }
 
+/* The variables of the plan applied as w says (its env record). */
 static int plan_environment(const struct lagom_planner_input *in,
+			    const struct lagom_plan_wire *w,
 			    struct lagom_planner_result *res,
 			    struct lagom_error *err)
 {
-	struct lagom_env_var vars[ENV_MAX];
-	struct lagom_plan_env_opts opts = env_opts(in, res->plan,
-						   res->plan_text);
-	size_t n = 0, i;
-	int rc = lagom_plan_env(res->plan, &opts, vars, ENV_MAX, &n, err);
+	struct lagom_apply_opts opts = apply_opts(in, res->plan,
+						  res->plan_text);
 
-	for (i = 0; rc == 0 && i < n; i++)
-		if (add_env(res, vars[i].name, lagom_env_var_value(&vars[i])))
-			rc = lagom_errprintf(err, ENOMEM, "out of memory");
-	return rc;
+	return lagom_search_env(res->plan, &w->env, &opts, res->plan_id,
+				&res->env, &res->env_count, err);
 }
 
 static void plan_times(const struct lagom_planner_input *in,
@@ -266,6 +270,7 @@ int planner_finish(const struct lagom_planner_input *in,
 		   const struct lagom_hw *hw, struct lagom_planner_result *res,
 		   struct lagom_error *err)
 {
+	struct lagom_plan_wire *w = NULL;
 	int rc;
 
 	res->workload_name = strdup(res->plan->no_workload
@@ -273,8 +278,10 @@ int planner_finish(const struct lagom_planner_input *in,
 					    : res->plan->workload);
 	if (!res->workload_name)
 		return lagom_errprintf(err, ENOMEM, "out of memory");
-	if ((rc = encode_plan(in, res->plan, res, err)) ||
-	    (rc = plan_environment(in, res, err)))
+	if ((rc = encode_plan(in, res->plan, res, &w, err)) == 0)
+		rc = plan_environment(in, w, res, err);
+	free(w);
+	if (rc)
 		return rc;
 	plan_times(in, res);
 	if (make_summary(res) ||
@@ -302,7 +309,7 @@ int planner_fallback(const struct lagom_planner_input *in,
 	res->plan->nodes = res->nodes;
 	res->plan->no_workload = true;
 	res->predicted_speedup = 1.0;
-	if ((rc = encode_plan(in, res->plan, res, err)))
+	if ((rc = encode_plan(in, res->plan, res, NULL, err)))
 		return rc;
 	if (add_env(res, "LAGOM_PLAN_ID", res->plan_id) ||
 	    add_env(res, "LAGOM_PREDICTED_SPEEDUP", speedup) ||

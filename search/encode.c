@@ -1,7 +1,7 @@
 /*
- * search/encode.c - a search plan as the LAGOM_PLAN text and the
- * environment derived from it: the process-wide values are decided here
- * (lagom_plan_globals()); the text, its rules and its id are plan/'s
+ * search/encode.c - a search plan in its wire form and the environment
+ * derived from it: the process-wide values are decided here
+ * (lagom_search_globals()); the text, its rules and its id are plan/'s
  * (plan/plan.h, doc/plan-format.md).
  */
 #include <errno.h>
@@ -62,9 +62,10 @@ static void common_impl(const struct lagom_plan *plan, int *algo, int *proto)
 
 /* The one place that decides the process-wide values (see search.h);
  * plan/ checks them against the format when they are encoded. */
-int lagom_plan_globals(const struct lagom_plan *plan,
-		       const struct lagom_plan_env_opts *opts,
-		       struct lagom_plan_wire_env *out, struct lagom_error *err)
+int lagom_search_globals(const struct lagom_plan *plan,
+			 const struct lagom_apply_opts *opts,
+			 struct lagom_plan_wire_env *out,
+			 struct lagom_error *err)
 {
 	struct lagom_plan_wire_env g = { .algo = LAGOM_PLAN_ANY,
 					 .proto = LAGOM_PLAN_ANY };
@@ -100,17 +101,18 @@ int lagom_plan_globals(const struct lagom_plan *plan,
 	return 0;
 }
 
-/* The plan as its text holds it (*w is new; free() it). */
-static int to_wire(const struct lagom_plan *plan,
-		   const struct lagom_plan_env_opts *opts, unsigned long job_id,
-		   struct lagom_plan_wire **out, struct lagom_error *err)
+int lagom_search_wire(const struct lagom_plan *plan,
+		      const struct lagom_apply_opts *opts, uint64_t job_id,
+		      struct lagom_plan_wire **out, struct lagom_error *err)
 {
 	struct lagom_plan_wire *w;
 	struct lagom_plan_wire_env g;
-	int rc = lagom_plan_globals(plan, opts, &g, err);
+	int rc = lagom_search_globals(plan, opts, &g, err);
 
 	if (rc < 0)
 		return rc;
+	if (!out)
+		return lagom_errprintf(err, EINVAL, "no output");
 	if (!(w = calloc(1, sizeof(*w))))
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	memcpy(w->lagom_version, PACKAGE_VERSION, sizeof(PACKAGE_VERSION));
@@ -141,108 +143,77 @@ static int to_wire(const struct lagom_plan *plan,
 	return 0;
 }
 
+/* One wire form, checked by plan/ with each env record: without the tuner
+ * plugin and with it (only whether a tuner is set matters). */
 int search_check_encodable(const struct lagom_plan *plan,
 			   struct lagom_error *err)
 {
-	const struct lagom_plan_env_opts tuner = { .tuner_path = "",
-						   .plan_text = "" };
-	uint64_t id = 0;
-	int rc = lagom_plan_id(plan, NULL, &id, err);
-
-	return rc < 0 ? rc : lagom_plan_id(plan, &tuner, &id, err);
-}
-
-int lagom_plan_id(const struct lagom_plan *plan,
-		  const struct lagom_plan_env_opts *opts, uint64_t *id,
-		  struct lagom_error *err)
-{
+	const struct lagom_apply_opts tuner = { .tuner_path = "" };
 	struct lagom_plan_wire *w = NULL;
-	int rc = to_wire(plan, opts, 0, &w, err);
+	uint64_t id = 0;
+	int rc = lagom_search_wire(plan, NULL, 0, &w, err);
 
 	if (rc == 0)
-		rc = lagom_plan_wire_id(w, id, err);
+		rc = lagom_plan_wire_id(w, &id, err);
+	if (rc == 0)
+		rc = lagom_search_globals(plan, &tuner, &w->env, err);
+	if (rc == 0)
+		rc = lagom_plan_wire_id(w, &id, err);
 	free(w);
 	return rc;
 }
 
-int lagom_plan_encode(const struct lagom_plan *plan,
-		      const struct lagom_plan_env_opts *opts,
-		      unsigned long job_id, char *buf, size_t len,
-		      struct lagom_error *err)
-{
-	struct lagom_plan_wire *w = NULL;
-	int rc;
-
-	if (!buf || len == 0)
-		return lagom_errprintf(err, EINVAL, "no buffer");
-	buf[0] = '\0';
-	if ((rc = to_wire(plan, opts, job_id, &w, err)) == 0)
-		rc = lagom_plan_wire_encode(w, buf, len, NULL, err);
-	free(w);
-	return rc;
-}
-
-const char *lagom_env_var_value(const struct lagom_env_var *v)
-{
-	return v->borrowed ? v->borrowed : v->buf;
-}
+/* At most this many variables: every name lagom_search_env() can set. */
+#define ENV_MAX 16
 
 struct envlist {
 	struct lagom_env_var *vars;
-	size_t max, n;
-	int overflow;
+	size_t n;
+	int failed;
 };
 
-static struct lagom_env_var *env_add(struct envlist *l, const char *name)
+static void env_add(struct envlist *l, const char *name, const char *value)
 {
-	struct lagom_env_var *v;
+	struct lagom_env_var *v = &l->vars[l->n];
 
-	if (l->n >= l->max) {
-		l->overflow = 1;
-		return NULL;
+	if (l->failed)
+		return;
+	v->name = strdup(name);
+	v->value = strdup(value);
+	if (!v->name || !v->value) {
+		free(v->name);
+		free(v->value);
+		l->failed = 1;
+		return;
 	}
-	v = &l->vars[l->n++];
-	memset(v, 0, sizeof(*v));
-	memcpy(v->name, name, strlen(name) + 1);
-	return v;
+	l->n++;
 }
 
 static void env_u(struct envlist *l, const char *name, uint64_t value)
 {
-	struct lagom_env_var *v = env_add(l, name);
+	char buf[LAGOM_PLAN_U64_MAX_CHARS];
 
-	if (v)
-		lagom_plan_format_u64(value, v->buf);
-}
-
-static void env_s(struct envlist *l, const char *name, const char *value)
-{
-	struct lagom_env_var *v = env_add(l, name);
-
-	if (v)
-		v->borrowed = value;
+	env_add(l, name, lagom_plan_format_u64(value, buf));
 }
 
 /* "1.21": the speedup to two decimals, without the printf family. */
 static void env_speedup(struct envlist *l, double speedup)
 {
-	struct lagom_env_var *v = env_add(l, "LAGOM_PREDICTED_SPEEDUP");
-	char frac[LAGOM_PLAN_U64_MAX_CHARS];
+	char buf[2 * LAGOM_PLAN_U64_MAX_CHARS], frac[LAGOM_PLAN_U64_MAX_CHARS];
 	uint64_t hundredths;
 
-	if (!v)
-		return;
 	if (!(speedup > 0) || speedup > 1e6)
 		speedup = 1;
 	hundredths = (uint64_t)(speedup * 100 + 0.5);
-	lagom_plan_format_u64(hundredths / 100, v->buf);
-	strcat(v->buf, hundredths % 100 < 10 ? ".0" : ".");
-	strcat(v->buf, lagom_plan_format_u64(hundredths % 100, frac));
+	lagom_plan_format_u64(hundredths / 100, buf);
+	strcat(buf, hundredths % 100 < 10 ? ".0" : ".");
+	strcat(buf, lagom_plan_format_u64(hundredths % 100, frac));
+	env_add(l, "LAGOM_PREDICTED_SPEEDUP", buf);
 }
 
-/* NCCL_* of g (lagom_plan_globals()) and, with the tuner, its two. */
+/* NCCL_* of g (lagom_search_globals()) and, with the tuner, its two. */
 static void env_globals(struct envlist *l, const struct lagom_plan_wire_env *g,
-			const struct lagom_plan_env_opts *opts)
+			const struct lagom_apply_opts *opts)
 {
 	if (g->max_ctas) {
 		env_u(l, "NCCL_MIN_CTAS", g->min_ctas);
@@ -253,55 +224,67 @@ static void env_globals(struct envlist *l, const struct lagom_plan_wire_env *g,
 	if (g->nthreads)
 		env_u(l, "NCCL_NTHREADS", g->nthreads);
 	if (g->algo != LAGOM_PLAN_ANY)
-		env_s(l, "NCCL_ALGO", lagom_nccl_algo_names[g->algo]);
+		env_add(l, "NCCL_ALGO", lagom_nccl_algo_names[g->algo]);
 	if (g->proto != LAGOM_PLAN_ANY)
-		env_s(l, "NCCL_PROTO", lagom_nccl_proto_names[g->proto]);
+		env_add(l, "NCCL_PROTO", lagom_nccl_proto_names[g->proto]);
 	if (g->cta_policy) /* 2.28 reads integers only */
 		env_u(l, "NCCL_CTA_POLICY", g->cta_policy);
 	if (g->tuner) {
-		env_s(l, "NCCL_TUNER_PLUGIN", opts->tuner_path);
-		env_s(l, "LAGOM_PLAN", opts->plan_text);
+		env_add(l, "NCCL_TUNER_PLUGIN", opts->tuner_path);
+		env_add(l, "LAGOM_PLAN", opts->plan_text);
 	}
 }
 
-int lagom_plan_env(const struct lagom_plan *plan,
-		   const struct lagom_plan_env_opts *opts,
-		   struct lagom_env_var *vars, size_t max, size_t *count,
-		   struct lagom_error *err)
+/* g indexes the name tables: only values plan/ would write. */
+static bool globals_ok(const struct lagom_plan_wire_env *g)
 {
-	static const struct lagom_plan_env_opts none = { 0 };
-	struct envlist l = { .vars = vars, .max = max };
-	struct lagom_plan_wire_env g;
-	uint64_t id = 0;
+	return (g->algo == LAGOM_PLAN_ANY ||
+		(g->algo >= 0 && g->algo < LAGOM_NCCL_NUM_ALGOS)) &&
+	       (g->proto == LAGOM_PLAN_ANY ||
+		(g->proto >= 0 && g->proto < LAGOM_NCCL_NUM_PROTOS));
+}
+
+int lagom_search_env(const struct lagom_plan *plan,
+		     const struct lagom_plan_wire_env *g,
+		     const struct lagom_apply_opts *opts, const char *plan_id,
+		     struct lagom_env_var **vars, size_t *count,
+		     struct lagom_error *err)
+{
+	static const struct lagom_apply_opts none = { 0 };
+	struct envlist l = { 0 };
 	double speedup;
-	int rc;
 
 	if (!opts)
 		opts = &none;
-	if ((rc = lagom_plan_globals(plan, opts, &g, err)) < 0)
-		return rc;
 	if (!vars || !count)
 		return lagom_errprintf(err, EINVAL, "no output array");
-	if (opts->tuner_path && !opts->plan_text)
+	if (!plan || !g || !plan_id || !globals_ok(g))
+		return lagom_errprintf(err, EINVAL, "no plan");
+	if (g->tuner && (!opts->tuner_path || !opts->plan_text))
 		return lagom_errprintf(err, EINVAL, "tuner without plan text");
-	if ((rc = lagom_plan_id(plan, opts, &id, err)) < 0)
-		return rc;
-	env_globals(&l, &g, opts);
-	if (g.tuner)
+	if (!(l.vars = calloc(ENV_MAX, sizeof(*l.vars))))
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	env_globals(&l, g, opts);
+	if (g->tuner)
 		speedup = plan->speedup_nccl;
 	else
 		speedup = plan->lagom_env_only_s > 0
 				  ? plan->nccl_s / plan->lagom_env_only_s
 				  : 1;
-	env_s(&l, "TORCH_NCCL_HIGH_PRIORITY", "1");
+	env_add(&l, "TORCH_NCCL_HIGH_PRIORITY", "1");
 	if (plan->tensor_parallel || (opts->flags & LAGOM_ENV_TP_OVERLAP))
-		env_s(&l, "CUDA_DEVICE_MAX_CONNECTIONS", "1");
-	if (env_add(&l, "LAGOM_PLAN_ID"))
-		lagom_plan_format_id(id, l.vars[l.n - 1].buf);
+		env_add(&l, "CUDA_DEVICE_MAX_CONNECTIONS", "1");
+	env_add(&l, "LAGOM_PLAN_ID", plan_id);
 	env_speedup(&l, speedup);
-	if (l.overflow)
-		return lagom_errprintf(err, ENOSPC, "more than %zu variables",
-				       max);
+	if (l.failed) {
+		for (size_t i = 0; i < l.n; i++) {
+			free(l.vars[i].name);
+			free(l.vars[i].value);
+		}
+		free(l.vars);
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	}
+	*vars = l.vars;
 	*count = l.n;
 	return 0;
 }

@@ -1,7 +1,8 @@
 /*
  * search/search.h - lagom's plan: the priority-based search over the cost
- * model (lagom-method.md section 3), its baselines, the LAGOM_PLAN text
- * (doc/plan-format.md) and the environment derived from it.  doc/search.md
+ * model (lagom-method.md section 3), its baselines, its wire form (the
+ * records of the LAGOM_PLAN text, which plan/ writes: doc/plan-format.md)
+ * and the environment derived from it.  doc/search.md
  * describes the search as implemented.
  *
  * Pure core: no I/O, environment, clock or randomness.  The plan is a pure
@@ -105,7 +106,7 @@ struct lagom_plan {
 	struct lagom_plan_step steps[LAGOM_PLAN_MAX_STEPS];
 
 	/* The id (LAGOM_PLAN_ID) is not a field: it depends on how the plan
-	 * is applied (tuner or not), see lagom_plan_id(). */
+	 * is applied (tuner or not), see lagom_search_wire(). */
 };
 
 struct lagom_search_opts {
@@ -170,10 +171,11 @@ void lagom_plan_destroy(struct lagom_plan *plan);
 #define LAGOM_ENV_TP_OVERLAP 0x1u /* set CUDA_DEVICE_MAX_CONNECTIONS=1 */
 #define LAGOM_ENV_PIN_IMPL 0x2u	  /* NCCL_ALGO/PROTO when all classes agree */
 
-struct lagom_plan_env_opts {
+struct lagom_apply_opts {
 	const char *tuner_path; /* NULL: no tuner plugin, environment only */
 	const char *plan_text;	/* LAGOM_PLAN value (text or "@path");
-				 * needed when tuner_path is set */
+				 * lagom_search_env() needs it when
+				 * tuner_path is set */
 	unsigned flags;
 };
 
@@ -181,7 +183,7 @@ struct lagom_plan_env_opts {
  * The process-wide values lagom sets with a plan (design.md "What lagom
  * sets"; every rank must agree on them, reference/nccl.md section 1.3), as
  * the plan's `env` record holds them (struct lagom_plan_wire_env,
- * plan/plan.h): lagom_plan_env() turns them into variables and the record
+ * plan/plan.h): lagom_search_env() turns them into variables and the record
  * writes them, so LAGOM_PLAN_ID covers them.  0 / LAGOM_PLAN_ANY: lagom does
  * not set that variable.
  *
@@ -191,64 +193,45 @@ struct lagom_plan_env_opts {
  * nthreads; NCCL_ALGO/PROTO with LAGOM_ENV_PIN_IMPL when every class
  * agrees); otherwise the environment-only values (NCCL_MIN_CTAS=1,
  * NCCL_MAX_CTAS=env_max_ctas, env_buffsize_bytes, env_cta_policy).  -EINVAL
- * for an invalid plan or values outside what the format allows.
+ * for an invalid plan.  Whether the values fit the format is plan/'s to
+ * say when the wire form is encoded.
  */
-int lagom_plan_globals(const struct lagom_plan *plan,
-		       const struct lagom_plan_env_opts *opts,
-		       struct lagom_plan_wire_env *out,
-		       struct lagom_error *err);
+int lagom_search_globals(const struct lagom_plan *plan,
+			 const struct lagom_apply_opts *opts,
+			 struct lagom_plan_wire_env *out,
+			 struct lagom_error *err);
 
 /*
- * Write the LAGOM_PLAN text (doc/plan-format.md, NUL-terminated) into buf:
- * the header with lagom_plan_id(plan, opts), the `env` record from
- * lagom_plan_globals(plan, opts), the coll records, `end`.  opts as for
- * lagom_plan_globals(): give lagom_plan_env() the same tuner_path and flags.
- * -ENOSPC when len is too small, -EINVAL for a plan with more than
- * LAGOM_PLAN_MAX_COLLS records or invalid values.
+ * The plan applied with opts as the LAGOM_PLAN text holds it: the `env`
+ * record from lagom_search_globals(plan, opts), the coll records, job_id
+ * in the header.  The one conversion of a plan to its wire form: plan/
+ * writes the text and its id from it (lagom_plan_wire_encode(), which
+ * also returns the id, the LAGOM_PLAN_ID of the plan applied with opts).
+ * *out is new; free() it.  -EINVAL for an invalid plan or more than
+ * LAGOM_PLAN_MAX_COLLS records, -ENOMEM.
  */
-int lagom_plan_encode(const struct lagom_plan *plan,
-		      const struct lagom_plan_env_opts *opts,
-		      unsigned long job_id, char *buf, size_t len,
-		      struct lagom_error *err);
-
-/*
- * LAGOM_PLAN_ID of plan applied with opts: the 64-bit FNV-1a of the encoded
- * records after the header (`env`, the coll records, `end`).  Errors as
- * lagom_plan_encode().
- */
-int lagom_plan_id(const struct lagom_plan *plan,
-		  const struct lagom_plan_env_opts *opts, uint64_t *id,
-		  struct lagom_error *err);
-
-/* lagom_fnv1a64(): common/hash.h (64-bit FNV-1a). */
-
-#define LAGOM_ENV_NAME_MAX 32
-#define LAGOM_ENV_VALUE_MAX 32
-
-/* One variable.  value is borrowed (opts' strings) or points into buf. */
-struct lagom_env_var {
-	char name[LAGOM_ENV_NAME_MAX];
-	char buf[LAGOM_ENV_VALUE_MAX];
-	const char *borrowed; /* NULL: the value is buf */
-};
-
-/* The value of v (borrowed from v or from the opts it was made with). */
-const char *lagom_env_var_value(const struct lagom_env_var *v);
+int lagom_search_wire(const struct lagom_plan *plan,
+		      const struct lagom_apply_opts *opts, uint64_t job_id,
+		      struct lagom_plan_wire **out, struct lagom_error *err);
 
 /*
  * The variables to inject, in a fixed order (design.md "What lagom sets"):
  * NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_BUFFSIZE, NCCL_NTHREADS, NCCL_ALGO,
- * NCCL_PROTO, NCCL_CTA_POLICY (those lagom_plan_globals() sets), NCCL_TUNER_PLUGIN +
- * LAGOM_PLAN (tuner_path set and a tuned plan; plan_text should be
- * lagom_plan_encode() with the same opts), TORCH_NCCL_HIGH_PRIORITY=1,
- * CUDA_DEVICE_MAX_CONNECTIONS=1 (tensor parallel), LAGOM_PLAN_ID
- * (lagom_plan_id() with opts), LAGOM_PREDICTED_SPEEDUP.  A plan equal to
- * NCCL's defaults sets no NCCL_* variable.  -ENOSPC when max is too small.
+ * NCCL_PROTO, NCCL_CTA_POLICY (those g sets), NCCL_TUNER_PLUGIN + LAGOM_PLAN
+ * (g->tuner: tuner_path and plan_text of opts), TORCH_NCCL_HIGH_PRIORITY=1,
+ * CUDA_DEVICE_MAX_CONNECTIONS=1 (tensor parallel), LAGOM_PLAN_ID (plan_id,
+ * 16 hex digits), LAGOM_PREDICTED_SPEEDUP.  g and plan_id are those of the
+ * plan's wire form with the same opts (lagom_search_wire()'s env record;
+ * lagom_plan_wire_encode()'s id, lagom_plan_format_id()).  A plan equal to
+ * NCCL's defaults sets no NCCL_* variable.  *vars is new: free every name
+ * and value, then the array.  -EINVAL (a tuner without plan_text, a missing
+ * argument), -ENOMEM.
  */
-int lagom_plan_env(const struct lagom_plan *plan,
-		   const struct lagom_plan_env_opts *opts,
-		   struct lagom_env_var *vars, size_t max, size_t *count,
-		   struct lagom_error *err);
+int lagom_search_env(const struct lagom_plan *plan,
+		     const struct lagom_plan_wire_env *g,
+		     const struct lagom_apply_opts *opts, const char *plan_id,
+		     struct lagom_env_var **vars, size_t *count,
+		     struct lagom_error *err);
 
 /* ---- Pieces exposed for tests, benchmarks and the CLI. ---- */
 

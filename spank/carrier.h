@@ -49,6 +49,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "plan/plan.h" /* struct lagom_env_var */
 #include "plugstack/plugstack.h"
 
 #define LAGOM_CARRIER_VAR "SLURM_LAGOM_STEP_PLAN"
@@ -66,11 +67,6 @@ struct lagom_carrier_step {
 	uint64_t nodes_hash;		 /* lagom_nodes_hash() */
 };
 
-struct lagom_carrier_var {
-	char *name;
-	char *value;
-};
-
 struct lagom_carrier {
 	struct lagom_carrier_step step;
 	unsigned gpus_per_node;
@@ -78,7 +74,7 @@ struct lagom_carrier {
 	char plan_id[17];
 	char summary[LAGOM_CARRIER_SUMMARY_MAX];
 	size_t nvars;
-	struct lagom_carrier_var vars[LAGOM_CARRIER_MAX_VARS]; /* owned */
+	struct lagom_env_var vars[LAGOM_CARRIER_MAX_VARS]; /* owned */
 };
 
 /*

@@ -70,7 +70,7 @@ enum var_kind {
 	VAR_SPEEDUP,
 };
 
-/* Every variable the planner sets (search/search.h lagom_plan_env()). */
+/* Every variable the planner sets (search/search.h lagom_search_env()). */
 static const struct {
 	const char *name;
 	enum var_kind kind;

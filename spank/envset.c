@@ -12,7 +12,7 @@
 
 #include "spank/lagom.h"
 
-int lagom_env_decide(const struct lagom_planner_env *env, size_t n,
+int lagom_env_decide(const struct lagom_env_var *env, size_t n,
 		     const struct lagom_config *cfg,
 		     bool (*is_set)(void *ctx, const char *name), void *ctx,
 		     struct lagom_env_item **out)
@@ -24,8 +24,7 @@ int lagom_env_decide(const struct lagom_planner_env *env, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		const char *name = env[i].name;
 
-		items[i].name = name;
-		items[i].value = env[i].value;
+		items[i].var = &env[i];
 		if (lagom_varlist_has(&cfg->forbid, name))
 			items[i].action = LAGOM_ENV_SKIP_FORBIDDEN;
 		else if (!is_set(ctx, name))
@@ -54,15 +53,15 @@ size_t lagom_env_skipped(const struct lagom_env_item *items, size_t n,
 		    items[i].action != LAGOM_ENV_SKIP_FORBIDDEN)
 			continue;
 		skipped++;
-		need = strlen(items[i].name) + (used ? 1 : 0);
+		need = strlen(items[i].var->name) + (used ? 1 : 0);
 		if (truncated || used + need + 4 >= len) {
 			truncated = true;
 			continue;
 		}
 		if (used)
 			buf[used++] = ',';
-		strcpy(buf + used, items[i].name);
-		used += strlen(items[i].name);
+		strcpy(buf + used, items[i].var->name);
+		used += strlen(items[i].var->name);
 	}
 	if (truncated && len >= 4)
 		strcpy(buf + (used + 4 <= len ? used : len - 4), "...");

@@ -47,8 +47,7 @@ enum lagom_env_action {
 };
 
 struct lagom_env_item {
-	const char *name;  /* borrowed from the plan result */
-	const char *value; /* borrowed from the plan result */
+	const struct lagom_env_var *var; /* borrowed from the carrier */
 	enum lagom_env_action action;
 };
 
@@ -73,7 +72,6 @@ struct lagom_state {
 			       * the tasks fail (doc/consistency.md) */
 	struct lagom_step step;
 	struct lagom_carrier carrier;	/* the plan srun sent */
-	struct lagom_planner_env *vars; /* borrowed from carrier */
 	struct lagom_env_item *items;
 	size_t n_items;
 	bool comment_done;
@@ -136,7 +134,7 @@ void lagom_remote_exit(spank_t sp, struct lagom_state *st);
  * is_set(ctx, name) says whether the user's environment already has name.
  * Writes n items (allocated, caller frees) to *out.  Returns 0 or -ENOMEM.
  */
-int lagom_env_decide(const struct lagom_planner_env *env, size_t n,
+int lagom_env_decide(const struct lagom_env_var *env, size_t n,
 		     const struct lagom_config *cfg,
 		     bool (*is_set)(void *ctx, const char *name), void *ctx,
 		     struct lagom_env_item **out);

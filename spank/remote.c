@@ -222,15 +222,8 @@ static int decide(spank_t sp, struct lagom_state *st)
 {
 	size_t n = st->carrier.nvars;
 
-	st->vars = calloc(n ? n : 1, sizeof(*st->vars));
-	if (!st->vars)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		st->vars[i].name = st->carrier.vars[i].name;
-		st->vars[i].value = st->carrier.vars[i].value;
-	}
-	if (lagom_env_decide(st->vars, n, &st->cfg, user_has, sp, &st->items) <
-	    0)
+	if (lagom_env_decide(st->carrier.vars, n, &st->cfg, user_has, sp,
+			     &st->items) < 0)
 		return -ENOMEM;
 	st->n_items = n;
 	return 0;
@@ -332,11 +325,11 @@ int lagom_remote_task_init(spank_t sp, struct lagom_state *st)
 		if (it->action != LAGOM_ENV_SET &&
 		    it->action != LAGOM_ENV_OVERRIDE)
 			continue;
-		rc = spank_setenv(sp, it->name, it->value,
+		rc = spank_setenv(sp, it->var->name, it->var->value,
 				  it->action == LAGOM_ENV_OVERRIDE);
 		if (rc != ESPANK_SUCCESS && rc != ESPANK_ENV_EXISTS &&
 		    st->cfg.verbose)
-			lagom_log_info("cannot set %s: %s", it->name,
+			lagom_log_info("cannot set %s: %s", it->var->name,
 				       spank_strerror(rc));
 	}
 	lagom_measure_task_env(sp, st);
@@ -451,8 +444,6 @@ void lagom_remote_exit(spank_t sp, struct lagom_state *st)
 {
 	wait_comment(st); /* no task exited (a failed launch) */
 	lagom_carrier_release(&st->carrier);
-	free(st->vars);
-	st->vars = NULL;
 	free(st->items);
 	st->items = NULL;
 	st->n_items = 0;

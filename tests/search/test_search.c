@@ -21,14 +21,75 @@
 		.plan_text = "lagom-plan 1 ..." \
 	}
 
+/* The text of p applied with opts, as the planner writes it: one wire
+ * form (search/), its text written by plan/. */
+static int encode(const struct lagom_plan *p,
+		  const struct lagom_apply_opts *opts, uint64_t job_id,
+		  char *buf, size_t len, struct lagom_error *err)
+{
+	struct lagom_plan_wire *w = NULL;
+	int rc = lagom_search_wire(p, opts, job_id, &w, err);
+
+	if (rc == 0)
+		rc = lagom_plan_wire_encode(w, buf, len, NULL, err);
+	free(w);
+	return rc;
+}
+
+/* LAGOM_PLAN_ID of p applied with opts, or an error. */
+static int wire_id(const struct lagom_plan *p,
+		   const struct lagom_apply_opts *opts, uint64_t *id)
+{
+	struct lagom_plan_wire *w = NULL;
+	int rc = lagom_search_wire(p, opts, 0, &w, NULL);
+
+	if (rc == 0)
+		rc = lagom_plan_wire_id(w, id, NULL);
+	free(w);
+	return rc;
+}
+
 /* LAGOM_PLAN_ID of p applied with opts. */
 static uint64_t plan_id(const struct lagom_plan *p,
-			const struct lagom_plan_env_opts *opts)
+			const struct lagom_apply_opts *opts)
 {
 	uint64_t id = 0;
 
-	assert_int_equal(lagom_plan_id(p, opts, &id, NULL), 0);
+	assert_int_equal(wire_id(p, opts, &id), 0);
 	return id;
+}
+
+static void env_free(struct lagom_env_var *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].value);
+	}
+	free(v);
+}
+
+/* The variables of p applied with opts, as the planner derives them: from
+ * the wire form's env record and id.  The previous *v (NULL or n of them)
+ * is freed first. */
+static int env(const struct lagom_plan *p, const struct lagom_apply_opts *o,
+	       struct lagom_env_var **v, size_t *n)
+{
+	struct lagom_plan_wire *w = NULL;
+	uint64_t id = 0;
+	char text[17];
+	int rc = lagom_search_wire(p, o, 0, &w, NULL);
+
+	env_free(*v, *n);
+	*v = NULL;
+	*n = 0;
+	if (rc == 0)
+		rc = lagom_plan_wire_id(w, &id, NULL);
+	if (rc == 0)
+		rc = lagom_search_env(p, &w->env, o,
+				      lagom_plan_format_id(id, text), v, n,
+				      NULL);
+	free(w);
+	return rc;
 }
 
 /* The text decoded by plan/ (its own golden tests: tests/plan). */
@@ -40,14 +101,14 @@ static void decode(const char *text, struct lagom_plan_wire *w)
 		fail_msg("lagom rejects its own plan: %s\n%s", err.text, text);
 }
 
-/* The env record says what lagom_plan_globals() decides. */
+/* The env record says what lagom_search_globals() decides. */
 static void assert_env_record(const struct lagom_plan *p,
-			      const struct lagom_plan_env_opts *opts,
+			      const struct lagom_apply_opts *opts,
 			      const struct lagom_plan_wire_env *e)
 {
 	struct lagom_plan_wire_env g;
 
-	assert_int_equal(lagom_plan_globals(p, opts, &g, NULL), 0);
+	assert_int_equal(lagom_search_globals(p, opts, &g, NULL), 0);
 	assert_int_equal(e->tuner, g.tuner);
 	assert_int_equal(e->min_ctas, g.min_ctas);
 	assert_int_equal(e->max_ctas, g.max_ctas);
@@ -457,7 +518,7 @@ static void test_deterministic(void **state)
 	struct lagom_plan *p1 = NULL, *p2 = NULL;
 	static char t1[LAGOM_PLAN_TEXT_MAX], t2[LAGOM_PLAN_TEXT_MAX],
 		t3[LAGOM_PLAN_TEXT_MAX];
-	const struct lagom_plan_env_opts tuner = TUNER_OPTS;
+	const struct lagom_apply_opts tuner = TUNER_OPTS;
 
 	(void)state;
 	assert_non_null(w1);
@@ -467,11 +528,11 @@ static void test_deterministic(void **state)
 	assert_int_equal(lagom_search_plan(&hw, w2, 2, 8, NULL, &p2, NULL), 0);
 	assert_true(plan_id(p1, &tuner) == plan_id(p2, &tuner));
 	assert_true(plan_id(p1, NULL) == plan_id(p2, NULL));
-	assert_int_equal(lagom_plan_encode(p1, &tuner, 7, t1, sizeof(t1), NULL),
+	assert_int_equal(encode(p1, &tuner, 7, t1, sizeof(t1), NULL),
 			 0);
-	assert_int_equal(lagom_plan_encode(p2, &tuner, 7, t2, sizeof(t2), NULL),
+	assert_int_equal(encode(p2, &tuner, 7, t2, sizeof(t2), NULL),
 			 0);
-	assert_int_equal(lagom_plan_encode(p1, &tuner, 7, t3, sizeof(t3), NULL),
+	assert_int_equal(encode(p1, &tuner, 7, t3, sizeof(t3), NULL),
 			 0);
 	assert_string_equal(t1, t2);
 	assert_string_equal(t1, t3);
@@ -490,14 +551,14 @@ static void test_encode_round_trip(void **state)
 	static char text[LAGOM_PLAN_TEXT_MAX];
 	static struct lagom_plan_wire pp;
 	const char *records;
-	const struct lagom_plan_env_opts tuner = TUNER_OPTS;
+	const struct lagom_apply_opts tuner = TUNER_OPTS;
 
 	(void)state;
 	assert_int_equal(paper_hw(0, &hw), 0);
 	p = plan_named(&hw, "llama-3.1-8b:fsdp,mb1");
 	assert_non_null(p);
 	assert_int_equal(
-		lagom_plan_encode(p, &tuner, 4242, text, sizeof(text), NULL),
+		encode(p, &tuner, 4242, text, sizeof(text), NULL),
 		0);
 	decode(text, &pp);
 	assert_env_record(p, &tuner, &pp.env);
@@ -522,7 +583,7 @@ static void test_encode_round_trip(void **state)
 	assert_int_equal(pp.plan_id, lagom_fnv1a64(records, strlen(records)));
 	assert_int_equal(pp.plan_id, plan_id(p, &tuner));
 	/* too small a buffer */
-	assert_int_equal(lagom_plan_encode(p, &tuner, 1, text, 40, NULL),
+	assert_int_equal(encode(p, &tuner, 1, text, 40, NULL),
 			 -ENOSPC);
 	lagom_plan_destroy(p);
 }
@@ -532,7 +593,7 @@ static const char *env_get(const struct lagom_env_var *v, size_t n,
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(v[i].name, name))
-			return lagom_env_var_value(&v[i]);
+			return v[i].value;
 	return NULL;
 }
 
@@ -540,10 +601,10 @@ static void test_env(void **state)
 {
 	struct lagom_hw hw;
 	struct lagom_plan *p;
-	struct lagom_env_var v[16];
+	struct lagom_env_var *v = NULL;
 	size_t n = 0;
 	char id[17];
-	struct lagom_plan_env_opts o = { .tuner_path = "/x/libtuner.so",
+	struct lagom_apply_opts o = { .tuner_path = "/x/libtuner.so",
 					 .plan_text = "lagom-plan 1 ..." };
 
 	(void)state;
@@ -556,7 +617,7 @@ static void test_env(void **state)
 	p = plan_named(&hw, "mpt-7b:tp8,mb1");
 	assert_non_null(p);
 	assert_true(p->speedup_nccl > 1.01);
-	assert_int_equal(lagom_plan_env(p, &o, v, 16, &n, NULL), 0);
+	assert_int_equal(env(p, &o, &v, &n), 0);
 	snprintf(id, sizeof(id), "%016llx", (unsigned long long)plan_id(p, &o));
 	assert_string_equal(env_get(v, n, "LAGOM_PLAN_ID"), id);
 	assert_string_equal(env_get(v, n, "TORCH_NCCL_HIGH_PRIORITY"), "1");
@@ -567,19 +628,18 @@ static void test_env(void **state)
 	assert_string_equal(env_get(v, n, "LAGOM_PLAN"), o.plan_text);
 	assert_non_null(env_get(v, n, "NCCL_MAX_CTAS"));
 	assert_null(env_get(v, n, "NCCL_ALGO"));
-	assert_int_equal(lagom_plan_env(p, &o, v, 2, &n, NULL), -ENOSPC);
 	o.plan_text = NULL;
-	assert_int_equal(lagom_plan_env(p, &o, v, 16, &n, NULL), -EINVAL);
+	assert_int_equal(env(p, &o, &v, &n), -EINVAL);
 
 	/* a plan that keeps NCCL's choices sets no NCCL_* variable */
 	for (size_t j = 0; j < p->ncolls; j++)
 		p->colls[j].keep = true;
 	p->env = (struct lagom_plan_env_values){ 0 };
-	assert_int_equal(lagom_plan_env(p, NULL, v, 16, &n, NULL), 0);
+	assert_int_equal(env(p, NULL, &v, &n), 0);
 	for (size_t i = 0; i < n; i++)
 		assert_true(strncmp(v[i].name, "NCCL_", 5) != 0);
 	o.plan_text = "x";
-	assert_int_equal(lagom_plan_env(p, &o, v, 16, &n, NULL), 0);
+	assert_int_equal(env(p, &o, &v, &n), 0);
 	assert_null(env_get(v, n, "NCCL_TUNER_PLUGIN"));
 	/* and its records leave every choice to NCCL */
 	{
@@ -587,7 +647,7 @@ static void test_env(void **state)
 		static struct lagom_plan_wire pp;
 
 		assert_int_equal(
-			lagom_plan_encode(p, &o, 0, text, sizeof(text), NULL),
+			encode(p, &o, 0, text, sizeof(text), NULL),
 			0);
 		decode(text, &pp);
 		assert_int_equal(pp.env.tuner, 0);
@@ -599,6 +659,7 @@ static void test_env(void **state)
 			assert_int_equal(pp.colls[j].nchannels, 0);
 		}
 	}
+	env_free(v, n);
 	lagom_plan_destroy(p);
 }
 
@@ -610,7 +671,7 @@ static void test_no_workload(void **state)
 	static char text[LAGOM_PLAN_TEXT_MAX];
 	static struct lagom_plan_wire pp;
 	struct lagom_error err = { 0 };
-	const struct lagom_plan_env_opts tuner = TUNER_OPTS;
+	const struct lagom_apply_opts tuner = TUNER_OPTS;
 
 	(void)state;
 	assert_int_equal(paper_hw(1, &hw), 0);
@@ -627,7 +688,7 @@ static void test_no_workload(void **state)
 	assert_true(p->speedup_nccl <= 1.33 * 1.05);
 	assert_true(plan_id(p, NULL) == plan_id(q, NULL));
 	assert_int_equal(
-		lagom_plan_encode(p, NULL, 0, text, sizeof(text), NULL), 0);
+		encode(p, NULL, 0, text, sizeof(text), NULL), 0);
 	decode(text, &pp);
 	assert_int_equal(pp.ncolls, 0);
 	assert_env_record(p, NULL, &pp.env);
@@ -668,26 +729,26 @@ static struct lagom_plan *hand_plan(void)
 	return p;
 }
 
-/* The NCCL_* variables lagom_plan_env() sets are the env record's values
+/* The NCCL_* variables lagom_search_env() sets are the env record's values
  * (one decision for both), and the plan text carries the same id. */
 static void assert_env_matches_record(const struct lagom_plan *p,
-				      const struct lagom_plan_env_opts *o)
+				      const struct lagom_apply_opts *o)
 {
 	static char text[LAGOM_PLAN_TEXT_MAX];
 	static struct lagom_plan_wire pp;
-	struct lagom_plan_env_opts with_text = { 0 };
-	struct lagom_env_var v[16];
+	struct lagom_apply_opts with_text = { 0 };
+	struct lagom_env_var *v = NULL;
 	size_t n = 0;
 	char num[24], id[17];
 	const char *x;
 
-	assert_int_equal(lagom_plan_encode(p, o, 0, text, sizeof(text), NULL),
+	assert_int_equal(encode(p, o, 0, text, sizeof(text), NULL),
 			 0);
 	decode(text, &pp);
 	if (o)
 		with_text = *o;
 	with_text.plan_text = text;
-	assert_int_equal(lagom_plan_env(p, &with_text, v, 16, &n, NULL), 0);
+	assert_int_equal(env(p, &with_text, &v, &n), 0);
 	assert_string_equal(env_get(v, n, "LAGOM_PLAN_ID"),
 			    lagom_plan_format_id(pp.plan_id, id));
 	assert_int_equal(pp.env.tuner, env_get(v, n, "LAGOM_PLAN") != NULL);
@@ -719,6 +780,7 @@ static void assert_env_matches_record(const struct lagom_plan *p,
 	x = env_get(v, n, "NCCL_CTA_POLICY");
 	snprintf(num, sizeof(num), "%u", pp.env.cta_policy);
 	assert_true(pp.env.cta_policy ? x && !strcmp(x, num) : !x);
+	env_free(v, n);
 }
 
 /* LAGOM_PLAN_ID covers the process-wide values, not only the coll records:
@@ -726,8 +788,8 @@ static void assert_env_matches_record(const struct lagom_plan *p,
  * different ids (design.md "Determinism"). */
 static void test_id_covers_globals(void **state)
 {
-	const struct lagom_plan_env_opts tuner = TUNER_OPTS;
-	struct lagom_plan_env_opts pin = TUNER_OPTS;
+	const struct lagom_apply_opts tuner = TUNER_OPTS;
+	struct lagom_apply_opts pin = TUNER_OPTS;
 	struct lagom_plan *a = hand_plan(), *b = hand_plan();
 
 	(void)state;
@@ -765,15 +827,15 @@ static void test_id_covers_globals(void **state)
 	/* values the format does not allow are refused, not encoded */
 	*b = *a;
 	b->env.nthreads = 100;
-	assert_int_equal(lagom_plan_id(b, &tuner, &(uint64_t){ 0 }, NULL),
+	assert_int_equal(wire_id(b, &tuner, &(uint64_t){ 0 }),
 			 -EINVAL);
 	*b = *a;
 	b->env.max_ctas = 65;
-	assert_int_equal(lagom_plan_id(b, &tuner, &(uint64_t){ 0 }, NULL),
+	assert_int_equal(wire_id(b, &tuner, &(uint64_t){ 0 }),
 			 -EINVAL);
 	*b = *a;
 	b->env.min_ctas = 0;
-	assert_int_equal(lagom_plan_id(b, &tuner, &(uint64_t){ 0 }, NULL),
+	assert_int_equal(wire_id(b, &tuner, &(uint64_t){ 0 }),
 			 -EINVAL);
 	free(a);
 	free(b);
@@ -786,7 +848,7 @@ static void test_id_no_workload(void **state)
 	static const char keep_all[] =
 		"env tuner=0 ctas=0-0 buffsize=0 nthreads=0 algo=any "
 		"proto=any;end";
-	const struct lagom_plan_env_opts tuner = TUNER_OPTS;
+	const struct lagom_apply_opts tuner = TUNER_OPTS;
 	struct lagom_hw hw;
 	struct lagom_plan *nw = NULL, *other = calloc(1, sizeof(*other));
 	struct lagom_error err = { 0 };
@@ -852,29 +914,30 @@ static struct lagom_plan *plan_h100(const char *name,
 static void assert_cta_policy_emitted(const struct lagom_plan *p, bool want)
 {
 	static char text[LAGOM_PLAN_TEXT_MAX];
-	struct lagom_plan_env_opts tuner = TUNER_OPTS;
-	struct lagom_env_var v[16];
+	struct lagom_apply_opts tuner = TUNER_OPTS;
+	struct lagom_env_var *v = NULL;
 	struct lagom_plan_wire_env g;
 	size_t n = 0;
 
 	assert_int_equal(p->env.env_cta_policy != 0, want);
 	assert_int_equal(
-		lagom_plan_encode(p, NULL, 0, text, sizeof(text), NULL), 0);
+		encode(p, NULL, 0, text, sizeof(text), NULL), 0);
 	assert_int_equal(strstr(text, " ctapolicy=efficiency;") != NULL, want);
 	assert_int_equal(strncmp(text, "lagom-plan 1.1 ", 15) == 0, want);
-	assert_int_equal(lagom_plan_env(p, NULL, v, 16, &n, NULL), 0);
+	assert_int_equal(env(p, NULL, &v, &n), 0);
 	if (want)
 		assert_string_equal(env_get(v, n, "NCCL_CTA_POLICY"), "1");
 	else
 		assert_null(env_get(v, n, "NCCL_CTA_POLICY"));
 	/* NCCL ignores the policy under a tuner plugin: a plan applied
 	 * through the tuner never carries it */
-	assert_int_equal(lagom_plan_globals(p, &tuner, &g, NULL), 0);
+	assert_int_equal(lagom_search_globals(p, &tuner, &g, NULL), 0);
 	assert_int_equal(
-		lagom_plan_encode(p, &tuner, 0, text, sizeof(text), NULL), 0);
+		encode(p, &tuner, 0, text, sizeof(text), NULL), 0);
 	assert_int_equal(strstr(text, "ctapolicy=") != NULL, want && !g.tuner);
 	assert_env_matches_record(p, NULL);
 	assert_env_matches_record(p, &tuner);
+	env_free(v, n);
 }
 
 /*
@@ -984,7 +1047,7 @@ static void test_invalid(void **state)
 			    "does not fit the step's 8 ranks on 1 nodes");
 	assert_null(p);
 	assert_int_equal(
-		lagom_plan_encode(NULL, NULL, 0, buf, sizeof(buf), &err),
+		encode(NULL, NULL, 0, buf, sizeof(buf), &err),
 		-EINVAL);
 	lagom_plan_destroy(NULL);
 	lagom_workload_destroy(w);

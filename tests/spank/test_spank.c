@@ -802,11 +802,17 @@ static void comment_merge_keeps_users_lagom_text(void **state)
 
 static void skipped_list_truncates(void **state)
 {
+	static const struct lagom_env_var vars[] = {
+		{ "NCCL_ALGO", "x" },
+		{ "NCCL_MAX_CTAS", "x" },
+		{ "NCCL_PROTO", "x" },
+		{ "NCCL_BUFFSIZE", "x" },
+	};
 	struct lagom_env_item items[] = {
-		{ "NCCL_ALGO", "x", LAGOM_ENV_SKIP_USER },
-		{ "NCCL_MAX_CTAS", "x", LAGOM_ENV_SET },
-		{ "NCCL_PROTO", "x", LAGOM_ENV_SKIP_FORBIDDEN },
-		{ "NCCL_BUFFSIZE", "x", LAGOM_ENV_OVERRIDE },
+		{ &vars[0], LAGOM_ENV_SKIP_USER },
+		{ &vars[1], LAGOM_ENV_SET },
+		{ &vars[2], LAGOM_ENV_SKIP_FORBIDDEN },
+		{ &vars[3], LAGOM_ENV_OVERRIDE },
 	};
 	char buf[64];
 	char tiny[16];
