@@ -55,7 +55,7 @@ static double median_plan(const struct lagom_hw *hw,
 		}
 		t[i] = now_s() - t0;
 		*evals = p->evals;
-		lagom_plan_destroy(p);
+		lagom_search_plan_destroy(p);
 	}
 	qsort(t, (size_t)reps, sizeof(*t), dcmp);
 	return t[reps / 2];

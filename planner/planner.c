@@ -185,7 +185,8 @@ static int make_plan(const struct lagom_planner_input *in,
 	if (w)
 		rc = lagom_search_plan(hw, w, nodes, gpus, &opts, plan, err);
 	else
-		rc = lagom_plan_no_workload(hw, nodes, gpus, &opts, plan, err);
+		rc = lagom_search_no_workload(hw, nodes, gpus, &opts, plan,
+					      err);
 	lagom_workload_destroy(w);
 	return rc;
 }
@@ -255,7 +256,7 @@ int lagom_planner_run(const struct lagom_planner_input *in,
 	else if ((rc = make_plan(in, res->hw, g.hops, gpus, res, err)) == 0 &&
 		 res->plan->no_workload && !(res->plan->nccl_s > 0)) {
 		/* every catalog workload was refused for this hardware */
-		lagom_plan_destroy(res->plan);
+		lagom_search_plan_destroy(res->plan);
 		res->plan = NULL;
 		rc = planner_fallback(in, res, LAGOM_PLANNER_FALLBACK_UNPRICED,
 				      err);
@@ -275,7 +276,7 @@ void lagom_planner_result_destroy(struct lagom_planner_result *res)
 
 	if (!res)
 		return;
-	lagom_plan_destroy(res->plan);
+	lagom_search_plan_destroy(res->plan);
 	free(res->hw);
 	free(res->plan_text);
 	for (i = 0; i < res->env_count; i++) {

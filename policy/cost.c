@@ -49,7 +49,7 @@ static int planned_time(const struct lagom_hw *hw,
 	rc = lagom_search_plan(hw, c, nodes, gpus, NULL, &plan, err);
 	if (rc == 0) {
 		*time_s = plan->lagom_s;
-		lagom_plan_destroy(plan);
+		lagom_search_plan_destroy(plan);
 	}
 	lagom_workload_destroy(c);
 	return rc;

@@ -148,10 +148,10 @@ static int nw_choose(struct nw_case *cases, size_t n, struct lagom_plan *plan)
 	return 0;
 }
 
-int lagom_plan_no_workload(const struct lagom_hw *hw, unsigned nodes,
-			   unsigned gpus_per_node,
-			   const struct lagom_search_opts *opts,
-			   struct lagom_plan **out, struct lagom_error *err)
+int lagom_search_no_workload(const struct lagom_hw *hw, unsigned nodes,
+			     unsigned gpus_per_node,
+			     const struct lagom_search_opts *opts,
+			     struct lagom_plan **out, struct lagom_error *err)
 {
 	size_t n = 0, i, used = 0;
 	const char *const *names = NULL;

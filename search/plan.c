@@ -657,8 +657,8 @@ int lagom_search_plan(const struct lagom_hw *hw, const struct lagom_workload *w,
 	int rc;
 
 	if (!w)
-		return lagom_plan_no_workload(hw, nodes, gpus_per_node, opts,
-					      out, err);
+		return lagom_search_no_workload(hw, nodes, gpus_per_node, opts,
+						out, err);
 	if ((rc = check_args(hw, nodes, &gpus_per_node, out, err)) < 0 ||
 	    (rc = check_fits(w, nodes, nodes * gpus_per_node, err)) < 0)
 		return rc;
@@ -683,7 +683,7 @@ fail:
 	return rc;
 }
 
-void lagom_plan_destroy(struct lagom_plan *plan)
+void lagom_search_plan_destroy(struct lagom_plan *plan)
 {
 	free(plan);
 }

@@ -76,7 +76,7 @@ struct lagom_plan_step {
 
 /*
  * A plan.  Owned by the caller of lagom_search_plan(); free with
- * lagom_plan_destroy().  Plain data: may be copied with memcpy.
+ * lagom_search_plan_destroy().  Plain data: may be copied with memcpy.
  */
 struct lagom_plan {
 	unsigned ranks, nodes; /* the step's world */
@@ -135,8 +135,8 @@ struct lagom_search_opts {
 
 /*
  * Plan a step: nodes x gpus_per_node ranks (gpus_per_node 0 =
- * hw->gpus_per_node).  w NULL: lagom_plan_no_workload().  opts NULL:
- * defaults.  *out is new; free with lagom_plan_destroy().
+ * hw->gpus_per_node).  w NULL: lagom_search_no_workload().  opts NULL:
+ * defaults.  *out is new; free with lagom_search_plan_destroy().
  */
 int lagom_search_plan(const struct lagom_hw *hw, const struct lagom_workload *w,
 		      unsigned nodes, unsigned gpus_per_node,
@@ -160,13 +160,13 @@ void lagom_search_workload_hops(struct lagom_workload *w, enum lagom_hops hops);
  * of the catalog (lagom_workload_examples()) is smallest; NCCL's defaults
  * when nothing is faster everywhere.  The plan has no coll records.
  */
-int lagom_plan_no_workload(const struct lagom_hw *hw, unsigned nodes,
-			   unsigned gpus_per_node,
-			   const struct lagom_search_opts *opts,
-			   struct lagom_plan **out, struct lagom_error *err);
+int lagom_search_no_workload(const struct lagom_hw *hw, unsigned nodes,
+			     unsigned gpus_per_node,
+			     const struct lagom_search_opts *opts,
+			     struct lagom_plan **out, struct lagom_error *err);
 
 /* NULL does nothing. */
-void lagom_plan_destroy(struct lagom_plan *plan);
+void lagom_search_plan_destroy(struct lagom_plan *plan);
 
 #define LAGOM_ENV_TP_OVERLAP 0x1u /* set CUDA_DEVICE_MAX_CONNECTIONS=1 */
 #define LAGOM_ENV_PIN_IMPL 0x2u	  /* NCCL_ALGO/PROTO when all classes agree */

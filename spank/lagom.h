@@ -71,7 +71,7 @@ struct lagom_state {
 	bool apply_failed;    /* a checked plan could not be applied here:
 			       * the tasks fail (doc/consistency.md) */
 	struct lagom_step step;
-	struct lagom_carrier carrier;	/* the plan srun sent */
+	struct lagom_carrier carrier; /* the plan srun sent */
 	struct lagom_env_item *items;
 	size_t n_items;
 	bool comment_done;

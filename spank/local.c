@@ -126,7 +126,7 @@ static int plan_of(struct lagom_state *st, const struct lagom_step *step,
 							 st);
 
 	if (learned) {
-		int rc = lagom_plan_compute_learned(
+		int rc = lagom_spank_plan_learned(
 			&st->cfg, step,
 			st->workload_given ? st->workload : NULL, learned, res,
 			err);
@@ -138,9 +138,9 @@ static int plan_of(struct lagom_state *st, const struct lagom_step *step,
 		    step->job_id, step->step_id, err->text);
 		lagom_error_clear(err);
 	}
-	return lagom_plan_compute(&st->cfg, step,
-				  st->workload_given ? st->workload : NULL, res,
-				  err);
+	return lagom_spank_plan(&st->cfg, step,
+				st->workload_given ? st->workload : NULL, res,
+				err);
 }
 
 static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)

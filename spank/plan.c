@@ -128,21 +128,20 @@ static int plan_with(const struct lagom_config *cfg,
 	return lagom_planner_run(&in, out, err);
 }
 
-int lagom_plan_compute_learned(const struct lagom_config *cfg,
-			       const struct lagom_step *step,
-			       const char *workload,
-			       const struct lagom_learned *learned,
-			       struct lagom_planner_result **out,
-			       struct lagom_error *err)
+int lagom_spank_plan_learned(const struct lagom_config *cfg,
+			     const struct lagom_step *step,
+			     const char *workload,
+			     const struct lagom_learned *learned,
+			     struct lagom_planner_result **out,
+			     struct lagom_error *err)
 {
 	return plan_with(cfg, step, workload, learned->workload,
 			 &learned->measured, out, err);
 }
 
-int lagom_plan_compute(const struct lagom_config *cfg,
-		       const struct lagom_step *step, const char *workload,
-		       struct lagom_planner_result **out,
-		       struct lagom_error *err)
+int lagom_spank_plan(const struct lagom_config *cfg,
+		     const struct lagom_step *step, const char *workload,
+		     struct lagom_planner_result **out, struct lagom_error *err)
 {
 	return plan_with(cfg, step, workload, NULL, NULL, out, err);
 }

@@ -49,10 +49,10 @@ void lagom_step_clear_nodes(struct lagom_step *step);
  * lagom_planner_result_destroy().  Returns 0 or a negative errno with err
  * filled (the caller fails open).
  */
-int lagom_plan_compute(const struct lagom_config *cfg,
-		       const struct lagom_step *step, const char *workload,
-		       struct lagom_planner_result **out,
-		       struct lagom_error *err);
+int lagom_spank_plan(const struct lagom_config *cfg,
+		     const struct lagom_step *step, const char *workload,
+		     struct lagom_planner_result **out,
+		     struct lagom_error *err);
 
 /*
  * What srun learned from an earlier measured step of the same key
@@ -70,11 +70,11 @@ void lagom_learned_destroy(struct lagom_learned *learned);
 
 /* The same with what was learned (borrowed): its workload, when it has
  * one, instead of workload, and its measured classes. */
-int lagom_plan_compute_learned(const struct lagom_config *cfg,
-			       const struct lagom_step *step,
-			       const char *workload,
-			       const struct lagom_learned *learned,
-			       struct lagom_planner_result **out,
-			       struct lagom_error *err);
+int lagom_spank_plan_learned(const struct lagom_config *cfg,
+			     const struct lagom_step *step,
+			     const char *workload,
+			     const struct lagom_learned *learned,
+			     struct lagom_planner_result **out,
+			     struct lagom_error *err);
 
 #endif /* LAGOM_SPANK_PLAN_H */

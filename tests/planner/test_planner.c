@@ -562,7 +562,7 @@ static void assert_searched_with(const struct lagom_planner_result *r,
 			 0);
 	assert_int_equal(r->plan->env.env_cta_policy, p->env.env_cta_policy);
 	assert_true(r->plan->lagom_env_only_s == p->lagom_env_only_s);
-	lagom_plan_destroy(p);
+	lagom_search_plan_destroy(p);
 	lagom_workload_destroy(w);
 }
 

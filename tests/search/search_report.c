@@ -66,7 +66,7 @@ static int print_paper(void)
 			       p->nccl_s / p->lagom_env_only_s, p->env.max_ctas,
 			       p->env.nthreads,
 			       (unsigned long long)p->env.buffsize_bytes);
-			lagom_plan_destroy(p);
+			lagom_search_plan_destroy(p);
 			lagom_workload_destroy(w);
 		}
 	}

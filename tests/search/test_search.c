@@ -221,7 +221,7 @@ static void test_size_windows(void **state)
 							 far[f]),
 						-1);
 			}
-		lagom_plan_destroy(p);
+		lagom_search_plan_destroy(p);
 	}
 }
 
@@ -374,7 +374,7 @@ static void test_overlap_bound(void **state)
 				    paper_top(names[n]) * 1.05);
 			adopted += p->comm_only_adopted;
 			lagom_workload_destroy(w);
-			lagom_plan_destroy(p);
+			lagom_search_plan_destroy(p);
 		}
 	print_message("# comm-only plan adopted in %u of %zu cases\n", adopted,
 		      sizeof(names) / sizeof(names[0]) *
@@ -424,7 +424,7 @@ static void test_paper_workloads(void **state)
 				ep += p->speedup_nccl;
 				ne++;
 			}
-			lagom_plan_destroy(p);
+			lagom_search_plan_destroy(p);
 		}
 	}
 	print_message("# mean speedup over NCCL: FSDP %.3fx, EP %.3fx\n",
@@ -528,17 +528,14 @@ static void test_deterministic(void **state)
 	assert_int_equal(lagom_search_plan(&hw, w2, 2, 8, NULL, &p2, NULL), 0);
 	assert_true(plan_id(p1, &tuner) == plan_id(p2, &tuner));
 	assert_true(plan_id(p1, NULL) == plan_id(p2, NULL));
-	assert_int_equal(encode(p1, &tuner, 7, t1, sizeof(t1), NULL),
-			 0);
-	assert_int_equal(encode(p2, &tuner, 7, t2, sizeof(t2), NULL),
-			 0);
-	assert_int_equal(encode(p1, &tuner, 7, t3, sizeof(t3), NULL),
-			 0);
+	assert_int_equal(encode(p1, &tuner, 7, t1, sizeof(t1), NULL), 0);
+	assert_int_equal(encode(p2, &tuner, 7, t2, sizeof(t2), NULL), 0);
+	assert_int_equal(encode(p1, &tuner, 7, t3, sizeof(t3), NULL), 0);
 	assert_string_equal(t1, t2);
 	assert_string_equal(t1, t3);
 	assert_int_equal(p1->ncolls, 2);
-	lagom_plan_destroy(p1);
-	lagom_plan_destroy(p2);
+	lagom_search_plan_destroy(p1);
+	lagom_search_plan_destroy(p2);
 	lagom_workload_destroy(w1);
 	lagom_workload_destroy(w2);
 }
@@ -557,9 +554,7 @@ static void test_encode_round_trip(void **state)
 	assert_int_equal(paper_hw(0, &hw), 0);
 	p = plan_named(&hw, "llama-3.1-8b:fsdp,mb1");
 	assert_non_null(p);
-	assert_int_equal(
-		encode(p, &tuner, 4242, text, sizeof(text), NULL),
-		0);
+	assert_int_equal(encode(p, &tuner, 4242, text, sizeof(text), NULL), 0);
 	decode(text, &pp);
 	assert_env_record(p, &tuner, &pp.env);
 	assert_string_equal(pp.lagom_version, PACKAGE_VERSION);
@@ -583,9 +578,8 @@ static void test_encode_round_trip(void **state)
 	assert_int_equal(pp.plan_id, lagom_fnv1a64(records, strlen(records)));
 	assert_int_equal(pp.plan_id, plan_id(p, &tuner));
 	/* too small a buffer */
-	assert_int_equal(encode(p, &tuner, 1, text, 40, NULL),
-			 -ENOSPC);
-	lagom_plan_destroy(p);
+	assert_int_equal(encode(p, &tuner, 1, text, 40, NULL), -ENOSPC);
+	lagom_search_plan_destroy(p);
 }
 
 static const char *env_get(const struct lagom_env_var *v, size_t n,
@@ -605,7 +599,7 @@ static void test_env(void **state)
 	size_t n = 0;
 	char id[17];
 	struct lagom_apply_opts o = { .tuner_path = "/x/libtuner.so",
-					 .plan_text = "lagom-plan 1 ..." };
+				      .plan_text = "lagom-plan 1 ..." };
 
 	(void)state;
 	assert_int_equal(paper_hw(0, &hw), 0);
@@ -646,9 +640,7 @@ static void test_env(void **state)
 		static char text[LAGOM_PLAN_TEXT_MAX];
 		static struct lagom_plan_wire pp;
 
-		assert_int_equal(
-			encode(p, &o, 0, text, sizeof(text), NULL),
-			0);
+		assert_int_equal(encode(p, &o, 0, text, sizeof(text), NULL), 0);
 		decode(text, &pp);
 		assert_int_equal(pp.env.tuner, 0);
 		assert_int_equal(pp.env.max_ctas, 0);
@@ -660,7 +652,7 @@ static void test_env(void **state)
 		}
 	}
 	env_free(v, n);
-	lagom_plan_destroy(p);
+	lagom_search_plan_destroy(p);
 }
 
 /* No workload: never slower than NCCL anywhere in the catalog. */
@@ -676,7 +668,8 @@ static void test_no_workload(void **state)
 	(void)state;
 	assert_int_equal(paper_hw(1, &hw), 0);
 	assert_int_equal(lagom_search_plan(&hw, NULL, 2, 8, NULL, &p, &err), 0);
-	assert_int_equal(lagom_plan_no_workload(&hw, 2, 8, NULL, &q, &err), 0);
+	assert_int_equal(lagom_search_no_workload(&hw, 2, 8, NULL, &q, &err),
+			 0);
 	print_message("# no workload: worst-case speedup %.3fx, cap %u, "
 		      "buffsize %llu\n",
 		      p->speedup_nccl, p->env.env_max_ctas,
@@ -687,16 +680,15 @@ static void test_no_workload(void **state)
 	 * paper's best end-to-end gain (1.33x). */
 	assert_true(p->speedup_nccl <= 1.33 * 1.05);
 	assert_true(plan_id(p, NULL) == plan_id(q, NULL));
-	assert_int_equal(
-		encode(p, NULL, 0, text, sizeof(text), NULL), 0);
+	assert_int_equal(encode(p, NULL, 0, text, sizeof(text), NULL), 0);
 	decode(text, &pp);
 	assert_int_equal(pp.ncolls, 0);
 	assert_env_record(p, NULL, &pp.env);
 	/* without coll records the tuner is never loaded */
 	assert_int_equal(pp.env.tuner, 0);
 	assert_true(plan_id(p, &tuner) == plan_id(p, NULL));
-	lagom_plan_destroy(p);
-	lagom_plan_destroy(q);
+	lagom_search_plan_destroy(p);
+	lagom_search_plan_destroy(q);
 }
 
 /* A small tuned plan built by hand: one allgather class on 16 ranks. */
@@ -742,8 +734,7 @@ static void assert_env_matches_record(const struct lagom_plan *p,
 	char num[24], id[17];
 	const char *x;
 
-	assert_int_equal(encode(p, o, 0, text, sizeof(text), NULL),
-			 0);
+	assert_int_equal(encode(p, o, 0, text, sizeof(text), NULL), 0);
 	decode(text, &pp);
 	if (o)
 		with_text = *o;
@@ -827,16 +818,13 @@ static void test_id_covers_globals(void **state)
 	/* values the format does not allow are refused, not encoded */
 	*b = *a;
 	b->env.nthreads = 100;
-	assert_int_equal(wire_id(b, &tuner, &(uint64_t){ 0 }),
-			 -EINVAL);
+	assert_int_equal(wire_id(b, &tuner, &(uint64_t){ 0 }), -EINVAL);
 	*b = *a;
 	b->env.max_ctas = 65;
-	assert_int_equal(wire_id(b, &tuner, &(uint64_t){ 0 }),
-			 -EINVAL);
+	assert_int_equal(wire_id(b, &tuner, &(uint64_t){ 0 }), -EINVAL);
 	*b = *a;
 	b->env.min_ctas = 0;
-	assert_int_equal(wire_id(b, &tuner, &(uint64_t){ 0 }),
-			 -EINVAL);
+	assert_int_equal(wire_id(b, &tuner, &(uint64_t){ 0 }), -EINVAL);
 	free(a);
 	free(b);
 }
@@ -865,7 +853,8 @@ static void test_id_no_workload(void **state)
 	assert_true(plan_id(other, &tuner) == plan_id(other, NULL));
 
 	assert_int_equal(paper_hw(1, &hw), 0);
-	assert_int_equal(lagom_plan_no_workload(&hw, 2, 8, NULL, &nw, &err), 0);
+	assert_int_equal(lagom_search_no_workload(&hw, 2, 8, NULL, &nw, &err),
+			 0);
 	assert_env_matches_record(nw, NULL);
 	assert_env_matches_record(nw, &tuner);
 	/* an empty plan with other global values has another id */
@@ -878,7 +867,7 @@ static void test_id_no_workload(void **state)
 						? 2u << 20
 						: 1u << 20;
 	assert_true(plan_id(other, NULL) != plan_id(nw, NULL));
-	lagom_plan_destroy(nw);
+	lagom_search_plan_destroy(nw);
 	free(other);
 }
 
@@ -920,8 +909,7 @@ static void assert_cta_policy_emitted(const struct lagom_plan *p, bool want)
 	size_t n = 0;
 
 	assert_int_equal(p->env.env_cta_policy != 0, want);
-	assert_int_equal(
-		encode(p, NULL, 0, text, sizeof(text), NULL), 0);
+	assert_int_equal(encode(p, NULL, 0, text, sizeof(text), NULL), 0);
 	assert_int_equal(strstr(text, " ctapolicy=efficiency;") != NULL, want);
 	assert_int_equal(strncmp(text, "lagom-plan 1.1 ", 15) == 0, want);
 	assert_int_equal(env(p, NULL, &v, &n), 0);
@@ -932,8 +920,7 @@ static void assert_cta_policy_emitted(const struct lagom_plan *p, bool want)
 	/* NCCL ignores the policy under a tuner plugin: a plan applied
 	 * through the tuner never carries it */
 	assert_int_equal(lagom_search_globals(p, &tuner, &g, NULL), 0);
-	assert_int_equal(
-		encode(p, &tuner, 0, text, sizeof(text), NULL), 0);
+	assert_int_equal(encode(p, &tuner, 0, text, sizeof(text), NULL), 0);
 	assert_int_equal(strstr(text, "ctapolicy=") != NULL, want && !g.tuner);
 	assert_env_matches_record(p, NULL);
 	assert_env_matches_record(p, &tuner);
@@ -993,10 +980,10 @@ static void cta_policy_run(unsigned *picked_out, unsigned *left_out)
 		assert_cta_policy_emitted(none, false);
 		/* the candidate changes nothing else of the plan */
 		assert_true(with->lagom_s == without->lagom_s);
-		lagom_plan_destroy(with);
-		lagom_plan_destroy(without);
-		lagom_plan_destroy(older);
-		lagom_plan_destroy(none);
+		lagom_search_plan_destroy(with);
+		lagom_search_plan_destroy(without);
+		lagom_search_plan_destroy(older);
+		lagom_search_plan_destroy(none);
 	}
 	print_message("# NCCL_CTA_POLICY chosen for %u of %u workloads%s\n",
 		      picked, picked + left,
@@ -1046,10 +1033,9 @@ static void test_invalid(void **state)
 			    "region 'fwd': allgather over 16 ranks on 2 nodes "
 			    "does not fit the step's 8 ranks on 1 nodes");
 	assert_null(p);
-	assert_int_equal(
-		encode(NULL, NULL, 0, buf, sizeof(buf), &err),
-		-EINVAL);
-	lagom_plan_destroy(NULL);
+	assert_int_equal(encode(NULL, NULL, 0, buf, sizeof(buf), &err),
+			 -EINVAL);
+	lagom_search_plan_destroy(NULL);
 	lagom_workload_destroy(w);
 }
 
