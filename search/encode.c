@@ -163,7 +163,7 @@ int search_check_encodable(const struct lagom_plan *plan,
 	return rc;
 }
 
-/* At most this many variables: every name lagom_search_env() can set. */
+/* Room for every variable lagom_search_env() can set (13). */
 #define ENV_MAX 16
 
 struct envlist {
@@ -258,8 +258,10 @@ int lagom_search_env(const struct lagom_plan *plan,
 		opts = &none;
 	if (!vars || !count)
 		return lagom_errprintf(err, EINVAL, "no output array");
-	if (!plan || !g || !plan_id || !globals_ok(g))
+	if (!plan || !g || !plan_id)
 		return lagom_errprintf(err, EINVAL, "no plan");
+	if (!globals_ok(g))
+		return lagom_errprintf(err, EINVAL, "env record out of range");
 	if (g->tuner && (!opts->tuner_path || !opts->plan_text))
 		return lagom_errprintf(err, EINVAL, "tuner without plan text");
 	if (!(l.vars = calloc(ENV_MAX, sizeof(*l.vars))))

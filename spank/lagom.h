@@ -132,7 +132,8 @@ void lagom_remote_exit(spank_t sp, struct lagom_state *st);
 /*
  * envset.c: decide, for each variable of the plan, whether to set it.
  * is_set(ctx, name) says whether the user's environment already has name.
- * Writes n items (allocated, caller frees) to *out.  Returns 0 or -ENOMEM.
+ * Writes n items (allocated, caller frees; each points at its variable of
+ * env, which must outlive them) to *out.  Returns 0 or -ENOMEM.
  */
 int lagom_env_decide(const struct lagom_env_var *env, size_t n,
 		     const struct lagom_config *cfg,
