@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "planner/calib.h"
-#include "profiler/record.h"
+#include "measurement/record.h"
 
 #define RUN_ID_MAX (2 * LAGOM_REC_TOKEN_MAX + 2)
 

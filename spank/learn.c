@@ -36,7 +36,7 @@
 
 #include "common/io.h"
 #include "model/model.h"
-#include "profiler/record.h"
+#include "measurement/record.h"
 #include "spank/lagom.h"
 
 #define KEY_MAX 256

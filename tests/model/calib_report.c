@@ -44,7 +44,7 @@
 #include <string.h>
 
 #include "planner/calib.h"
-#include "profiler/record.h"
+#include "measurement/record.h"
 #include "tests/model/busbw_rows.h"
 
 #define BANDS 3

@@ -16,7 +16,7 @@
 
 #include "tests/lib/lagom_test.h"
 #include "planner/calib.h"
-#include "profiler/record.h"
+#include "measurement/record.h"
 
 static const char good[] =
 	"{\"format\": \"lagom-calibration\", \"version\": 1, "

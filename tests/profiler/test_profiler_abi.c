@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "profiler/record.h"
+#include "measurement/record.h"
 #include "tests/lib/lagom_test.h"
 #include "tests/profiler/harness.h"
 

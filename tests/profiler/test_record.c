@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "profiler/record.h"
+#include "measurement/record.h"
 #include "tests/lib/lagom_test.h"
 
 static struct lagom_rec rec, back, scratch;

@@ -16,8 +16,8 @@
 
 #include "tests/lib/lagom_test.h"
 
-#include "profiler/predicted.h"
-#include "profiler/record.h"
+#include "measurement/predicted.h"
+#include "measurement/record.h"
 #include "spank/lagom.h"
 #include "tests/spank/stub.h"
 

@@ -1,5 +1,5 @@
 /*
- * profiler/predicted.c - see predicted.h.  The parser accepts a line only
+ * measurement/predicted.c - see predicted.h.  The parser accepts a line only
  * when printing what it read gives the same line back.
  */
 #include "config.h"
@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "profiler/predicted.h"
-#include "profiler/record.h"
+#include "measurement/predicted.h"
+#include "measurement/record.h"
 
 static const char *const ops[] = { "allreduce", "allgather", "reducescatter",
 				   "broadcast", "reduce",    "alltoall",

@@ -1,5 +1,5 @@
 /*
- * profiler/record.c - names and the writer of the measurement record
+ * measurement/record.c - names and the writer of the measurement record
  * (record.h, doc/profiler.md).  Pure: no I/O, no allocation; linked into
  * libnccl-profiler-lagom.so, which needs nothing but libc.
  */
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "profiler/record.h"
+#include "measurement/record.h"
 
 static const char *const op_names[LAGOM_REC_OP_COUNT] = {
 	"broadcast", "reduce", "allgather", "reducescatter",

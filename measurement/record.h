@@ -1,5 +1,5 @@
 /*
- * profiler/record.h - lagom's measurement record: what
+ * measurement/record.h - lagom's measurement record: what
  * libnccl-profiler-lagom.so writes for one process and what `lagom runs`
  * and the planner read back (doc/profiler.md has the text format).
  *
@@ -14,8 +14,8 @@
  * checked against its bound, every cross-reference checked; it reads files
  * any user can write (the spool is the user's).
  */
-#ifndef LAGOM_PROFILER_RECORD_H
-#define LAGOM_PROFILER_RECORD_H
+#ifndef LAGOM_MEASUREMENT_RECORD_H
+#define LAGOM_MEASUREMENT_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -192,4 +192,4 @@ bool lagom_rec_is_name(const char *name);
 size_t lagom_rec_names(const char *dir, char (*names)[LAGOM_REC_FILE_NAME_MAX],
 		       size_t max, unsigned scan_max, size_t *found);
 
-#endif /* LAGOM_PROFILER_RECORD_H */
+#endif /* LAGOM_MEASUREMENT_RECORD_H */
