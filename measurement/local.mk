@@ -11,3 +11,4 @@ noinst_LTLIBRARIES += libmeasurement.la
 libmeasurement_la_SOURCES = measurement/record.c measurement/record.h \
 	measurement/record_parse.c measurement/record_file.c \
 	measurement/predicted.c measurement/predicted.h
+

@@ -12,16 +12,14 @@
 #include "measurement/predicted.h"
 #include "measurement/record.h"
 
-static const char *const ops[] = { "allreduce", "allgather", "reducescatter",
-				   "broadcast", "reduce",    "alltoall",
-				   "sendrecv",	NULL };
-
+/* One of the plan's op names: those of the measured operations. */
 static int op_ok(const char *op)
 {
-	size_t i;
+	const char *name;
 
-	for (i = 0; ops[i]; i++)
-		if (strcmp(op, ops[i]) == 0)
+	for (unsigned k = 0; k < LAGOM_REC_OP_COUNT; k++)
+		if ((name = lagom_rec_plan_op(k)) != NULL &&
+		    strcmp(op, name) == 0)
 			return 1;
 	return 0;
 }

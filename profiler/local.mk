@@ -9,8 +9,8 @@ lagomprofiler_LTLIBRARIES = libnccl-profiler-lagom.la
 libnccl_profiler_lagom_la_SOURCES = profiler/prof_abi.c \
 	profiler/prof_event.c profiler/prof_flush.c profiler/prof_int.h \
 	profiler/nccl_profiler_abi.h measurement/record.c \
-	measurement/record.h \
-	common/io.c common/io.h
+	measurement/record.h common/nccl_names.c common/nccl_names.h \
+	common/nccl_abi.h common/io.c common/io.h
 libnccl_profiler_lagom_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
 	-pthread
 libnccl_profiler_lagom_la_LDFLAGS = -module -avoid-version -shared \
@@ -58,14 +58,16 @@ fuzz-record: tests/fuzz/fuzz_record
 tests/fuzz/fuzz_record: $(srcdir)/tests/fuzz/fuzz_record.c \
 		$(srcdir)/measurement/record.c $(srcdir)/measurement/record_parse.c \
 		$(srcdir)/measurement/record.h $(srcdir)/measurement/predicted.c \
-		$(srcdir)/measurement/predicted.h $(srcdir)/common/error.c
+		$(srcdir)/measurement/predicted.h $(srcdir)/common/error.c \
+		$(srcdir)/common/nccl_names.c
 	@test -n "$(CLANG)" || { echo "fuzz-record needs clang (libFuzzer)"; exit 1; }
 	@$(MKDIR_P) tests/fuzz
 	$(AM_V_CC)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined \
 		-I$(top_srcdir) -I$(top_builddir) -D_GNU_SOURCE -o $@ \
 		$(srcdir)/tests/fuzz/fuzz_record.c $(srcdir)/measurement/record.c \
-		$(srcdir)/measurement/record_parse.c $(srcdir)/measurement/predicted.c \
-		$(srcdir)/common/error.c
+		$(srcdir)/measurement/record_parse.c \
+		$(srcdir)/measurement/predicted.c $(srcdir)/common/error.c \
+		$(srcdir)/common/nccl_names.c
 .PHONY: fuzz-record
 
 # The loop on a real Slurm (root; skips loudly otherwise).

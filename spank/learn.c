@@ -203,27 +203,27 @@ static int find_step(int user_fd, const char *self, const char *key, uid_t uid,
 static int coll_of(unsigned op, enum lagom_coll *out)
 {
 	switch (op) {
-	case LAGOM_REC_OP_ALLREDUCE:
+	case LAGOM_NCCL_FUNC_ALLREDUCE:
 		*out = LAGOM_COLL_ALLREDUCE;
 		return 0;
-	case LAGOM_REC_OP_ALLGATHER:
+	case LAGOM_NCCL_FUNC_ALLGATHER:
 		*out = LAGOM_COLL_ALLGATHER;
 		return 0;
-	case LAGOM_REC_OP_REDUCESCATTER:
+	case LAGOM_NCCL_FUNC_REDUCESCATTER:
 		*out = LAGOM_COLL_REDUCESCATTER;
 		return 0;
-	case LAGOM_REC_OP_BROADCAST:
+	case LAGOM_NCCL_FUNC_BROADCAST:
 		*out = LAGOM_COLL_BROADCAST;
 		return 0;
-	case LAGOM_REC_OP_REDUCE:
+	case LAGOM_NCCL_FUNC_REDUCE:
 		*out = LAGOM_COLL_REDUCE;
 		return 0;
-	case LAGOM_REC_OP_ALLTOALL:
+	case LAGOM_NCCL_FUNC_ALLTOALL:
 		*out = LAGOM_COLL_ALLTOALL;
 		return 0;
-	case LAGOM_REC_OP_SEND:
-	case LAGOM_REC_OP_RECV:
-	case LAGOM_REC_OP_SENDRECV:
+	case LAGOM_NCCL_FUNC_SEND:
+	case LAGOM_NCCL_FUNC_RECV:
+	case LAGOM_NCCL_FUNC_SENDRECV:
 		*out = LAGOM_COLL_SENDRECV;
 		return 0;
 	default:
