@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profiler/record.h"
+#include "measurement/record.h"
 
 /* One measured class of a step, summed over its tasks. */
 struct agg {

@@ -6,7 +6,7 @@
  * Records are untrusted input (any user writes their spool): each file is
  * opened relative to its directory's descriptor with the profiler
  * reader's rules (no symbolic link, O_NONBLOCK, fstat: a regular file of
- * at most 1 MiB) and parsed by its strict parser (profiler/record.h);
+ * at most 1 MiB) and parsed by its strict parser (measurement/record.h);
  * directories are opened the same way (no link), at most MAX_DEPTH deep,
  * at most DIR_SCAN entries each, at most MAX_RECORDS records in all.
  */
@@ -25,7 +25,7 @@
 #include "cli/cli_hw.h"
 #include "common/io.h"
 #include "planner/calib.h"
-#include "profiler/record.h"
+#include "measurement/record.h"
 
 #define MAX_RECORDS 65536
 #define DIR_SCAN 4096

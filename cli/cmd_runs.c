@@ -23,7 +23,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_runs.h"
-#include "profiler/record.h"
+#include "measurement/record.h"
 
 #define MAX_STEPS 4096
 #define MAX_FILES 4096 /* records read per step */

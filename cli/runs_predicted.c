@@ -17,8 +17,8 @@
 
 #include "cli/cli.h"
 #include "cli/cli_runs.h"
-#include "profiler/record.h"
-#include "profiler/predicted.h"
+#include "measurement/record.h"
+#include "measurement/predicted.h"
 
 static int read_small(const char *path, long uid, char *buf, size_t cap,
 		      size_t *len)

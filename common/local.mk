@@ -1,6 +1,7 @@
 noinst_LTLIBRARIES += libcommon.la
 libcommon_la_SOURCES = common/error.c common/error.h \
 	common/hash.c common/hash.h common/nccl_names.c common/nccl_names.h \
+	common/nccl_abi.h \
 	common/escape.c common/escape.h common/io.c common/io.h \
 	common/trusted_dir.c common/trusted_dir.h
 

@@ -74,6 +74,6 @@ UNIT_TESTS += tests/model/calib.sh
 check_PROGRAMS += tests/model/calib_report
 tests_model_calib_report_SOURCES = tests/model/calib_report.c \
 	tests/model/busbw_rows.c tests/model/busbw_rows.h
-tests_model_calib_report_LDADD = libplanner.la libprofile.la librecord.la \
+tests_model_calib_report_LDADD = libplanner.la libprofile.la libmeasurement.la \
 	libcatalog.la libmodel.la libcommon.la $(JANSSON_LIBS) -lm
 EXTRA_DIST += tests/model/calib.sh

@@ -38,7 +38,8 @@
 /* Names: collectives, algorithms, protocols, precisions.              */
 /* ------------------------------------------------------------------ */
 
-/* Collectives (names as in doc/plan-format.md). */
+/* Collectives (names as in doc/plan-format.md): the plan's seven classes,
+ * dense, in the model's order; lagom_coll_nccl_func() gives NCCL's number. */
 enum lagom_coll {
 	LAGOM_COLL_ALLREDUCE,
 	LAGOM_COLL_ALLGATHER,
@@ -89,6 +90,11 @@ enum lagom_precision {
  */
 const char *lagom_coll_name(enum lagom_coll coll);
 int lagom_coll_parse(const char *name, enum lagom_coll *out);
+/* A collective's ncclFunc_t (common/nccl_abi.h), or -1 out of range; and
+ * back: 0, or -EINVAL (out untouched) for an operation the model has no
+ * collective of (send, recv, gather, scatter). */
+int lagom_coll_nccl_func(enum lagom_coll coll);
+int lagom_coll_from_nccl_func(int func, enum lagom_coll *out);
 const char *lagom_algo_name(enum lagom_algo algo);
 int lagom_algo_parse(const char *name, enum lagom_algo *out);
 const char *lagom_proto_name(enum lagom_proto proto);

@@ -1,6 +1,7 @@
 /*
  * model/names.c - names of collectives, algorithms, protocols, precisions,
- * fabrics and hop classes, as doc/plan-format.md spells them.
+ * fabrics and hop classes, as doc/plan-format.md spells them.  NCCL's
+ * (collectives, algorithms, protocols) are common/nccl_names.h's.
  */
 #include <errno.h>
 #include <strings.h>
@@ -8,9 +9,16 @@
 #include "common/nccl_names.h"
 #include "model/model.h"
 
-static const char *const coll_names[LAGOM_COLL_COUNT] = {
-	"allreduce", "allgather", "reducescatter", "broadcast",
-	"reduce",    "alltoall",  "sendrecv",
+/* The model's collectives in NCCL's numbering; their names are NCCL's
+ * (common/nccl_names.h). */
+static const lagom_nccl_func_t coll_func[LAGOM_COLL_COUNT] = {
+	[LAGOM_COLL_ALLREDUCE] = LAGOM_NCCL_FUNC_ALLREDUCE,
+	[LAGOM_COLL_ALLGATHER] = LAGOM_NCCL_FUNC_ALLGATHER,
+	[LAGOM_COLL_REDUCESCATTER] = LAGOM_NCCL_FUNC_REDUCESCATTER,
+	[LAGOM_COLL_BROADCAST] = LAGOM_NCCL_FUNC_BROADCAST,
+	[LAGOM_COLL_REDUCE] = LAGOM_NCCL_FUNC_REDUCE,
+	[LAGOM_COLL_ALLTOALL] = LAGOM_NCCL_FUNC_ALLTOALL,
+	[LAGOM_COLL_SENDRECV] = LAGOM_NCCL_FUNC_SENDRECV,
 };
 
 /* Algorithm and protocol names: common/nccl_names.h (shared with the
@@ -64,7 +72,43 @@ static int find_name(const char *const *names, int count, const char *name)
 		return 0;                                    \
 	}
 
-NAME_FUNCS(lagom_coll, enum lagom_coll, coll_names, LAGOM_COLL_COUNT)
+const char *lagom_coll_name(enum lagom_coll coll)
+{
+	if ((int)coll < 0 || coll >= LAGOM_COLL_COUNT)
+		return NULL;
+	return lagom_nccl_func_names[coll_func[coll]];
+}
+
+int lagom_coll_parse(const char *name, enum lagom_coll *out)
+{
+	const char *c;
+
+	for (int i = 0; name && i < LAGOM_COLL_COUNT; i++) {
+		c = lagom_nccl_func_names[coll_func[i]];
+		if (strcasecmp(c, name) == 0) {
+			*out = (enum lagom_coll)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int lagom_coll_nccl_func(enum lagom_coll coll)
+{
+	if ((int)coll < 0 || coll >= LAGOM_COLL_COUNT)
+		return -1;
+	return (int)coll_func[coll];
+}
+
+int lagom_coll_from_nccl_func(int func, enum lagom_coll *out)
+{
+	for (int i = 0; i < LAGOM_COLL_COUNT; i++)
+		if ((int)coll_func[i] == func) {
+			*out = (enum lagom_coll)i;
+			return 0;
+		}
+	return -EINVAL;
+}
 NAME_FUNCS(lagom_algo, enum lagom_algo, lagom_nccl_algo_names, LAGOM_ALGO_COUNT)
 NAME_FUNCS(lagom_proto, enum lagom_proto, lagom_nccl_proto_names,
 	   LAGOM_PROTO_COUNT)

@@ -18,14 +18,13 @@ const char *const lagom_cta_policy_names[LAGOM_CTA_POLICY_COUNT] = {
 	"zero",
 };
 
-/* Plan op names in NCCL's ncclFunc_t numbering. */
-static const struct {
-	const char *name;
-	int op;
-} ops[] = {
-	{ "broadcast", 0 },	{ "reduce", 1 },    { "allgather", 2 },
-	{ "reducescatter", 3 }, { "allreduce", 4 }, { "sendrecv", 5 },
-	{ "alltoall", 8 },
+/* The plan's ops, in NCCL's ncclFunc_t numbering; their names are
+ * common/nccl_names.h's. */
+static const lagom_nccl_func_t ops[] = {
+	LAGOM_NCCL_FUNC_BROADCAST, LAGOM_NCCL_FUNC_REDUCE,
+	LAGOM_NCCL_FUNC_ALLGATHER, LAGOM_NCCL_FUNC_REDUCESCATTER,
+	LAGOM_NCCL_FUNC_ALLREDUCE, LAGOM_NCCL_FUNC_SENDRECV,
+	LAGOM_NCCL_FUNC_ALLTOALL,
 };
 
 bool plan_tok_eq(const char *s, size_t n, const char *lit)
@@ -45,16 +44,16 @@ int plan_name_index(const char *s, size_t n, const char *const *names,
 int lagom_plan_op_parse(const char *s, size_t n)
 {
 	for (size_t i = 0; i < N_OF(ops); i++)
-		if (plan_tok_eq(s, n, ops[i].name))
-			return ops[i].op;
+		if (plan_tok_eq(s, n, lagom_nccl_func_names[ops[i]]))
+			return (int)ops[i];
 	return -1;
 }
 
 const char *lagom_plan_op_name(int op)
 {
 	for (size_t i = 0; i < N_OF(ops); i++)
-		if (ops[i].op == op)
-			return ops[i].name;
+		if ((int)ops[i] == op)
+			return lagom_nccl_func_names[op];
 	return NULL;
 }
 

@@ -74,7 +74,7 @@ void lagom_calibration_line(const struct lagom_calibration *c, char *buf,
 			    size_t len);
 
 /*
- * Evidence from measurement records (profiler/record.h): per class
+ * Evidence from measurement records (measurement/record.h): per class
  * (operation, plan bytes, ranks, nodes, algorithm, protocol, channels)
  * the least disturbed time of one call.  Per run (one job step: job and
  * step ids) the minimum over its tasks of their fastest timed call: a

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "planner/calib.h"
-#include "profiler/record.h"
+#include "measurement/record.h"
 
 #define RUN_ID_MAX (2 * LAGOM_REC_TOKEN_MAX + 2)
 
@@ -78,22 +78,11 @@ size_t lagom_calib_evidence_dropped(const struct lagom_calib_evidence *ev)
 	return ev->dropped;
 }
 
+/* The model's collective of a measured operation (send and recv alone
+ * are not a sendrecv class here); -1 when it has none. */
 static int coll_of(unsigned op, enum lagom_coll *out)
 {
-	static const int map[LAGOM_REC_OP_COUNT] = {
-		[LAGOM_REC_OP_BROADCAST] = LAGOM_COLL_BROADCAST + 1,
-		[LAGOM_REC_OP_REDUCE] = LAGOM_COLL_REDUCE + 1,
-		[LAGOM_REC_OP_ALLGATHER] = LAGOM_COLL_ALLGATHER + 1,
-		[LAGOM_REC_OP_REDUCESCATTER] = LAGOM_COLL_REDUCESCATTER + 1,
-		[LAGOM_REC_OP_ALLREDUCE] = LAGOM_COLL_ALLREDUCE + 1,
-		[LAGOM_REC_OP_ALLTOALL] = LAGOM_COLL_ALLTOALL + 1,
-		[LAGOM_REC_OP_SENDRECV] = LAGOM_COLL_SENDRECV + 1,
-	};
-
-	if (op >= LAGOM_REC_OP_COUNT || map[op] == 0)
-		return -1;
-	*out = (enum lagom_coll)(map[op] - 1);
-	return 0;
+	return lagom_coll_from_nccl_func((int)op, out) == 0 ? 0 : -1;
 }
 
 /* The record's algorithm and protocol as the model's (the record's first

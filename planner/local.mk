@@ -67,5 +67,5 @@ UNIT_TESTS += tests/planner/test_calib
 check_PROGRAMS += tests/planner/test_calib
 tests_planner_test_calib_SOURCES = tests/planner/test_calib.c
 tests_planner_test_calib_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_planner_test_calib_LDADD = libplanner.la libprofile.la librecord.la \
+tests_planner_test_calib_LDADD = libplanner.la libprofile.la libmeasurement.la \
 	libmodel.la libcommon.la $(CMOCKA_LIBS) $(JANSSON_LIBS) -lm

@@ -3,8 +3,8 @@
  * declared by lagom.
  *
  * NCCL installs no profiler header; a plugin declares the structures itself
- * (as lagom's tuner does, tuner/nccl_tuner_abi.h, whose result and logger
- * types this header reuses).  Layouts were read from NVIDIA/nccl at the
+ * (as lagom's tuner does, tuner/nccl_tuner_abi.h; the result and logger
+ * types both use are common/nccl_abi.h's).  Layouts were read from NVIDIA/nccl at the
  * release tags (src/include/plugin/profiler/profiler_v{4,5,6}.h,
  * src/include/plugin/nccl_profiler.h) and written anew here:
  *
@@ -35,7 +35,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "tuner/nccl_tuner_abi.h" /* lagom_nccl_result_t, logger */
+#include "common/nccl_abi.h" /* lagom_nccl_result_t, logger */
 
 /* Event types (the activation-mask bits). */
 #define LAGOM_PROF_GROUP (1u << 0)

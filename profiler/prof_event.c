@@ -65,27 +65,27 @@ unsigned pf_op_of(const char *f)
 		return LAGOM_REC_OP_OTHER;
 	n = strnlen(f, NAME_MAX_SCAN);
 	if (is(f, n, "AllReduce"))
-		return LAGOM_REC_OP_ALLREDUCE;
+		return LAGOM_NCCL_FUNC_ALLREDUCE;
 	if (is(f, n, "AllGather"))
-		return LAGOM_REC_OP_ALLGATHER;
+		return LAGOM_NCCL_FUNC_ALLGATHER;
 	if (is(f, n, "ReduceScatter"))
-		return LAGOM_REC_OP_REDUCESCATTER;
+		return LAGOM_NCCL_FUNC_REDUCESCATTER;
 	if (is(f, n, "Broadcast"))
-		return LAGOM_REC_OP_BROADCAST;
+		return LAGOM_NCCL_FUNC_BROADCAST;
 	if (is(f, n, "Reduce"))
-		return LAGOM_REC_OP_REDUCE;
+		return LAGOM_NCCL_FUNC_REDUCE;
 	if (is(f, n, "Send"))
-		return LAGOM_REC_OP_SEND;
+		return LAGOM_NCCL_FUNC_SEND;
 	if (is(f, n, "Recv"))
-		return LAGOM_REC_OP_RECV;
+		return LAGOM_NCCL_FUNC_RECV;
 	if (is(f, n, "SendRecv"))
-		return LAGOM_REC_OP_SENDRECV;
+		return LAGOM_NCCL_FUNC_SENDRECV;
 	if (is(f, n, "AlltoAll"))
-		return LAGOM_REC_OP_ALLTOALL;
+		return LAGOM_NCCL_FUNC_ALLTOALL;
 	if (is(f, n, "Gather"))
-		return LAGOM_REC_OP_GATHER;
+		return LAGOM_NCCL_FUNC_GATHER;
 	if (is(f, n, "Scatter"))
-		return LAGOM_REC_OP_SCATTER;
+		return LAGOM_NCCL_FUNC_SCATTER;
 	return LAGOM_REC_OP_OTHER;
 }
 

@@ -27,7 +27,7 @@
 #include <sys/types.h>
 
 #include "profiler/nccl_profiler_abi.h"
-#include "profiler/record.h"
+#include "measurement/record.h"
 
 #define PF_MAX_CTX 32
 #define PF_SLOTS 4096 /* power of two: collectives in flight per context */

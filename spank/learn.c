@@ -21,7 +21,8 @@
  * measured / model (planner/learned.c; "corrected=... from=JOB.STEP" in
  * the summary).  Planning from measurements needs the spool where srun
  * runs (a shared file system, or srun on a node); elsewhere srun finds
- * none.
+ * none.  What needs no file or environment (the key's text, a record's
+ * meaning to the model, the measured workload) is measurement/learn.c's.
  */
 #include "config.h"
 
@@ -36,57 +37,23 @@
 
 #include "common/io.h"
 #include "model/model.h"
-#include "profiler/record.h"
+#include "measurement/learn.h"
+#include "measurement/record.h"
 #include "spank/lagom.h"
 
-#define KEY_MAX 256
+#define KEY_MAX LAGOM_LEARN_KEY_MAX
 #define KEY_FILE "key"
 #define MAX_SCAN 4096	 /* step directories looked at */
 #define MAX_RECORDS 64	 /* records read from the chosen step */
 #define MAX_MEASURED 512 /* distinct measured classes kept */
 
-static void token_into(char *out, size_t len, const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i] && i + 1 < len; i++)
-		out[i] = lagom_rec_token_char((unsigned char)s[i]) ? s[i] : '_';
-	out[i] = '\0';
-}
-
 static void step_key(const struct lagom_state *st,
 		     const struct lagom_step *step, char *key, size_t len)
 {
-	const char *v;
-	char name[128] = "-", wl[128] = "-";
-
-	if ((v = getenv("LAGOM_MEASURE_KEY")) != NULL && v[0]) {
-		token_into(name, sizeof(name), v);
-		snprintf(key, len, "lagom-key 1\nuser:%s\n", name);
-		return;
-	}
-	if ((v = getenv("SLURM_JOB_NAME")) != NULL && v[0])
-		token_into(name, sizeof(name), v);
-	if (st->workload_given)
-		token_into(wl, sizeof(wl), st->workload);
-	snprintf(key, len, "lagom-key 1\njob:%s shape:%zux%ux%u workload:%s\n",
-		 name, step->node_count, step->ranks_per_node,
-		 step->gpus_per_node, wl);
-}
-
-/* A key as step_key() writes it (it came through the step's environment). */
-static bool key_ok(const char *key)
-{
-	size_t i, n = strlen(key);
-
-	if (n < 13 || strncmp(key, "lagom-key 1\n", 12) != 0 ||
-	    key[n - 1] != '\n')
-		return false;
-	for (i = 12; i < n; i++)
-		if (key[i] != '\n' && key[i] != ' ' && key[i] != ':' &&
-		    !lagom_rec_token_char((unsigned char)key[i]))
-			return false;
-	return true;
+	lagom_learn_key(key, len, getenv("LAGOM_MEASURE_KEY"),
+			getenv("SLURM_JOB_NAME"), step->node_count,
+			step->ranks_per_node, step->gpus_per_node,
+			st->workload_given ? st->workload : NULL);
 }
 
 /* The whole of a small file of the user's, or -1. */
@@ -117,7 +84,7 @@ void lagom_learn_write_key(spank_t sp, const struct lagom_state *st)
 
 	spank_unsetenv(sp, LAGOM_STEP_KEY_VAR); /* not for the tasks */
 	if (rc != ESPANK_SUCCESS || !st->measure_ready || !st->planned ||
-	    !key_ok(key))
+	    !lagom_learn_key_ok(key))
 		return;
 	/* through the step directory root checked (measure.c); a fresh
 	 * temporary file: nothing the user planted is opened or blocks */
@@ -200,99 +167,6 @@ static int find_step(int user_fd, const char *self, const char *key, uid_t uid,
 	return best[0] ? 0 : -1;
 }
 
-static int coll_of(unsigned op, enum lagom_coll *out)
-{
-	switch (op) {
-	case LAGOM_REC_OP_ALLREDUCE:
-		*out = LAGOM_COLL_ALLREDUCE;
-		return 0;
-	case LAGOM_REC_OP_ALLGATHER:
-		*out = LAGOM_COLL_ALLGATHER;
-		return 0;
-	case LAGOM_REC_OP_REDUCESCATTER:
-		*out = LAGOM_COLL_REDUCESCATTER;
-		return 0;
-	case LAGOM_REC_OP_BROADCAST:
-		*out = LAGOM_COLL_BROADCAST;
-		return 0;
-	case LAGOM_REC_OP_REDUCE:
-		*out = LAGOM_COLL_REDUCE;
-		return 0;
-	case LAGOM_REC_OP_ALLTOALL:
-		*out = LAGOM_COLL_ALLTOALL;
-		return 0;
-	case LAGOM_REC_OP_SEND:
-	case LAGOM_REC_OP_RECV:
-	case LAGOM_REC_OP_SENDRECV:
-		*out = LAGOM_COLL_SENDRECV;
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-/* One region per collective of the measured iteration. */
-static struct lagom_workload *workload_of(const struct lagom_rec_comm *m,
-					  const char *name)
-{
-	struct lagom_workload *w;
-	size_t i, n = 0;
-
-	if (m->period_len == 0 || m->nodes == 0 || m->ranks % m->nodes)
-		return NULL;
-	w = lagom_workload_create(name, m->period_len);
-	if (!w)
-		return NULL;
-	for (i = 0; i < m->period_len; i++) {
-		const struct lagom_rec_class *k = &m->cls[m->seq[i]];
-		struct lagom_region *r = &w->regions[n];
-		struct lagom_region_coll *c = &r->colls[0];
-
-		if (coll_of(k->op, &c->coll) != 0 || k->bytes == 0)
-			continue;
-		snprintf(r->name, sizeof(r->name), "measured-%zu", i);
-		c->bytes = lagom_rec_plan_bytes(k->op, k->bytes, m->ranks);
-		c->comm.ranks = m->ranks;
-		c->comm.nodes = m->nodes;
-		c->comm.ranks_per_node = m->ranks / m->nodes;
-		c->comm.hops = m->nodes > 1 ? LAGOM_HOPS_SAME_LEAF
-					    : LAGOM_HOPS_SAME_NODE;
-		r->ncolls = 1;
-		if (k->gap_n && k->gap_ns / k->gap_n > 0) {
-			r->kernels[0].time_s = (double)(k->gap_ns / k->gap_n) *
-					       1e-9;
-			r->nkernels = 1;
-		}
-		r->repeat = 1;
-		n++;
-	}
-	w->nregions = n;
-	if (n == 0) {
-		lagom_workload_destroy(w);
-		return NULL;
-	}
-	return w;
-}
-
-/* NCCL's algorithm and protocol as the model's; -1 when it has none. */
-static int config_of(const struct lagom_rec_class *k,
-		     struct lagom_coll_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	if (k->algo == LAGOM_REC_ALGO_P2P && k->proto == LAGOM_REC_PROTO_NONE) {
-		cfg->algo = LAGOM_ALGO_RING; /* the model's send/recv */
-		cfg->proto = LAGOM_PROTO_SIMPLE;
-	} else if (k->algo < LAGOM_ALGO_COUNT && k->proto < LAGOM_PROTO_COUNT) {
-		/* the record's first names are NCCL's indices, as the model's */
-		cfg->algo = (enum lagom_algo)k->algo;
-		cfg->proto = (enum lagom_proto)k->proto;
-	} else {
-		return -1;
-	}
-	cfg->nchannels = k->channels;
-	return 0;
-}
-
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
@@ -310,7 +184,8 @@ static void add_measured(struct lagom_learned *l,
 		size_t j;
 
 		if (k->gpu_n == 0 || k->bytes == 0 ||
-		    coll_of(k->op, &c.coll) != 0 || config_of(k, &c.config))
+		    lagom_learn_coll(k->op, &c.coll) != 0 ||
+		    lagom_learn_config(k, &c.config))
 			continue;
 		c.bytes = lagom_rec_plan_bytes(k->op, k->bytes, m->ranks);
 		for (j = 0; j < l->measured.n; j++)
@@ -370,7 +245,7 @@ static void from_step(const char *dir, const char *name, uid_t uid,
 			add_measured(l, tab, &b->rec.comm[c]);
 		m = lagom_rec_main_comm(&b->rec);
 		if (want_workload && !l->workload && m)
-			l->workload = workload_of(m, wname);
+			l->workload = lagom_learn_workload(m, wname);
 	}
 }
 

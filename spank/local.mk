@@ -24,7 +24,7 @@ spank_lagom_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
 # No libtopology.la (hwloc): the planner never reads the local machine, and
 # libtool links convenience libraries whole, so it would make srun and
 # sbatch load libhwloc and libudev for nothing at every launch.
-spank_lagom_la_LIBADD = libspank.la librecord.la libplanner.la libsearch.la \
+spank_lagom_la_LIBADD = libspank.la libmeasurement.la libplanner.la libsearch.la \
 	libprofile.la libworkload.la libplacement.la libcatalog.la libmodel.la \
 	libplugstack.la libcommon.la $(JANSSON_LIBS) -lpthread -lm
 EXTRA_spank_lagom_la_DEPENDENCIES = spank/lagom.map
@@ -37,7 +37,7 @@ tests_spank_test_spank_SOURCES = tests/spank/test_spank.c \
 	tests/spank/stub.c tests/spank/stub.h
 tests_spank_test_spank_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 tests_spank_test_spank_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_spank_test_spank_LDADD = libspank.la librecord.la libplacement.la libcatalog.la libmodel.la \
+tests_spank_test_spank_LDADD = libspank.la libmeasurement.la libplacement.la libcatalog.la libmodel.la \
 	libplugstack.la libcommon.la $(CMOCKA_LIBS) -lpthread -lm
 
 # The step's plan on its way from srun to the nodes, and the GPU request.

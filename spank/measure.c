@@ -47,8 +47,8 @@
 #include "common/io.h"
 #include "common/trusted_dir.h"
 #include "planner/planner.h"
-#include "profiler/predicted.h"
-#include "profiler/record.h"
+#include "measurement/predicted.h"
+#include "measurement/record.h"
 #include "search/search.h"
 #include "spank/lagom.h"
 

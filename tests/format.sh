@@ -7,7 +7,7 @@ cf=${CLANG_FORMAT:-}
 [ -n "$cf" ] || plan_skip_all "clang-format not installed (apt-get install clang-format)"
 
 cd "$top_srcdir" || exit 1
-files=$(find common compat model catalog workload search topology placement profile prolog plugstack planner policy spank tuner profiler trace cli \
+files=$(find common compat model catalog workload search topology placement profile prolog plugstack planner policy spank tuner profiler measurement trace cli \
 	tests bench -name '*.[ch]' 2>/dev/null | sort)
 [ -n "$files" ] || plan_skip_all "no C files found under $top_srcdir"
 

@@ -2,9 +2,10 @@
  * tuner/nccl_tuner_abi.h - NCCL's tuner-plugin ABI, declared by lagom.
  *
  * NCCL installs no tuner header, so a plugin declares the structures itself
- * (NCCL's ext-tuner/README.md asks implementers to do so).  Every name here
- * carries a lagom_ prefix so that this header can sit next to <nccl.h> in one
- * translation unit (the ABI test does that to compare values).
+ * (NCCL's ext-tuner/README.md asks implementers to do so); what the profiler
+ * uses too is in common/nccl_abi.h.  Every name here carries a lagom_ prefix
+ * so that this header can sit next to <nccl.h> in one translation unit (the
+ * ABI test does that to compare values).
  *
  * Facts (doc/../shared/reference/nccl.md section 2; NCCL tags v2.21..v2.30):
  *   v2  NCCL 2.21+  init(nRanks, nNodes, log, ctx*), getCollInfo returns an
@@ -30,66 +31,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ncclResult_t (values as in nccl.h). */
-typedef enum {
-	LAGOM_NCCL_SUCCESS = 0,
-	LAGOM_NCCL_UNHANDLED_CUDA_ERROR = 1,
-	LAGOM_NCCL_SYSTEM_ERROR = 2,
-	LAGOM_NCCL_INTERNAL_ERROR = 3,
-	LAGOM_NCCL_INVALID_ARGUMENT = 4,
-	LAGOM_NCCL_INVALID_USAGE = 5,
-	LAGOM_NCCL_REMOTE_ERROR = 6,
-	LAGOM_NCCL_IN_PROGRESS = 7,
-} lagom_nccl_result_t;
+#include "common/nccl_abi.h"
 
-/* ncclDebugLogLevel */
-typedef enum {
-	LAGOM_NCCL_LOG_NONE = 0,
-	LAGOM_NCCL_LOG_VERSION = 1,
-	LAGOM_NCCL_LOG_WARN = 2,
-	LAGOM_NCCL_LOG_INFO = 3,
-	LAGOM_NCCL_LOG_ABORT = 4,
-	LAGOM_NCCL_LOG_TRACE = 5,
-} lagom_nccl_log_level_t;
-
-/* ncclDebugLogSubSys bits lagom uses. */
-#define LAGOM_NCCL_SUBSYS_INIT 0x1UL
-#define LAGOM_NCCL_SUBSYS_TUNING 0x40UL
-
-/* ncclDebugLogger_t */
-typedef void (*lagom_nccl_logger_t)(lagom_nccl_log_level_t level,
-				    unsigned long flags, const char *file,
-				    int line, const char *fmt, ...);
-
-/* ncclFunc_t (8..10 exist from 2.28; only 0..4 reach a tuner). */
-typedef enum {
-	LAGOM_NCCL_FUNC_BROADCAST = 0,
-	LAGOM_NCCL_FUNC_REDUCE = 1,
-	LAGOM_NCCL_FUNC_ALLGATHER = 2,
-	LAGOM_NCCL_FUNC_REDUCESCATTER = 3,
-	LAGOM_NCCL_FUNC_ALLREDUCE = 4,
-	LAGOM_NCCL_FUNC_SENDRECV = 5,
-	LAGOM_NCCL_FUNC_SEND = 6,
-	LAGOM_NCCL_FUNC_RECV = 7,
-	LAGOM_NCCL_FUNC_ALLTOALL = 8,
-	LAGOM_NCCL_FUNC_SCATTER = 9,
-	LAGOM_NCCL_FUNC_GATHER = 10,
-} lagom_nccl_func_t;
-
-/* Algorithm and protocol indices of the cost table. */
-#define LAGOM_NCCL_ALGO_UNDEF (-1)
-#define LAGOM_NCCL_ALGO_TREE 0
-#define LAGOM_NCCL_ALGO_RING 1
-#define LAGOM_NCCL_ALGO_COLLNET_DIRECT 2
-#define LAGOM_NCCL_ALGO_COLLNET_CHAIN 3
-#define LAGOM_NCCL_ALGO_NVLS 4
-#define LAGOM_NCCL_ALGO_NVLS_TREE 5
-#define LAGOM_NCCL_ALGO_PAT 6
-
-#define LAGOM_NCCL_PROTO_UNDEF (-1)
-#define LAGOM_NCCL_PROTO_LL 0
-#define LAGOM_NCCL_PROTO_LL128 1
-#define LAGOM_NCCL_PROTO_SIMPLE 2
+/* The result, logger, ncclFunc_t and the algorithm and protocol indices
+ * are shared with the profiler: common/nccl_abi.h. */
 
 #define LAGOM_NCCL_ALGO_PROTO_IGNORE (-1.0f)
 

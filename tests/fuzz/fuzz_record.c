@@ -1,7 +1,7 @@
 /*
  * tests/fuzz/fuzz_record.c - libFuzzer target for the two readers of files
- * in a user's measurement spool: the record (profiler/record_parse.c) and a
- * step's predictions (profiler/predicted.c).  No crash, no sanitizer
+ * in a user's measurement spool: the record (measurement/record_parse.c) and a
+ * step's predictions (measurement/predicted.c).  No crash, no sanitizer
  * report, and whatever either accepts its writer writes back byte for byte.
  */
 #include "config.h"
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler/predicted.h"
-#include "profiler/record.h"
+#include "measurement/predicted.h"
+#include "measurement/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -44,7 +44,7 @@
 #include <string.h>
 
 #include "planner/calib.h"
-#include "profiler/record.h"
+#include "measurement/record.h"
 #include "tests/model/busbw_rows.h"
 
 #define BANDS 3
@@ -154,19 +154,19 @@ static unsigned rec_op(enum lagom_coll c)
 {
 	switch (c) {
 	case LAGOM_COLL_ALLREDUCE:
-		return LAGOM_REC_OP_ALLREDUCE;
+		return LAGOM_NCCL_FUNC_ALLREDUCE;
 	case LAGOM_COLL_ALLGATHER:
-		return LAGOM_REC_OP_ALLGATHER;
+		return LAGOM_NCCL_FUNC_ALLGATHER;
 	case LAGOM_COLL_REDUCESCATTER:
-		return LAGOM_REC_OP_REDUCESCATTER;
+		return LAGOM_NCCL_FUNC_REDUCESCATTER;
 	case LAGOM_COLL_BROADCAST:
-		return LAGOM_REC_OP_BROADCAST;
+		return LAGOM_NCCL_FUNC_BROADCAST;
 	case LAGOM_COLL_REDUCE:
-		return LAGOM_REC_OP_REDUCE;
+		return LAGOM_NCCL_FUNC_REDUCE;
 	case LAGOM_COLL_ALLTOALL:
-		return LAGOM_REC_OP_ALLTOALL;
+		return LAGOM_NCCL_FUNC_ALLTOALL;
 	default:
-		return LAGOM_REC_OP_SENDRECV;
+		return LAGOM_NCCL_FUNC_SENDRECV;
 	}
 }
 

@@ -16,7 +16,7 @@
 
 #include "tests/lib/lagom_test.h"
 #include "planner/calib.h"
-#include "profiler/record.h"
+#include "measurement/record.h"
 
 static const char good[] =
 	"{\"format\": \"lagom-calibration\", \"version\": 1, "
@@ -131,7 +131,7 @@ static void add_record(struct lagom_calib_evidence *ev, const char *job,
 	r.comm[0].nodes = 2;
 	r.comm[0].n_classes = 1;
 	k = &r.comm[0].cls[0];
-	k->op = LAGOM_REC_OP_ALLREDUCE;
+	k->op = LAGOM_NCCL_FUNC_ALLREDUCE;
 	k->algo = LAGOM_REC_ALGO_RING;
 	k->proto = LAGOM_REC_PROTO_SIMPLE;
 	k->channels = 32;

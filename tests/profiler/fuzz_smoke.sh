@@ -7,8 +7,9 @@
 
 fuzz_setup lagom-fuzz-rec
 if ! fuzz_build fuzz_record "$top_srcdir/tests/fuzz/fuzz_record.c" \
-	"$top_srcdir/profiler/record.c" "$top_srcdir/profiler/record_parse.c" \
-	"$top_srcdir/profiler/predicted.c" "$top_srcdir/common/error.c"; then
+	"$top_srcdir/measurement/record.c" "$top_srcdir/measurement/record_parse.c" \
+	"$top_srcdir/measurement/predicted.c" "$top_srcdir/common/error.c" \
+	"$top_srcdir/common/nccl_names.c"; then
 	fuzz_broken fuzz_record
 fi
 

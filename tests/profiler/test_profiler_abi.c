@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "profiler/record.h"
+#include "measurement/record.h"
 #include "tests/lib/lagom_test.h"
 #include "tests/profiler/harness.h"
 
@@ -507,7 +507,7 @@ static void test_train(void **state)
 	/* the all-reduce: count, GPU span over 8 skewed channels, gaps */
 	assert_int_equal(tp->n_classes, 1);
 	k = &tp->cls[0];
-	assert_int_equal(k->op, LAGOM_REC_OP_ALLREDUCE);
+	assert_int_equal(k->op, LAGOM_NCCL_FUNC_ALLREDUCE);
 	assert_int_equal(k->algo, LAGOM_REC_ALGO_RING);
 	assert_int_equal(k->proto, LAGOM_REC_PROTO_SIMPLE);
 	assert_int_equal(k->channels, 8);
@@ -524,18 +524,19 @@ static void test_train(void **state)
 	/* dp: four classes, one iteration of four, in a rotation of the
 	 * order they were issued in */
 	assert_int_equal(dp->n_classes, 4);
-	assert_int_equal(class_op(dp, LAGOM_REC_OP_ALLGATHER)->bytes, 4194304);
-	assert_int_equal(class_op(dp, LAGOM_REC_OP_ALLGATHER)->proto,
+	assert_int_equal(class_op(dp, LAGOM_NCCL_FUNC_ALLGATHER)->bytes,
+			 4194304);
+	assert_int_equal(class_op(dp, LAGOM_NCCL_FUNC_ALLGATHER)->proto,
 			 LAGOM_REC_PROTO_LL128);
-	assert_int_equal(class_op(dp, LAGOM_REC_OP_REDUCESCATTER)->bytes,
+	assert_int_equal(class_op(dp, LAGOM_NCCL_FUNC_REDUCESCATTER)->bytes,
 			 2097152 * 2);
-	assert_int_equal(class_op(dp, LAGOM_REC_OP_REDUCESCATTER)->algo,
+	assert_int_equal(class_op(dp, LAGOM_NCCL_FUNC_REDUCESCATTER)->algo,
 			 LAGOM_REC_ALGO_PAT);
-	assert_int_equal(class_op(dp, LAGOM_REC_OP_SEND)->algo,
+	assert_int_equal(class_op(dp, LAGOM_NCCL_FUNC_SEND)->algo,
 			 LAGOM_REC_ALGO_P2P);
-	assert_int_equal(class_op(dp, LAGOM_REC_OP_RECV)->gpu_ns,
+	assert_int_equal(class_op(dp, LAGOM_NCCL_FUNC_RECV)->gpu_ns,
 			 (uint64_t)ITER * 50000);
-	assert_int_equal(class_op(dp, LAGOM_REC_OP_REDUCESCATTER)->gap_ns,
+	assert_int_equal(class_op(dp, LAGOM_NCCL_FUNC_REDUCESCATTER)->gap_ns,
 			 (uint64_t)ITER * 0); /* RS starts as AG ends */
 	assert_int_equal(dp->period_len, 4);
 	assert_true(dp->period_n >= 2);
@@ -578,7 +579,7 @@ static void test_bad(void **state)
 	assert_int_equal(k->bytes, 0);
 	assert_int_equal(k->algo, LAGOM_REC_ALGO_OTHER);
 	assert_int_equal(k->channels, LAGOM_REC_MAX_CHANNELS);
-	k = class_op(m, LAGOM_REC_OP_ALLREDUCE);
+	k = class_op(m, LAGOM_NCCL_FUNC_ALLREDUCE);
 	assert_int_equal(k->count, 4101);
 	assert_int_equal(k->gpu_n, 0); /* the stale channels were dropped */
 	cleanup(&r);

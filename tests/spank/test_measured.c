@@ -16,8 +16,8 @@
 
 #include "tests/lib/lagom_test.h"
 
-#include "profiler/predicted.h"
-#include "profiler/record.h"
+#include "measurement/predicted.h"
+#include "measurement/record.h"
 #include "spank/lagom.h"
 #include "tests/spank/stub.h"
 
@@ -92,7 +92,7 @@ static void write_record(const char *dir, const char *name, int task,
 	c->nodes = 2;
 	c->rank = (uint32_t)task;
 	c->n_classes = 2;
-	c->cls[0] = (struct lagom_rec_class){ .op = LAGOM_REC_OP_ALLREDUCE,
+	c->cls[0] = (struct lagom_rec_class){ .op = LAGOM_NCCL_FUNC_ALLREDUCE,
 					      .algo = LAGOM_REC_ALGO_RING,
 					      .proto = LAGOM_REC_PROTO_SIMPLE,
 					      .channels = 8,
@@ -102,7 +102,7 @@ static void write_record(const char *dir, const char *name, int task,
 					      .gpu_ns = 40 * 100000ull,
 					      .gpu_min_ns = 100000,
 					      .gpu_max_ns = 100000 };
-	c->cls[1] = (struct lagom_rec_class){ .op = LAGOM_REC_OP_ALLGATHER,
+	c->cls[1] = (struct lagom_rec_class){ .op = LAGOM_NCCL_FUNC_ALLGATHER,
 					      .algo = LAGOM_REC_ALGO_RING,
 					      .proto = LAGOM_REC_PROTO_LL128,
 					      .channels = 4,
@@ -112,7 +112,7 @@ static void write_record(const char *dir, const char *name, int task,
 					      .gpu_ns = 40 * 200000ull,
 					      .gpu_min_ns = 200000,
 					      .gpu_max_ns = 200000 };
-	c->cls[2] = (struct lagom_rec_class){ .op = LAGOM_REC_OP_SEND,
+	c->cls[2] = (struct lagom_rec_class){ .op = LAGOM_NCCL_FUNC_SEND,
 					      .algo = LAGOM_REC_ALGO_P2P,
 					      .proto = LAGOM_REC_PROTO_NONE,
 					      .channels = 1,

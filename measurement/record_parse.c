@@ -1,5 +1,5 @@
 /*
- * profiler/record_parse.c - the strict reader of the measurement record
+ * measurement/record_parse.c - the strict reader of the measurement record
  * (record.h, doc/profiler.md).  Pure: no I/O, no allocation.  It reads what
  * any user could have written, so it accepts exactly the writer's spelling:
  * single spaces, '\n' line ends, decimal numbers without sign or leading
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "profiler/record.h"
+#include "measurement/record.h"
 
 #define MAX_TOKENS (LAGOM_REC_MAX_PERIOD + 2)
 

@@ -1,5 +1,5 @@
 /*
- * profiler/predicted.h - what lagom predicted for a step, left by the SPANK
+ * measurement/predicted.h - what lagom predicted for a step, left by the SPANK
  * plugin next to the step's measurement records (file "predicted" in the
  * step's spool directory) so that `lagom runs` can show predicted against
  * measured.  Pure: format and strict parse, no I/O, no allocation.
@@ -14,8 +14,8 @@
  * op and the byte range are the plan's (doc/plan-format.md: for allgather
  * and reducescatter the whole buffer).
  */
-#ifndef LAGOM_PROFILER_PREDICTED_H
-#define LAGOM_PROFILER_PREDICTED_H
+#ifndef LAGOM_MEASUREMENT_PREDICTED_H
+#define LAGOM_MEASUREMENT_PREDICTED_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -63,4 +63,4 @@ int lagom_measure_pred_read_file(const char *path, long owner_uid, char *buf,
 				 struct lagom_measure_pred *out,
 				 struct lagom_error *err);
 
-#endif /* LAGOM_PROFILER_PREDICTED_H */
+#endif /* LAGOM_MEASUREMENT_PREDICTED_H */

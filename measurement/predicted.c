@@ -1,5 +1,5 @@
 /*
- * profiler/predicted.c - see predicted.h.  The parser accepts a line only
+ * measurement/predicted.c - see predicted.h.  The parser accepts a line only
  * when printing what it read gives the same line back.
  */
 #include "config.h"
@@ -9,19 +9,17 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "profiler/predicted.h"
-#include "profiler/record.h"
+#include "measurement/predicted.h"
+#include "measurement/record.h"
 
-static const char *const ops[] = { "allreduce", "allgather", "reducescatter",
-				   "broadcast", "reduce",    "alltoall",
-				   "sendrecv",	NULL };
-
+/* One of the plan's op names: those of the measured operations. */
 static int op_ok(const char *op)
 {
-	size_t i;
+	const char *name;
 
-	for (i = 0; ops[i]; i++)
-		if (strcmp(op, ops[i]) == 0)
+	for (unsigned k = 0; k < LAGOM_REC_OP_COUNT; k++)
+		if ((name = lagom_rec_plan_op(k)) != NULL &&
+		    strcmp(op, name) == 0)
 			return 1;
 	return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * profiler/record_file.c - read one measurement record file with the
+ * measurement/record_file.c - read one measurement record file with the
  * caller's privileges (record.h).  Measurement files sit in the user's own
  * spool: they are refused when they are a symbolic link, not a regular
  * file, too large, or owned by someone else.
@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "common/io.h"
-#include "profiler/predicted.h"
-#include "profiler/record.h"
+#include "measurement/predicted.h"
+#include "measurement/record.h"
 
 int lagom_rec_read_text(const char *path, long owner_uid, char *buf, size_t max,
 			size_t *len, struct lagom_error *err)

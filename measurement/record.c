@@ -1,5 +1,5 @@
 /*
- * profiler/record.c - names and the writer of the measurement record
+ * measurement/record.c - names and the writer of the measurement record
  * (record.h, doc/profiler.md).  Pure: no I/O, no allocation; linked into
  * libnccl-profiler-lagom.so, which needs nothing but libc.
  */
@@ -11,38 +11,49 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "profiler/record.h"
+#include "common/nccl_names.h"
+#include "measurement/record.h"
 
-static const char *const op_names[LAGOM_REC_OP_COUNT] = {
-	"broadcast", "reduce", "allgather", "reducescatter",
-	"allreduce", "send",   "recv",	    "sendrecv",
-	"alltoall",  "gather", "scatter",   "other",
-};
+/* The record's own values beyond NCCL's (record.h). */
+static const char *const algo_extra[] = { "p2p", "ce", "other" };
+static const char *const proto_extra[] = { "none", "other" };
 
-static const char *const algo_names[LAGOM_REC_ALGO_COUNT] = {
-	"tree",		 "ring", "collnet_direct",
-	"collnet_chain", "nvls", "nvls_tree",
-	"pat",		 "p2p",	 "ce",
-	"other",
-};
+_Static_assert(LAGOM_REC_ALGO_COUNT ==
+		       LAGOM_NCCL_NUM_ALGOS +
+			       sizeof(algo_extra) / sizeof(algo_extra[0]),
+	       "record algorithms");
+_Static_assert(LAGOM_REC_PROTO_COUNT ==
+		       LAGOM_NCCL_NUM_PROTOS +
+			       sizeof(proto_extra) / sizeof(proto_extra[0]),
+	       "record protocols");
 
-static const char *const proto_names[LAGOM_REC_PROTO_COUNT] = {
-	"ll", "ll128", "simple", "none", "other",
-};
+/* NCCL's name (n of them), else the record's own (below count). */
+static const char *name_of(unsigned v, const char *const *nccl, unsigned n,
+			   const char *const *own, unsigned count)
+{
+	if (v < n)
+		return nccl[v];
+	return v < count ? own[v - n] : NULL;
+}
 
 const char *lagom_rec_op_name(unsigned op)
 {
-	return op < LAGOM_REC_OP_COUNT ? op_names[op] : NULL;
+	static const char *const other[] = { "other" };
+
+	return name_of(op, lagom_nccl_func_names, LAGOM_NCCL_NUM_FUNCS, other,
+		       LAGOM_REC_OP_COUNT);
 }
 
 const char *lagom_rec_algo_name(unsigned algo)
 {
-	return algo < LAGOM_REC_ALGO_COUNT ? algo_names[algo] : NULL;
+	return name_of(algo, lagom_nccl_algo_record_names, LAGOM_NCCL_NUM_ALGOS,
+		       algo_extra, LAGOM_REC_ALGO_COUNT);
 }
 
 const char *lagom_rec_proto_name(unsigned proto)
 {
-	return proto < LAGOM_REC_PROTO_COUNT ? proto_names[proto] : NULL;
+	return name_of(proto, lagom_nccl_proto_names, LAGOM_NCCL_NUM_PROTOS,
+		       proto_extra, LAGOM_REC_PROTO_COUNT);
 }
 
 int lagom_rec_token_char(int c)
@@ -136,9 +147,10 @@ static void format_class(struct out *o, const struct lagom_rec_class *c)
 	    "class %s %" PRIu64 " %s %s %u count %" PRIu64 " gpu %" PRIu64
 	    " %" PRIu64 " %" PRIu64 " %" PRIu64 " gap %" PRIu64 " %" PRIu64
 	    "\n",
-	    op_names[c->op], c->bytes, algo_names[c->algo],
-	    proto_names[c->proto], (unsigned)c->channels, c->count, c->gpu_n,
-	    c->gpu_ns, c->gpu_min_ns, c->gpu_max_ns, c->gap_n, c->gap_ns);
+	    lagom_rec_op_name(c->op), c->bytes, lagom_rec_algo_name(c->algo),
+	    lagom_rec_proto_name(c->proto), (unsigned)c->channels, c->count,
+	    c->gpu_n, c->gpu_ns, c->gpu_min_ns, c->gpu_max_ns, c->gap_n,
+	    c->gap_ns);
 }
 
 static void format_comm(struct out *o, const struct lagom_rec_comm *c)
@@ -194,7 +206,8 @@ int lagom_rec_format(const struct lagom_rec *r, char *buf, size_t len)
 
 uint64_t lagom_rec_plan_bytes(unsigned op, uint64_t bytes, uint32_t ranks)
 {
-	if (op == LAGOM_REC_OP_ALLGATHER || op == LAGOM_REC_OP_REDUCESCATTER)
+	if (op == LAGOM_NCCL_FUNC_ALLGATHER ||
+	    op == LAGOM_NCCL_FUNC_REDUCESCATTER)
 		return bytes * ranks;
 	return bytes;
 }
@@ -202,12 +215,12 @@ uint64_t lagom_rec_plan_bytes(unsigned op, uint64_t bytes, uint32_t ranks)
 const char *lagom_rec_plan_op(unsigned op)
 {
 	switch (op) {
-	case LAGOM_REC_OP_SEND:
-	case LAGOM_REC_OP_RECV:
-	case LAGOM_REC_OP_SENDRECV:
+	case LAGOM_NCCL_FUNC_SEND:
+	case LAGOM_NCCL_FUNC_RECV:
+	case LAGOM_NCCL_FUNC_SENDRECV:
 		return "sendrecv";
-	case LAGOM_REC_OP_GATHER:
-	case LAGOM_REC_OP_SCATTER:
+	case LAGOM_NCCL_FUNC_GATHER:
+	case LAGOM_NCCL_FUNC_SCATTER:
 	case LAGOM_REC_OP_OTHER:
 		return NULL;
 	default:

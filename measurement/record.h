@@ -1,5 +1,5 @@
 /*
- * profiler/record.h - lagom's measurement record: what
+ * measurement/record.h - lagom's measurement record: what
  * libnccl-profiler-lagom.so writes for one process and what `lagom runs`
  * and the planner read back (doc/profiler.md has the text format).
  *
@@ -14,14 +14,15 @@
  * checked against its bound, every cross-reference checked; it reads files
  * any user can write (the spool is the user's).
  */
-#ifndef LAGOM_PROFILER_RECORD_H
-#define LAGOM_PROFILER_RECORD_H
+#ifndef LAGOM_MEASUREMENT_RECORD_H
+#define LAGOM_MEASUREMENT_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/nccl_abi.h"
 
 #define LAGOM_REC_VERSION 1
 #define LAGOM_REC_MAGIC "lagom-measure"
@@ -35,48 +36,43 @@
 /* The largest record the writer can produce is well under this. */
 #define LAGOM_REC_MAX_BYTES (1024 * 1024)
 
-enum lagom_rec_op {
-	LAGOM_REC_OP_BROADCAST,
-	LAGOM_REC_OP_REDUCE,
-	LAGOM_REC_OP_ALLGATHER,
-	LAGOM_REC_OP_REDUCESCATTER,
-	LAGOM_REC_OP_ALLREDUCE,
-	LAGOM_REC_OP_SEND,
-	LAGOM_REC_OP_RECV,
-	LAGOM_REC_OP_SENDRECV,
-	LAGOM_REC_OP_ALLTOALL,
-	LAGOM_REC_OP_GATHER,
-	LAGOM_REC_OP_SCATTER,
-	LAGOM_REC_OP_OTHER,
-	LAGOM_REC_OP_COUNT
-};
+/*
+ * A class's operation is NCCL's ncclFunc_t (lagom_nccl_func_t,
+ * common/nccl_abi.h: LAGOM_NCCL_FUNC_BROADCAST ... LAGOM_NCCL_FUNC_GATHER),
+ * or one NCCL named that lagom does not know:
+ */
+#define LAGOM_REC_OP_OTHER LAGOM_NCCL_NUM_FUNCS
+#define LAGOM_REC_OP_COUNT (LAGOM_REC_OP_OTHER + 1)
 
+/* Algorithms and protocols: NCCL's indices first (common/nccl_abi.h). */
 enum lagom_rec_algo {
-	LAGOM_REC_ALGO_TREE,
-	LAGOM_REC_ALGO_RING,
-	LAGOM_REC_ALGO_COLLNET_DIRECT,
-	LAGOM_REC_ALGO_COLLNET_CHAIN,
-	LAGOM_REC_ALGO_NVLS,
-	LAGOM_REC_ALGO_NVLS_TREE,
-	LAGOM_REC_ALGO_PAT,
-	LAGOM_REC_ALGO_P2P, /* send/recv: NCCL names no algorithm */
-	LAGOM_REC_ALGO_CE,  /* copy-engine collective (v6) */
+	LAGOM_REC_ALGO_TREE = LAGOM_NCCL_ALGO_TREE,
+	LAGOM_REC_ALGO_RING = LAGOM_NCCL_ALGO_RING,
+	LAGOM_REC_ALGO_COLLNET_DIRECT = LAGOM_NCCL_ALGO_COLLNET_DIRECT,
+	LAGOM_REC_ALGO_COLLNET_CHAIN = LAGOM_NCCL_ALGO_COLLNET_CHAIN,
+	LAGOM_REC_ALGO_NVLS = LAGOM_NCCL_ALGO_NVLS,
+	LAGOM_REC_ALGO_NVLS_TREE = LAGOM_NCCL_ALGO_NVLS_TREE,
+	LAGOM_REC_ALGO_PAT = LAGOM_NCCL_ALGO_PAT,
+	/* send/recv: NCCL names no algorithm */
+	LAGOM_REC_ALGO_P2P = LAGOM_NCCL_NUM_ALGOS,
+	LAGOM_REC_ALGO_CE, /* copy-engine collective (v6) */
 	LAGOM_REC_ALGO_OTHER,
 	LAGOM_REC_ALGO_COUNT
 };
 
 enum lagom_rec_proto {
-	LAGOM_REC_PROTO_LL,
-	LAGOM_REC_PROTO_LL128,
-	LAGOM_REC_PROTO_SIMPLE,
-	LAGOM_REC_PROTO_NONE, /* send/recv, copy engine */
+	LAGOM_REC_PROTO_LL = LAGOM_NCCL_PROTO_LL,
+	LAGOM_REC_PROTO_LL128 = LAGOM_NCCL_PROTO_LL128,
+	LAGOM_REC_PROTO_SIMPLE = LAGOM_NCCL_PROTO_SIMPLE,
+	/* send/recv, copy engine */
+	LAGOM_REC_PROTO_NONE = LAGOM_NCCL_NUM_PROTOS,
 	LAGOM_REC_PROTO_OTHER,
 	LAGOM_REC_PROTO_COUNT
 };
 
 /* One collective class of one communicator. */
 struct lagom_rec_class {
-	uint8_t op;	  /* enum lagom_rec_op */
+	uint8_t op;	  /* lagom_nccl_func_t or LAGOM_REC_OP_OTHER */
 	uint8_t algo;	  /* enum lagom_rec_algo */
 	uint8_t proto;	  /* enum lagom_rec_proto */
 	uint8_t channels; /* NCCL's nChannels, 0..64 */
@@ -118,7 +114,9 @@ struct lagom_rec {
 	struct lagom_rec_comm comm[LAGOM_REC_MAX_COMMS];
 };
 
-/* Names in the text ("allreduce", "ring", "ll128"...); NULL out of range. */
+/* Names in the text ("allreduce", "ring", "ll128"...), NCCL's from
+ * common/nccl_names.h (algorithms in the record's spelling,
+ * lagom_nccl_algo_record_names); NULL out of range. */
 const char *lagom_rec_op_name(unsigned op);
 const char *lagom_rec_algo_name(unsigned algo);
 const char *lagom_rec_proto_name(unsigned proto);
@@ -192,4 +190,4 @@ bool lagom_rec_is_name(const char *name);
 size_t lagom_rec_names(const char *dir, char (*names)[LAGOM_REC_FILE_NAME_MAX],
 		       size_t max, unsigned scan_max, size_t *found);
 
-#endif /* LAGOM_PROFILER_RECORD_H */
+#endif /* LAGOM_MEASUREMENT_RECORD_H */

@@ -1,0 +1,26 @@
+# measurement: the formats of what a step measured and what lagom predicted
+# for it, shared by the profiler module (which writes records), the SPANK
+# plugin (which writes predictions and learns from records), the planner
+# (calibration evidence) and `lagom runs`:
+#   record.c record_parse.c record_file.c  the measurement record
+#                                          (doc/profiler.md)
+#   predicted.c                            the "predicted" file
+#   learn.c                                the step key and a record's
+#                                          meaning to the cost model (pure;
+#                                          spank/learn.c reads the spool)
+# The profiler module compiles record.c in; its tests are in
+# profiler/local.mk.
+noinst_LTLIBRARIES += libmeasurement.la
+libmeasurement_la_SOURCES = measurement/record.c measurement/record.h \
+	measurement/record_parse.c measurement/record_file.c \
+	measurement/predicted.c measurement/predicted.h \
+	measurement/learn.c measurement/learn.h
+
+# The step key and a record's meaning to the model (the record's own tests
+# are tests/profiler/test_record.c, in profiler/local.mk).
+UNIT_TESTS += tests/measurement/test_learn
+check_PROGRAMS += tests/measurement/test_learn
+tests_measurement_test_learn_SOURCES = tests/measurement/test_learn.c
+tests_measurement_test_learn_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_measurement_test_learn_LDADD = libmeasurement.la libmodel.la \
+	libcommon.la $(CMOCKA_LIBS) -lm
