@@ -49,10 +49,12 @@
 #define LAGOM_WORKLOAD_ARG_MAX 1024
 
 /* What srun sends every node beside the plan carrier, in the step's
- * environment; removed there before any task starts (remote.c). */
-#define LAGOM_PREDICTED_VAR "LAGOM_PREDICTED" /* measure.c */
-#define LAGOM_PREDICTED_ENV_MAX 16384	      /* bytes */
-#define LAGOM_STEP_KEY_VAR "LAGOM_STEP_KEY"   /* learn.c */
+ * environment; removed there before any task starts (remote.c).  SLURM_
+ * names, as the carrier's: srun --export=NONE (or =VARS) sends no other
+ * (tests/integration/export_none.sh). */
+#define LAGOM_PREDICTED_VAR "SLURM_LAGOM_PREDICTED" /* measure.c */
+#define LAGOM_PREDICTED_ENV_MAX 16384		    /* bytes */
+#define LAGOM_STEP_KEY_VAR "SLURM_LAGOM_STEP_KEY"   /* learn.c */
 
 /* The state every context shares (lagom_g, lagom.c). */
 struct lagom_state {

@@ -94,6 +94,9 @@ EXTRA_DIST += tests/integration/step_source.sh tests/integration/off_cost.sh
 INTEGRATION_TESTS += tests/integration/carrier_trust.sh
 EXTRA_DIST += tests/integration/carrier_trust.sh \
 	tests/integration/forge_carrier.py
+# What srun sends beside the plan reaches the nodes under --export=NONE.
+INTEGRATION_TESTS += tests/integration/export_none.sh
+EXTRA_DIST += tests/integration/export_none.sh
 dist_man_MANS += doc/lagom-spank.8
 EXTRA_DIST += doc/consistency.md
 
