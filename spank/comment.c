@@ -41,7 +41,7 @@
 #include "compat/slurm_compat.h"
 
 #include "common/hash.h"
-#include "spank/lagom.h"
+#include "spank/remote_int.h"
 
 #define SEG_OPEN "{lagom: "
 /* " #" and 8 hex digits, the 32-bit FNV-1a of TEXT (common/hash.h): the

@@ -1,8 +1,8 @@
 /*
  * spank/lagom.c - lagom's SPANK entry points and nothing else: one switch
- * on the context per callback, the real work in log.c (state, plugstack.conf,
- * logging), local.c (srun, sbatch, salloc) and remote.c (slurmstepd).  The
- * only file with SPANK_PLUGIN().
+ * on the context per callback, the real work in options.c (plugstack.conf,
+ * options), local.c (srun, sbatch, salloc) and remote.c (slurmstepd).  The
+ * only file with SPANK_PLUGIN(), and the home of the shared state lagom_g.
  *
  * Return values: -1 is failure (Slurm 22.05's slurmstepd ignores positive
  * ESPANK codes).  Only srun/sbatch/salloc ever fail, and only for a bad
@@ -11,9 +11,13 @@
  */
 #include <slurm/spank.h>
 
-#include "spank/lagom.h"
+#include "spank/local_int.h"
+#include "spank/remote_int.h"
 
 SPANK_PLUGIN(lagom, 1)
+
+/* The state every context shares (spank/lagom.h). */
+struct lagom_state lagom_g;
 
 /* srun, sbatch, salloc and slurmstepd: options and plugstack.conf. */
 int slurm_spank_init(spank_t sp, int ac, char **av)

@@ -39,7 +39,8 @@
 #include "model/model.h"
 #include "measurement/learn.h"
 #include "measurement/record.h"
-#include "spank/lagom.h"
+#include "spank/local_int.h"
+#include "spank/remote_int.h"
 
 #define KEY_MAX LAGOM_LEARN_KEY_MAX
 #define KEY_FILE "key"
@@ -77,18 +78,18 @@ static ssize_t read_small_at(int dir_fd, const char *name, uid_t uid, char *buf,
 	return n;
 }
 
-void lagom_learn_write_key(spank_t sp, const struct lagom_state *st)
+void lagom_learn_write_key(spank_t sp, const struct lagom_stepd *sd)
 {
 	char key[KEY_MAX];
 	spank_err_t rc = spank_getenv(sp, LAGOM_STEP_KEY_VAR, key, sizeof(key));
 
 	spank_unsetenv(sp, LAGOM_STEP_KEY_VAR); /* not for the tasks */
-	if (rc != ESPANK_SUCCESS || !st->measure_ready || !st->planned ||
+	if (rc != ESPANK_SUCCESS || !sd->measure_ready || !sd->planned ||
 	    !lagom_learn_key_ok(key))
 		return;
 	/* through the step directory root checked (measure.c); a fresh
 	 * temporary file: nothing the user planted is opened or blocks */
-	lagom_replace_at(st->measure_fd, KEY_FILE, key, strlen(key), 0600,
+	lagom_replace_at(sd->measure_fd, KEY_FILE, key, strlen(key), 0600,
 			 false);
 }
 

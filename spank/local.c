@@ -33,7 +33,7 @@
 #include <slurm/spank.h>
 
 #include "spank/carrier.h"
-#include "spank/lagom.h"
+#include "spank/local_int.h"
 #include "spank/srun_step.h"
 #include "model/model.h"
 
@@ -45,23 +45,6 @@ int lagom_local_init_post_opt(spank_t sp, struct lagom_state *st)
 			"--lagom-workload=%s has no effect with lagom off",
 			st->workload);
 	return 0;
-}
-
-/* srun's own lines go to the user's terminal at srun -v (or verbose=). */
-static void say(const struct lagom_state *st, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void say(const struct lagom_state *st, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (st->cfg.verbose)
-		slurm_info("lagom: %s", line);
-	else
-		slurm_verbose("lagom: %s", line);
 }
 
 static void explain(const struct lagom_planner_result *res)
@@ -108,9 +91,10 @@ static int make_carrier(const struct lagom_carrier_step *id,
 	return rc;
 }
 
+/* learn.c's lines, as srun's own (ctx: the configuration). */
 static void say_line(const char *line, void *ctx)
 {
-	say(ctx, "%s", line);
+	lagom_say(ctx, "%s", line);
 }
 
 /*
@@ -123,7 +107,7 @@ static int plan_of(struct lagom_state *st, const struct lagom_step *step,
 		   struct lagom_planner_result **res, struct lagom_error *err)
 {
 	struct lagom_learned *learned = lagom_learn_srun(st, step, say_line,
-							 st);
+							 &st->cfg);
 
 	if (learned) {
 		int rc = lagom_spank_plan_learned(
@@ -134,8 +118,9 @@ static int plan_of(struct lagom_state *st, const struct lagom_step *step,
 		lagom_learned_destroy(learned);
 		if (rc == 0)
 			return 0;
-		say(st, "job %u.%u: plan from measurements failed: %s",
-		    step->job_id, step->step_id, err->text);
+		lagom_say(&st->cfg,
+			  "job %u.%u: plan from measurements failed: %s",
+			  step->job_id, step->step_id, err->text);
 		lagom_error_clear(err);
 	}
 	return lagom_spank_plan(&st->cfg, step,
@@ -178,7 +163,7 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	    make_carrier(&id, mode, res, &text, &err) < 0)
 		goto fail;
 	if (res->notice) /* a refused cluster digest (planner.h) */
-		say(st, "%s", res->notice);
+		lagom_say(&st->cfg, "%s", res->notice);
 	lagom_measure_carry_predicted(st, res);
 	if (setenv(LAGOM_CARRIER_VAR, text, 1) < 0) {
 		lagom_errprintf(&err, ENOMEM, "cannot set %s",
@@ -186,18 +171,18 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 		setenv(LAGOM_CARRIER_VAR, "", 1);
 		goto fail;
 	}
-	say(st,
-	    "job %u.%u: %s plan %s for %u nodes x %u GPUs in %.1f ms "
-	    "(%s; hardware of %zu of %u nodes from the cluster digest)",
-	    id.job_id, id.step_id, lagom_mode_name(mode), res->plan_id,
-	    id.nnodes, res->gpus_per_node, lagom_ms_since(&t0), asked,
-	    res->digest_nodes, id.nnodes);
+	lagom_say(&st->cfg,
+		  "job %u.%u: %s plan %s for %u nodes x %u GPUs in %.1f ms "
+		  "(%s; hardware of %zu of %u nodes from the cluster digest)",
+		  id.job_id, id.step_id, lagom_mode_name(mode), res->plan_id,
+		  id.nnodes, res->gpus_per_node, lagom_ms_since(&t0), asked,
+		  res->digest_nodes, id.nnodes);
 	if (mode == LAGOM_MODE_EXPLAIN)
 		explain(res);
 	goto out;
 fail:
-	say(st, "job %u.%u: %s; no node of the step is tuned", step.job_id,
-	    step.step_id, err.text[0] ? err.text : "error");
+	lagom_say(&st->cfg, "job %u.%u: %s; no node of the step is tuned",
+		  step.job_id, step.step_id, err.text[0] ? err.text : "error");
 out:
 	free(text);
 	lagom_planner_result_destroy(res);

@@ -10,7 +10,8 @@ slurmplugin_LTLIBRARIES = spank/lagom.la
 # Everything but the planner adapter, so tests/spank/ can drive the
 # callbacks with stubs of spank_*, slurm_* and the planner.
 noinst_LTLIBRARIES += libspank.la
-libspank_la_SOURCES = spank/lagom.h spank/lagom.c spank/log.c spank/options.c \
+libspank_la_SOURCES = spank/lagom.h spank/local_int.h spank/remote_int.h \
+	spank/lagom.c spank/log.c spank/options.c \
 	spank/local.c spank/remote.c spank/envset.c spank/comment.c \
 	spank/step.c spank/step.h spank/plan.h spank/carrier.c \
 	spank/carrier_trust.c spank/carrier.h spank/srun_step.c spank/srun_step.h spank/measure.c \
@@ -93,6 +94,9 @@ EXTRA_DIST += tests/integration/step_source.sh tests/integration/off_cost.sh
 INTEGRATION_TESTS += tests/integration/carrier_trust.sh
 EXTRA_DIST += tests/integration/carrier_trust.sh \
 	tests/integration/forge_carrier.py
+# What srun sends beside the plan reaches the nodes under --export=NONE.
+INTEGRATION_TESTS += tests/integration/export_none.sh
+EXTRA_DIST += tests/integration/export_none.sh
 dist_man_MANS += doc/lagom-spank.8
 EXTRA_DIST += doc/consistency.md
 

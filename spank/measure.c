@@ -50,7 +50,8 @@
 #include "measurement/predicted.h"
 #include "measurement/record.h"
 #include "search/search.h"
-#include "spank/lagom.h"
+#include "spank/local_int.h"
+#include "spank/remote_int.h"
 
 #define SCAN_MAX 100000	  /* entries looked at when summing a user's spool */
 #define FIGURE_RECORDS 64 /* records read for the step's figure */
@@ -155,15 +156,15 @@ static void usage_of(int user_fd, unsigned *steps, unsigned long long *bytes)
 	closedir(d);
 }
 
-static void off(const struct lagom_state *st, uint32_t job, uint32_t step,
+static void off(const struct lagom_stepd *sd, uint32_t job, uint32_t step,
 		const char *why)
 {
 	lagom_log_info("job %u.%u: not measured: %s", job, step, why);
 }
 
-int lagom_measure_prepare(spank_t sp, struct lagom_state *st)
+int lagom_measure_prepare(spank_t sp, struct lagom_stepd *sd)
 {
-	const struct lagom_measure_config *m = &st->cfg.measure;
+	const struct lagom_measure_config *m = &sd->st->cfg.measure;
 	uint32_t job, step;
 	uid_t uid;
 	gid_t gid;
@@ -174,10 +175,10 @@ int lagom_measure_prepare(spank_t sp, struct lagom_state *st)
 	unsigned long long bytes;
 	int root_fd = -1, user_fd = -1, step_fd = -1;
 
-	if (st->measure_ready)
-		close(st->measure_fd);
-	st->measure_ready = false;
-	if (lagom_effective_mode(st) != LAGOM_MODE_AUTO || !m->on ||
+	if (sd->measure_ready)
+		close(sd->measure_fd);
+	sd->measure_ready = false;
+	if (lagom_effective_mode(sd->st) != LAGOM_MODE_AUTO || !m->on ||
 	    !m->dir[0] ||
 	    spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
@@ -186,14 +187,14 @@ int lagom_measure_prepare(spank_t sp, struct lagom_state *st)
 	    step >= 0xfffffff0u)
 		return 0;
 	if (lagom_measure_user_name(uid, user, sizeof(user)) != 0) {
-		off(st, job, step, "the user has no plain account name");
+		off(sd, job, step, "the user has no plain account name");
 		return 0;
 	}
 	/* root only: whoever else owns or may write a directory on the way
 	 * could point the trees made below at another place */
 	root_fd = lagom_trusted_dir_open(m->dir, 0, "measure_dir", &err);
 	if (root_fd < 0) {
-		off(st, job, step, err.text);
+		off(sd, job, step, err.text);
 		return 0;
 	}
 	if ((user_fd = own_dir(root_fd, user, uid, gid, &why)) < 0)
@@ -213,18 +214,18 @@ int lagom_measure_prepare(spank_t sp, struct lagom_state *st)
 	step_fd = own_dir(user_fd, name, uid, gid, &why);
 	if (step_fd < 0)
 		goto fail;
-	if ((size_t)snprintf(st->measure_dir, sizeof(st->measure_dir),
+	if ((size_t)snprintf(sd->measure_dir, sizeof(sd->measure_dir),
 			     "%s/%s/%s", m->dir, user,
-			     name) >= sizeof(st->measure_dir)) {
+			     name) >= sizeof(sd->measure_dir)) {
 		why = "the spool path is too long";
 		goto fail;
 	}
-	st->measure_fd = step_fd;
+	sd->measure_fd = step_fd;
 	step_fd = -1;
-	st->measure_ready = true;
+	sd->measure_ready = true;
 	goto out;
 fail:
-	off(st, job, step, why);
+	off(sd, job, step, why);
 out:
 	if (step_fd >= 0)
 		close(step_fd);
@@ -286,7 +287,7 @@ void lagom_measure_carry_predicted(const struct lagom_state *st,
  * strict reader, into STEP/predicted (a fresh temporary file, renamed),
  * through the step directory root checked (whatever the user put in it,
  * nothing is followed and nothing blocks). */
-int lagom_measure_write_predicted(spank_t sp, struct lagom_state *st)
+int lagom_measure_write_predicted(spank_t sp, struct lagom_stepd *sd)
 {
 	static struct lagom_measure_pred p;
 	static char text[LAGOM_PREDICTED_ENV_MAX + 1];
@@ -296,23 +297,24 @@ int lagom_measure_write_predicted(spank_t sp, struct lagom_state *st)
 
 	rc = spank_getenv(sp, LAGOM_PREDICTED_VAR, text, sizeof(text));
 	spank_unsetenv(sp, LAGOM_PREDICTED_VAR); /* not for the tasks */
-	if (rc != ESPANK_SUCCESS || !st->measure_ready || !st->planned)
+	if (rc != ESPANK_SUCCESS || !sd->measure_ready || !sd->planned)
 		return 0;
 	len = (int)strlen(text);
 	if (lagom_measure_pred_parse(text, (size_t)len, &p, &err) != 0 ||
-	    strcmp(p.plan, st->carrier.plan_id) != 0)
+	    strcmp(p.plan, sd->carrier.plan_id) != 0)
 		return 0; /* not this plan's: no predictions file */
-	lagom_replace_at(st->measure_fd, LAGOM_MEASURE_PRED_FILE, text,
+	lagom_replace_at(sd->measure_fd, LAGOM_MEASURE_PRED_FILE, text,
 			 (size_t)len, 0600, false);
 	return 0;
 }
 
-int lagom_measure_task_env(spank_t sp, const struct lagom_state *st)
+int lagom_measure_task_env(spank_t sp, const struct lagom_stepd *sd)
 {
-	if (!st->measure_ready || !st->planned || st->mode != LAGOM_MODE_AUTO)
+	if (!sd->measure_ready || !sd->planned || sd->mode != LAGOM_MODE_AUTO)
 		return 0;
-	spank_setenv(sp, "NCCL_PROFILER_PLUGIN", st->cfg.measure.profiler, 0);
-	spank_setenv(sp, "LAGOM_MEASURE_DIR", st->measure_dir, 0);
+	spank_setenv(sp, "NCCL_PROFILER_PLUGIN", sd->st->cfg.measure.profiler,
+		     0);
+	spank_setenv(sp, "LAGOM_MEASURE_DIR", sd->measure_dir, 0);
 	return 0;
 }
 
@@ -488,7 +490,7 @@ int lagom_measure_reap(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static int figure_as_user(const struct lagom_state *st, uid_t uid, gid_t gid,
+static int figure_as_user(const struct lagom_stepd *sd, uid_t uid, gid_t gid,
 			  const char *name, char *out, size_t len)
 {
 	struct timespec deadline;
@@ -513,7 +515,7 @@ static int figure_as_user(const struct lagom_state *st, uid_t uid, gid_t gid,
 		    setgroups(0, NULL) != 0 || setgid(gid) != 0 ||
 		    setuid(uid) != 0 || (uid != 0 && setuid(0) == 0))
 			_exit(1);
-		n = lagom_measure_figure(st->measure_dir, name, (long)uid, out,
+		n = lagom_measure_figure(sd->measure_dir, name, (long)uid, out,
 					 len);
 		if (n > 0 && write(wfd, out, (size_t)n) != n)
 			_exit(1);
@@ -548,25 +550,25 @@ static int figure_as_user(const struct lagom_state *st, uid_t uid, gid_t gid,
 	return (int)got;
 }
 
-void lagom_measure_step_end(spank_t sp, struct lagom_state *st)
+void lagom_measure_step_end(spank_t sp, struct lagom_stepd *sd)
 {
 	struct lagom_comment_job *job;
 	struct lagom_error err = { 0 };
 	char words[512], name[32];
-	bool admin = st->cfg.comment == LAGOM_COMMENT_ADMIN;
+	bool admin = sd->st->cfg.comment == LAGOM_COMMENT_ADMIN;
 	gid_t gid;
 	int rc;
 
-	if (!st->measure_ready || !st->planned || st->mode != LAGOM_MODE_AUTO ||
-	    st->step.node_id != 0 || st->cfg.comment == LAGOM_COMMENT_NO ||
+	if (!sd->measure_ready || !sd->planned || sd->mode != LAGOM_MODE_AUTO ||
+	    sd->step.node_id != 0 || sd->st->cfg.comment == LAGOM_COMMENT_NO ||
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
 		return;
-	snprintf(name, sizeof(name), "%u.%u", st->step.job_id,
-		 st->step.step_id);
-	if (figure_as_user(st, st->step.uid, gid, name, words, sizeof(words)) <
+	snprintf(name, sizeof(name), "%u.%u", sd->step.job_id,
+		 sd->step.step_id);
+	if (figure_as_user(sd, sd->step.uid, gid, name, words, sizeof(words)) <
 	    0)
 		return; /* no record on node 0: nothing measured to say */
-	job = lagom_comment_start_measured(st->step.job_id, words, admin);
+	job = lagom_comment_start_measured(sd->step.job_id, words, admin);
 	if (!job) {
 		lagom_log_info("job %s: measured figure not written: cannot "
 			       "start a thread",
@@ -577,6 +579,6 @@ void lagom_measure_step_end(spank_t sp, struct lagom_state *st)
 	if (rc < 0)
 		lagom_log_info("job %s: measured figure not written: %s", name,
 			       err.text[0] ? err.text : "error");
-	else if (st->cfg.verbose)
+	else if (sd->st->cfg.verbose)
 		lagom_log_info("job %s: %s", name, words);
 }

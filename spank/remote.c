@@ -33,7 +33,7 @@
 
 #include <slurm/spank.h>
 
-#include "spank/lagom.h"
+#include "spank/remote_int.h"
 #include "spank/step.h"
 #include "model/model.h"
 
@@ -52,31 +52,31 @@ void lagom_remote_set_comment_wait(unsigned ms)
 	comment_wait_ms = ms;
 }
 
-/*
- * One "lagom:" line: always in the slurmd log; also on the job's stderr
- * from node 0 when the user ran srun -v (SRUN_DEBUG > 3) or the admin set
- * verbose.  Every node computes the same thing, so node 0 speaks for all.
- */
-static void tell(const struct lagom_state *st, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void tell(const struct lagom_state *st, const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
+/* slurmstepd's state: one step per process (spank/remote_int.h). */
+static struct lagom_stepd stepd;
 
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	lagom_log_info("%s", line);
-	if (st->step.node_id == 0 && (st->user_verbose || st->cfg.verbose))
-		lagom_log_user("%s", line);
+static struct lagom_stepd *stepd_of(const struct lagom_state *st)
+{
+	stepd.st = st;
+	return &stepd;
 }
 
-static void fail_open(const struct lagom_state *st, const char *why)
+/*
+ * Whether a line goes to the job's stderr too: from node 0 when the user
+ * ran srun -v (SRUN_DEBUG > 3) or the admin set verbose.  Every node
+ * computes the same thing, so node 0 speaks for all.
+ */
+static bool told(const struct lagom_stepd *sd)
 {
-	tell(st, "job %u.%u on %s: %s; environment left unchanged",
-	     st->step.job_id, st->step.step_id,
-	     st->step.node_name[0] ? st->step.node_name : "?", why);
+	return sd->step.node_id == 0 &&
+	       (sd->user_verbose || sd->st->cfg.verbose);
+}
+
+static void fail_open(const struct lagom_stepd *sd, const char *why)
+{
+	lagom_tell(told(sd), "job %u.%u on %s: %s; environment left unchanged",
+		   sd->step.job_id, sd->step.step_id,
+		   sd->step.node_name[0] ? sd->step.node_name : "?", why);
 }
 
 /* srun -v exports SRUN_DEBUG=4 (3 by default). */
@@ -108,30 +108,36 @@ static bool carrier_sent(spank_t sp)
 	return (rc == ESPANK_SUCCESS && probe[0]) || rc == ESPANK_NOSPACE;
 }
 
-int lagom_remote_init_post_opt(spank_t sp, struct lagom_state *st)
+int lagom_remote_init_post_opt(spank_t sp, const struct lagom_state *st)
 {
-	st->mode = LAGOM_MODE_OFF;
+	struct lagom_stepd *sd = stepd_of(st);
+
+	/* slurmstepd's first callback after slurm_spank_init: a fresh state
+	 * (as lagom_g is from slurm_spank_init on) */
+	memset(sd, 0, sizeof(*sd));
+	sd->st = st;
+	sd->mode = LAGOM_MODE_OFF;
 	/* the spool only for a step srun planned (every node alike) */
 	if (carrier_sent(sp))
-		lagom_measure_prepare(sp, st);
+		lagom_measure_prepare(sp, sd);
 	return 0;
 }
 
-static void report_plan(const struct lagom_state *st, double plan_ms)
+static void report_plan(const struct lagom_stepd *sd, double plan_ms)
 {
 	char skipped[256];
 	size_t n_set = 0;
 
-	for (size_t i = 0; i < st->n_items; i++)
-		n_set += st->items[i].action == LAGOM_ENV_SET ||
-			 st->items[i].action == LAGOM_ENV_OVERRIDE;
-	lagom_env_skipped(st->items, st->n_items, skipped, sizeof(skipped));
+	for (size_t i = 0; i < sd->n_items; i++)
+		n_set += sd->items[i].action == LAGOM_ENV_SET ||
+			 sd->items[i].action == LAGOM_ENV_OVERRIDE;
+	lagom_env_skipped(sd->items, sd->n_items, skipped, sizeof(skipped));
 	lagom_log_info(
 		"job %u.%u on %s: %s plan %s from srun, checked in %.1f ms: "
 		"%zu variables set%s%s",
-		st->step.job_id, st->step.step_id, st->step.node_name,
-		lagom_mode_name(st->mode), st->carrier.plan_id, plan_ms,
-		st->mode == LAGOM_MODE_AUTO ? n_set : 0,
+		sd->step.job_id, sd->step.step_id, sd->step.node_name,
+		lagom_mode_name(sd->mode), sd->carrier.plan_id, plan_ms,
+		sd->mode == LAGOM_MODE_AUTO ? n_set : 0,
 		skipped[0] ? ", kept the user's " : "", skipped);
 }
 
@@ -165,7 +171,7 @@ static int read_carrier(spank_t sp, char **text)
 }
 
 /* This step's identity, from what every node of it sees alike. */
-static int step_here(spank_t sp, const struct lagom_state *st,
+static int step_here(spank_t sp, const struct lagom_stepd *sd,
 		     struct lagom_carrier_step *here, struct lagom_error *err)
 {
 	char buf[64];
@@ -182,75 +188,75 @@ static int step_here(spank_t sp, const struct lagom_state *st,
 	 * environment the whole step's */
 	if (spank_getenv(sp, "SLURM_STEP_NUM_NODES", buf, sizeof(buf)) !=
 		    ESPANK_SUCCESS ||
-	    strtoul(buf, NULL, 10) != st->step.nnodes)
+	    strtoul(buf, NULL, 10) != sd->step.nnodes)
 		return lagom_errprintf(err, EINVAL,
 				       "a heterogeneous step: left to NCCL");
-	here->job_id = st->step.job_id;
-	here->step_id = st->step.step_id;
-	here->nnodes = st->step.nnodes;
+	here->job_id = sd->step.job_id;
+	here->step_id = sd->step.step_id;
+	here->nnodes = sd->step.nnodes;
 	here->ntasks = ntasks;
 	here->nodes_hash = lagom_nodes_hash(
-		(const char *const *)st->step.node_names, st->step.node_count);
+		(const char *const *)sd->step.node_names, sd->step.node_count);
 	return 0;
 }
 
 /* Check the received plan; 0 when every node will apply it. */
-static int check_carrier(spank_t sp, struct lagom_state *st, const char *text,
+static int check_carrier(spank_t sp, struct lagom_stepd *sd, const char *text,
 			 struct lagom_error *err)
 {
 	struct lagom_carrier_step here;
 	int rc;
 
-	if (st->opt_invalid)
+	if (sd->st->opt_invalid)
 		return lagom_errprintf(err, EINVAL, "bad --lagom value");
-	if ((rc = lagom_step_read(sp, &st->step, err)) < 0)
+	if ((rc = lagom_step_read(sp, &sd->step, err)) < 0)
 		return rc;
-	if ((rc = lagom_carrier_decode(text, &st->carrier, err)) < 0)
+	if ((rc = lagom_carrier_decode(text, &sd->carrier, err)) < 0)
 		return lagom_error_prefix(err, "plan from srun");
-	if ((rc = step_here(sp, st, &here, err)) < 0 ||
-	    (rc = lagom_carrier_matches(&st->carrier, &here, err)) < 0)
+	if ((rc = step_here(sp, sd, &here, err)) < 0 ||
+	    (rc = lagom_carrier_matches(&sd->carrier, &here, err)) < 0)
 		return rc;
 	/* the user's input (srun runs as the user): only what they could
 	 * set themselves, the tuner only at the admin's path */
-	if ((rc = lagom_carrier_vet(&st->carrier, st->cfg.tuner, err)) < 0)
+	if ((rc = lagom_carrier_vet(&sd->carrier, sd->st->cfg.tuner, err)) < 0)
 		return lagom_error_prefix(err, "plan from srun");
 	return 0;
 }
 
 /* Decide per variable (the user wins); -ENOMEM is this node's alone. */
-static int decide(spank_t sp, struct lagom_state *st)
+static int decide(spank_t sp, struct lagom_stepd *sd)
 {
-	size_t n = st->carrier.nvars;
+	size_t n = sd->carrier.nvars;
 
-	if (lagom_env_decide(st->carrier.vars, n, &st->cfg, user_has, sp,
-			     &st->items) < 0)
+	if (lagom_env_decide(sd->carrier.vars, n, &sd->st->cfg, user_has, sp,
+			     &sd->items) < 0)
 		return -ENOMEM;
-	st->n_items = n;
+	sd->n_items = n;
 	return 0;
 }
 
 /* A per-node observation that differs from the plan: said, never acted on
  * (acting on it on one node would split the step). */
-static void note_gpus(const struct lagom_state *st)
+static void note_gpus(const struct lagom_stepd *sd)
 {
-	if (st->step.gpus_per_node != st->carrier.gpus_per_node)
+	if (sd->step.gpus_per_node != sd->carrier.gpus_per_node)
 		lagom_log_info("job %u.%u on %s: planned for %u GPUs per node, "
 			       "this node has %u; applied as planned",
-			       st->step.job_id, st->step.step_id,
-			       st->step.node_name, st->carrier.gpus_per_node,
-			       st->step.gpus_per_node);
+			       sd->step.job_id, sd->step.step_id,
+			       sd->step.node_name, sd->carrier.gpus_per_node,
+			       sd->step.gpus_per_node);
 }
 
 /* This node alone cannot apply a plan the others apply: its tasks fail,
  * so Slurm ends the step rather than letting it hang. */
-static void cannot_apply(struct lagom_state *st)
+static void cannot_apply(struct lagom_stepd *sd)
 {
-	st->apply_failed = true;
+	sd->apply_failed = true;
 	lagom_log_error("job %u.%u on %s: out of memory applying the step's "
 			"plan: failing this node's tasks so the step cannot "
 			"hang",
-			st->step.job_id, st->step.step_id,
-			st->step.node_name[0] ? st->step.node_name : "?");
+			sd->step.job_id, sd->step.step_id,
+			sd->step.node_name[0] ? sd->step.node_name : "?");
 }
 
 void lagom_remote_drop_carried(spank_t sp)
@@ -261,30 +267,31 @@ void lagom_remote_drop_carried(spank_t sp)
 }
 
 /* The checked plan's state on this node (user_init). */
-static int take_plan(spank_t sp, struct lagom_state *st, const char *text,
+static int take_plan(spank_t sp, struct lagom_stepd *sd, const char *text,
 		     const struct timespec *start)
 {
 	struct lagom_error err = { 0 };
-	int rc = check_carrier(sp, st, text, &err);
+	int rc = check_carrier(sp, sd, text, &err);
 
-	if (rc == -ENOMEM || (rc == 0 && decide(sp, st) < 0)) {
-		cannot_apply(st);
+	if (rc == -ENOMEM || (rc == 0 && decide(sp, sd) < 0)) {
+		cannot_apply(sd);
 		return -1;
 	}
 	if (rc < 0) {
-		fail_open(st, err.text);
-		lagom_carrier_release(&st->carrier);
+		fail_open(sd, err.text);
+		lagom_carrier_release(&sd->carrier);
 		return -1;
 	}
-	st->mode = st->carrier.mode;
-	st->planned = true;
-	note_gpus(st);
-	report_plan(st, lagom_ms_since(start));
+	sd->mode = sd->carrier.mode;
+	sd->planned = true;
+	note_gpus(sd);
+	report_plan(sd, lagom_ms_since(start));
 	return 0;
 }
 
-int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
+int lagom_remote_user_init(spank_t sp, const struct lagom_state *st)
 {
+	struct lagom_stepd *sd = stepd_of(st);
 	struct timespec start;
 	uint32_t step_id = 0;
 	char *text = NULL;
@@ -297,29 +304,31 @@ int lagom_remote_user_init(spank_t sp, struct lagom_state *st)
 	rc = read_carrier(sp, &text);
 	spank_unsetenv(sp, LAGOM_CARRIER_VAR); /* never for a task */
 	if (rc < 0)
-		cannot_apply(st);
-	st->user_verbose = user_asked_verbose(sp);
+		cannot_apply(sd);
+	sd->user_verbose = user_asked_verbose(sp);
 	/* "" or nothing: srun planned nothing, every node leaves NCCL */
-	if (rc <= 0 || !text[0] || take_plan(sp, st, text, &start) < 0) {
+	if (rc <= 0 || !text[0] || take_plan(sp, sd, text, &start) < 0) {
 		free(text);
 		lagom_remote_drop_carried(sp);
 		return 0;
 	}
 	free(text);
 	/* these read and remove what srun sent beside the plan */
-	lagom_learn_write_key(sp, st);
-	lagom_measure_write_predicted(sp, st);
+	lagom_learn_write_key(sp, sd);
+	lagom_measure_write_predicted(sp, sd);
 	return 0;
 }
 
-int lagom_remote_task_init(spank_t sp, struct lagom_state *st)
+int lagom_remote_task_init(spank_t sp, const struct lagom_state *st)
 {
-	if (st->apply_failed)
+	struct lagom_stepd *sd = stepd_of(st);
+
+	if (sd->apply_failed)
 		return -1; /* the step fails rather than hangs */
-	if (!st->planned || st->mode != LAGOM_MODE_AUTO)
+	if (!sd->planned || sd->mode != LAGOM_MODE_AUTO)
 		return 0;
-	for (size_t i = 0; i < st->n_items; i++) {
-		const struct lagom_env_item *it = &st->items[i];
+	for (size_t i = 0; i < sd->n_items; i++) {
+		const struct lagom_env_item *it = &sd->items[i];
 		spank_err_t rc;
 
 		if (it->action != LAGOM_ENV_SET &&
@@ -328,11 +337,11 @@ int lagom_remote_task_init(spank_t sp, struct lagom_state *st)
 		rc = spank_setenv(sp, it->var->name, it->var->value,
 				  it->action == LAGOM_ENV_OVERRIDE);
 		if (rc != ESPANK_SUCCESS && rc != ESPANK_ENV_EXISTS &&
-		    st->cfg.verbose)
+		    sd->st->cfg.verbose)
 			lagom_log_info("cannot set %s: %s", it->var->name,
 				       spank_strerror(rc));
 	}
-	lagom_measure_task_env(sp, st);
+	lagom_measure_task_env(sp, sd);
 	return 0;
 }
 
@@ -341,15 +350,15 @@ int lagom_remote_task_init(spank_t sp, struct lagom_state *st)
  * fields (never the text srun sent), plus what lagom did not set (names
  * from lagom's own list: lagom_carrier_vet()).
  */
-static void comment_text(const struct lagom_state *st, char *buf, size_t len)
+static void comment_text(const struct lagom_stepd *sd, char *buf, size_t len)
 {
 	char skipped[512];
-	size_t used = lagom_carrier_comment(&st->carrier, buf, len);
+	size_t used = lagom_carrier_comment(&sd->carrier, buf, len);
 
-	lagom_env_skipped(st->items, st->n_items, skipped, sizeof(skipped));
+	lagom_env_skipped(sd->items, sd->n_items, skipped, sizeof(skipped));
 	/* longer text is cut here and shortened again by the merge */
 	if (snprintf(buf + used, len - used, "%s%s%s",
-		     st->mode == LAGOM_MODE_EXPLAIN
+		     sd->mode == LAGOM_MODE_EXPLAIN
 			     ? " mode=explain (not applied)"
 			     : "",
 		     skipped[0] ? " skipped=" : "",
@@ -357,34 +366,34 @@ static void comment_text(const struct lagom_state *st, char *buf, size_t len)
 		buf[len - 1] = '\0';
 }
 
-static void finish_comment(const struct lagom_state *st, int rc,
+static void finish_comment(const struct lagom_stepd *sd, int rc,
 			   const struct lagom_error *err)
 {
 	if (rc < 0)
 		lagom_log_info("job %u.%u: comment not written: %s",
-			       st->step.job_id, st->step.step_id,
+			       sd->step.job_id, sd->step.step_id,
 			       err && err->text[0] ? err->text : "error");
 }
 
 /* Join the comment thread, if any (bounded: slurmctld may be down). */
-static void wait_comment(struct lagom_state *st)
+static void wait_comment(struct lagom_stepd *sd)
 {
 	struct lagom_error err = { 0 };
 	struct timespec start;
 	double busy_ms = 0;
 	int rc;
 
-	if (!st->comment_job)
+	if (!sd->comment_job)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	rc = lagom_comment_wait(st->comment_job, comment_wait_ms, &busy_ms,
+	rc = lagom_comment_wait(sd->comment_job, comment_wait_ms, &busy_ms,
 				&err);
-	st->comment_job = NULL;
-	finish_comment(st, rc, &err);
-	if (st->cfg.verbose >= 2)
+	sd->comment_job = NULL;
+	finish_comment(sd, rc, &err);
+	if (sd->st->cfg.verbose >= 2)
 		lagom_log_info("job %u.%u: comment took %.1f ms, %.1f ms of "
 			       "it after the first task exited",
-			       st->step.job_id, st->step.step_id, busy_ms,
+			       sd->step.job_id, sd->step.step_id, busy_ms,
 			       lagom_ms_since(&start));
 }
 
@@ -396,28 +405,30 @@ static void wait_comment(struct lagom_state *st)
  * update.  Without a thread (pthread_create failed) there is no comment:
  * writing it here would make the tasks wait for slurmctld.
  */
-static void post_comment(struct lagom_state *st)
+static void post_comment(struct lagom_stepd *sd)
 {
 	struct lagom_error err = { 0 };
 	char text[LAGOM_COMMENT_MAX + 1];
-	bool admin = st->cfg.comment == LAGOM_COMMENT_ADMIN;
+	bool admin = sd->st->cfg.comment == LAGOM_COMMENT_ADMIN;
 
-	if (!st->planned || st->comment_done || st->step.node_id != 0 ||
-	    st->step.step_id >= LAGOM_FIRST_SPECIAL_STEP ||
-	    st->cfg.comment == LAGOM_COMMENT_NO)
+	if (!sd->planned || sd->comment_done || sd->step.node_id != 0 ||
+	    sd->step.step_id >= LAGOM_FIRST_SPECIAL_STEP ||
+	    sd->st->cfg.comment == LAGOM_COMMENT_NO)
 		return;
-	st->comment_done = true;
-	comment_text(st, text, sizeof(text));
-	st->comment_job = lagom_comment_start(st->step.job_id, text, admin);
-	if (!st->comment_job) {
+	sd->comment_done = true;
+	comment_text(sd, text, sizeof(text));
+	sd->comment_job = lagom_comment_start(sd->step.job_id, text, admin);
+	if (!sd->comment_job) {
 		lagom_errprintf(&err, EAGAIN, "cannot start a thread");
-		finish_comment(st, -EAGAIN, &err);
+		finish_comment(sd, -EAGAIN, &err);
 	}
 }
 
-int lagom_remote_task_post_fork(spank_t sp, struct lagom_state *st)
+int lagom_remote_task_post_fork(spank_t sp, const struct lagom_state *st)
 {
-	post_comment(st);
+	struct lagom_stepd *sd = stepd_of(st);
+
+	post_comment(sd);
 	return 0;
 }
 
@@ -426,29 +437,32 @@ int lagom_remote_task_post_fork(spank_t sp, struct lagom_state *st)
  * reports the task's exit to srun only after this returns, so the job
  * cannot have ended before the update reaches slurmctld.
  */
-int lagom_remote_task_exit(spank_t sp, struct lagom_state *st)
+int lagom_remote_task_exit(spank_t sp, const struct lagom_state *st)
 {
+	struct lagom_stepd *sd = stepd_of(st);
 	uint32_t local = 0;
 
-	wait_comment(st);
+	wait_comment(sd);
 	/* the last task of node 0: its records are final, and slurmstepd
 	 * reports this exit to srun only after we return (the job lives) */
 	if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local) ==
 		    ESPANK_SUCCESS &&
-	    ++st->tasks_exited == local)
-		lagom_measure_step_end(sp, st);
+	    ++sd->tasks_exited == local)
+		lagom_measure_step_end(sp, sd);
 	return 0;
 }
 
-void lagom_remote_exit(spank_t sp, struct lagom_state *st)
+void lagom_remote_exit(spank_t sp, const struct lagom_state *st)
 {
-	wait_comment(st); /* no task exited (a failed launch) */
-	lagom_carrier_release(&st->carrier);
-	free(st->items);
-	st->items = NULL;
-	st->n_items = 0;
-	st->planned = false;
-	st->apply_failed = false;
-	st->tasks_exited = 0;
-	lagom_step_clear(&st->step);
+	struct lagom_stepd *sd = stepd_of(st);
+
+	wait_comment(sd); /* no task exited (a failed launch) */
+	lagom_carrier_release(&sd->carrier);
+	free(sd->items);
+	sd->items = NULL;
+	sd->n_items = 0;
+	sd->planned = false;
+	sd->apply_failed = false;
+	sd->tasks_exited = 0;
+	lagom_step_clear(&sd->step);
 }

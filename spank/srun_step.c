@@ -33,6 +33,7 @@
 #include "compat/slurm_compat.h"
 #include "spank/lagom.h"
 #include "spank/srun_step.h"
+#include "spank/step.h"
 #include "placement/placement.h"
 
 /* One TRES list entry naming the GPU count: "gres:gpu:4", "gres:gpu:a100:4",
@@ -624,33 +625,6 @@ static int step_cwd(spank_t sp, struct lagom_step *step,
 	return rc;
 }
 
-static int expand(const char *list, struct lagom_step *step,
-		  struct lagom_error *err)
-{
-	struct lagom_nodelist *nl = lagom_nodelist_create(list, err);
-	size_t count;
-
-	if (!nl)
-		return -EINVAL;
-	count = lagom_nodelist_count(nl);
-	step->node_names = calloc(count ? count : 1, sizeof(char *));
-	if (!step->node_names) {
-		lagom_nodelist_destroy(nl);
-		return lagom_errprintf(err, ENOMEM, "out of memory");
-	}
-	for (; step->node_count < count; step->node_count++) {
-		char *name = strdup(lagom_nodelist_name(nl, step->node_count));
-
-		if (!name) {
-			lagom_nodelist_destroy(nl);
-			return lagom_errprintf(err, ENOMEM, "out of memory");
-		}
-		step->node_names[step->node_count] = name;
-	}
-	lagom_nodelist_destroy(nl);
-	return 0;
-}
-
 static int get_ids(spank_t sp, struct lagom_step *step,
 		   struct lagom_carrier_step *id, struct lagom_error *err)
 {
@@ -713,7 +687,8 @@ static int srun_knows_step(spank_t sp, struct lagom_step *step,
 
 	if (!list || (rc = srun_gpu_opts(sp, req, err)) <= 0)
 		return list ? rc : 0;
-	if (expand(list, step, err) < 0 || step->node_count != step->nnodes) {
+	if (lagom_step_expand_nodes(list, step, err) < 0 ||
+	    step->node_count != step->nnodes) {
 		lagom_step_clear_nodes(step);
 		lagom_gpu_request_release(req);
 		lagom_error_clear(err);
@@ -754,7 +729,7 @@ int lagom_srun_step_read(spank_t sp, unsigned timeout_ms, bool query_always,
 		if ((rc = fetch_step_bounded(id->job_id, id->step_id,
 					     timeout_ms, &nodes, &req, err)) <
 			    0 ||
-		    (rc = expand(nodes, step, err)) < 0)
+		    (rc = lagom_step_expand_nodes(nodes, step, err)) < 0)
 			goto out;
 		*slurmctld_ms = lagom_ms_since(&t0);
 	}

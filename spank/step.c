@@ -5,7 +5,8 @@
  * node.  remote.c checks the plan srun sent against the values here that
  * are the same on every node of the step (ids, node list, tasks per node);
  * the GPU count is this node's own and is only reported
- * (doc/consistency.md).
+ * (doc/consistency.md).  The node list's expansion is srun's too
+ * (srun_step.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -41,9 +42,8 @@ static int step_getenv(spank_t sp, const char *name, char *buf, int len)
 	return spank_getenv(sp, name, buf, len) == ESPANK_SUCCESS ? 0 : -ENOENT;
 }
 
-/* Slurm's hostlist expansion, behind placement's strict name check. */
-static int expand_nodes(const char *list, struct lagom_step *step,
-			struct lagom_error *err)
+int lagom_step_expand_nodes(const char *list, struct lagom_step *step,
+			    struct lagom_error *err)
 {
 	struct lagom_nodelist *nl = lagom_nodelist_create(list, err);
 	size_t count;
@@ -51,7 +51,7 @@ static int expand_nodes(const char *list, struct lagom_step *step,
 	if (!nl)
 		return -EINVAL;
 	count = lagom_nodelist_count(nl);
-	step->node_names = calloc(count, sizeof(char *));
+	step->node_names = calloc(count ? count : 1, sizeof(char *));
 	if (!step->node_names) {
 		lagom_nodelist_destroy(nl);
 		return lagom_errprintf(err, ENOMEM, "out of memory");
@@ -169,7 +169,7 @@ int lagom_step_read(spank_t sp, struct lagom_step *step,
 	rc = step_nodelist(sp, &nodes, err);
 	if (rc < 0)
 		return rc;
-	rc = expand_nodes(nodes, step, err);
+	rc = lagom_step_expand_nodes(nodes, step, err);
 	free(nodes);
 	if (rc < 0)
 		return rc;

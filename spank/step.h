@@ -1,5 +1,6 @@
 /*
- * spank/step.h - read a job step's placement in slurmstepd (step.c).
+ * spank/step.h - a job step's placement (step.c): read in slurmstepd, and
+ * the node list's expansion srun shares (srun_step.c).
  */
 #ifndef LAGOM_SPANK_STEP_H
 #define LAGOM_SPANK_STEP_H
@@ -16,5 +17,14 @@
  */
 int lagom_step_read(spank_t sp, struct lagom_step *step,
 		    struct lagom_error *err);
+
+/*
+ * Expand the node list list (Slurm's hostlist syntax, behind placement's
+ * strict name check) into step->node_names (owned, step->node_count of
+ * them; lagom_step_clear()).  0, -EINVAL or -ENOMEM with err filled; on
+ * failure step may hold a partial list.
+ */
+int lagom_step_expand_nodes(const char *list, struct lagom_step *step,
+			    struct lagom_error *err);
 
 #endif /* LAGOM_SPANK_STEP_H */

@@ -18,7 +18,7 @@
 
 #include "measurement/predicted.h"
 #include "measurement/record.h"
-#include "spank/lagom.h"
+#include "spank/remote_int.h"
 #include "tests/spank/stub.h"
 
 #define PLAN "00000000000000aa"

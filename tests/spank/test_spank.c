@@ -13,7 +13,8 @@
 
 #include "tests/lib/lagom_test.h"
 
-#include "spank/lagom.h"
+#include "spank/local_int.h"
+#include "spank/remote_int.h"
 #include "spank/step.h"
 #include "tests/spank/stub.h"
 
