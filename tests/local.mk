@@ -4,3 +4,7 @@ SCRIPT_TESTS += tests/format.sh
 EXTRA_DIST += tests/purity.sh tests/purity-selftest.sh tests/format.sh \
 	tests/lib/tap.sh tests/lib/lagom_test.h tests/fixtures \
 	tests/lib/plugin_symbols.sh tests/lib/golden.sh
+
+# contrib/enroot/50-lagom.sh against a stand-in of enroot's hook contract.
+SCRIPT_TESTS += tests/contrib/enroot_hook.sh
+EXTRA_DIST += tests/contrib/enroot_hook.sh
