@@ -30,6 +30,8 @@ VALUE_MAX=4096		# bytes, any value but LAGOM_PLAN
 PLAN_MAX=65536		# bytes, LAGOM_PLAN (the tuner reads at most 64 KiB)
 PATH_MAX_LEN=1024	# bytes, a path the hook mounts
 CONF_MAX=8192		# bytes, the settings file
+LIB_OPTS=x-create=file,bind,ro,nosuid,nodev,private
+SPOOL_OPTS=x-create=dir,bind,rw,nosuid,nodev,noexec,private
 
 nl='
 '
@@ -115,7 +117,8 @@ file_has() {
 
 effective() {
 	if file_has "$1"; then
-		printf '%s' "$(sed -n "s/^$1=//p" "$ENROOT_ENVIRON" | tail -n 1)"
+		last=$(sed -n "s/^$1=//p" "$ENROOT_ENVIRON" | tail -n 1)
+		printf '%s' "$last"
 	else
 		eval "printf '%s' \"\${$1-}\""
 	fi
@@ -134,7 +137,8 @@ check_value() {
 	}
 	case $value in
 	*"$nl"* | *[[:cntrl:]]* | *\"* | *\'* | *\\*)
-		why="$name holds a newline, a control character, a quote or a backslash"
+		why="$name holds a newline, a control character, a quote"
+		why="$why or a backslash"
 		return 1
 		;;
 	esac
@@ -158,7 +162,7 @@ check_library() {
 		why="$want is not a readable regular file on this node"
 		return 1
 	fi
-	mounts="$mounts$want $want none x-create=file,bind,ro,nosuid,nodev,private$nl"
+	mounts="$mounts$want $want none $LIB_OPTS$nl"
 	return 0
 }
 
@@ -168,7 +172,8 @@ check_library() {
 check_spool() {
 	value=$1
 	[ -n "$measure_dir" ] || {
-		why="LAGOM_MEASURE_DIR is set but the settings file names no measure_dir="
+		why="LAGOM_MEASURE_DIR is set but the settings file names"
+		why="$why no measure_dir="
 		return 1
 	}
 	clean_path "$value" || {
@@ -211,7 +216,7 @@ check_spool() {
 		why="LAGOM_MEASURE_DIR does not belong to the user"
 		return 1
 	}
-	mounts="$mounts$value $value none x-create=dir,bind,rw,nosuid,nodev,noexec,private$nl"
+	mounts="$mounts$value $value none $SPOOL_OPTS$nl"
 	return 0
 }
 
@@ -234,7 +239,8 @@ decide() {
 	fi
 	if [ -n "$plan_NCCL_PROFILER_PLUGIN" ]; then
 		[ -n "$plan_LAGOM_MEASURE_DIR" ] || {
-			why="NCCL_PROFILER_PLUGIN is set without LAGOM_MEASURE_DIR"
+			why="NCCL_PROFILER_PLUGIN is set"
+			why="$why without LAGOM_MEASURE_DIR"
 			return 1
 		}
 		check_library NCCL_PROFILER_PLUGIN \
@@ -291,7 +297,8 @@ withhold() {
 main() {
 	if [ -z "${ENROOT_ENVIRON-}" ] || [ -z "${ENROOT_MOUNTS-}" ] ||
 		[ ! -f "$ENROOT_ENVIRON" ]; then
-		say "not run by enroot (no ENROOT_ENVIRON or ENROOT_MOUNTS): nothing done"
+		say "not run by enroot (no ENROOT_ENVIRON or ENROOT_MOUNTS):" \
+			"nothing done"
 		return 0
 	fi
 	id=$(effective LAGOM_PLAN_ID; printf x)

@@ -56,12 +56,17 @@ NCCL_PROFILER_PLUGIN LAGOM_MEASURE_DIR NCCL_MIN_CTAS NCCL_MAX_CTAS
 NCCL_BUFFSIZE NCCL_NTHREADS NCCL_CTA_POLICY NCCL_ALGO NCCL_PROTO
 TORCH_NCCL_HIGH_PRIORITY CUDA_DEVICE_MAX_CONNECTIONS'
 
+PLAN_TEXT='lagom-plan 1 0.1.0 0350460e27b8928e job=42 ranks=8 nodes=1;'
+PLAN_TEXT=$PLAN_TEXT'env tuner=1 ctas=0-0 buffsize=0 nthreads=0 algo=any '
+PLAN_TEXT=$PLAN_TEXT'proto=any;coll allreduce 0 1048575 ranks=8 nodes=1 '
+PLAN_TEXT=$PLAN_TEXT'algo=ring proto=ll128 nc=8 chunk=0;end'
+
 # The plan as lagom's task_init leaves it in a tuned, measured step, one
 # NUL-terminated NAME=VALUE each (a value may hold a newline).
 plan_env() {
 	printf '%s\0' \
 		"LAGOM_PLAN_ID=0350460e27b8928e" \
-		"LAGOM_PLAN=lagom-plan 1 0.1.0 0350460e27b8928e job=42 ranks=8 nodes=1;env tuner=1 ctas=0-0 buffsize=0 nthreads=0 algo=any proto=any;coll allreduce 0 1048575 ranks=8 nodes=1 algo=ring proto=ll128 nc=8 chunk=0;end" \
+		"LAGOM_PLAN=$PLAN_TEXT" \
 		"LAGOM_PREDICTED_SPEEDUP=1.12" \
 		"NCCL_TUNER_PLUGIN=$LIB/libnccl-tuner-lagom.so" \
 		"NCCL_PROFILER_PLUGIN=$LIB/libnccl-profiler-lagom.so" \
@@ -70,10 +75,11 @@ plan_env() {
 		"TORCH_NCCL_HIGH_PRIORITY=1" "CUDA_DEVICE_MAX_CONNECTIONS=1"
 }
 
-# start_container JOBENV_FILE [IMAGE_ENV_FILE] (both NUL-separated): one container start, as
-# enroot does it (see the header).  Leaves $C/environ, $C/mounts, $C/err,
-# $C/rc (the hooks' status), $C/env (the container's environment) and,
-# where mounts can be made, $C/seen (what the rootfs shows).
+# start_container JOBENV_FILE [IMAGE_ENV_FILE] (both NUL-separated): one
+# container start, as enroot does it (see the header).  Leaves $C/environ,
+# $C/mounts, $C/err, $C/rc (the hooks' status), $C/env (the container's
+# environment) and, where mounts can be made, $C/seen (what the rootfs
+# shows).
 C=$TMP/c
 start_container() {
 	rm -rf "$C"
@@ -90,7 +96,8 @@ start_container() {
 		env -i PATH="$PATH" SLURM_JOB_ID=42 SLURM_STEP_ID=0 \
 			"${jobenv[@]}" ENROOT_PID=$$ \
 			ENROOT_ROOTFS="$C/rootfs" ENROOT_MOUNTS="$C/mounts" \
-			ENROOT_ENVIRON="$C/environ" "$h" >/dev/null 2>>"$C/err" ||
+			ENROOT_ENVIRON="$C/environ" "$h" \
+			>/dev/null 2>>"$C/err" ||
 			rc=$?
 	done
 	echo "$rc" >"$C/rc"
@@ -134,6 +141,10 @@ plan_vars_in_env() {
 	for v in $PLAN_VARS; do env_has "$v" && n=$((n + 1)); done
 	echo "$n"
 }
+plan_lines_in_env() {
+	local v
+	for v in $PLAN_VARS; do grep "^$v=" "$C/env"; done | sort
+}
 lagom_lines() { grep -c '^lagom: ' "$C/err"; }
 err_lines() { wc -l <"$C/err"; }
 show() { sed 's/^/#   /' "$C/err" "$C/mounts"; }
@@ -154,7 +165,7 @@ withheld() {
 }
 
 NCASES=21 # withheld cases, 5 checks each
-plan $((4 + 7 + 4 + 1 + 5 * NCASES + 3))
+plan $((4 + 7 + 4 + 1 + 5 * NCASES + 4))
 
 # 1. No plan: the hook is a no-op.
 printf 'SOMETHING=else\0' >"$TMP/job.none"
@@ -172,20 +183,26 @@ start_container "$TMP/job.plan"
 check_that "applied: exit 0, says nothing" \
 	'[ "$(cat "$C/rc")" = 0 ] && [ ! -s "$C/err" ]'
 check_that "applied: every variable of the plan in the container, values kept" \
-	'[ "$(plan_env | tr "\0" "\n" | sort)" = "$(grep -E "^($(echo $PLAN_VARS | tr " " "|"))=" "$C/env" | sort)" ]'
+	'[ "$(plan_env | tr "\0" "\n" | sort)" = "$(plan_lines_in_env)" ]'
 check_that "applied: the image's own variables kept" \
 	'grep -qx IMAGE_VAR=kept "$C/env"'
+T=$LIB/libnccl-tuner-lagom.so
+P=$LIB/libnccl-profiler-lagom.so
+LIB_OPTS=x-create=file,bind,ro,nosuid,nodev,private
+SPOOL_OPTS=x-create=dir,bind,rw,nosuid,nodev,noexec,private
 check_that "applied: exactly three mounts" '[ "$(wc -l <"$C/mounts")" = 3 ]'
 check_that "applied: the tuner, read-only, at the same path" \
-	'grep -qx "$LIB/libnccl-tuner-lagom.so $LIB/libnccl-tuner-lagom.so none x-create=file,bind,ro,nosuid,nodev,private" "$C/mounts"'
+	'grep -qx "$T $T none $LIB_OPTS" "$C/mounts"'
 check_that "applied: the profiler, read-only, at the same path" \
-	'grep -qx "$LIB/libnccl-profiler-lagom.so $LIB/libnccl-profiler-lagom.so none x-create=file,bind,ro,nosuid,nodev,private" "$C/mounts"'
-check_that "applied: the step's own spool directory, read-write, nothing above it" \
-	'grep -qx "$STEPDIR $STEPDIR none x-create=dir,bind,rw,nosuid,nodev,noexec,private" "$C/mounts" &&
-	 ! grep -q "^$SPOOLROOT " "$C/mounts" && ! grep -q "^$SPOOLROOT/$ME " "$C/mounts"'
+	'grep -qx "$P $P none $LIB_OPTS" "$C/mounts"'
+check_that "applied: the step's own spool, read-write, nothing above it" \
+	'grep -qx "$STEPDIR $STEPDIR none $SPOOL_OPTS" "$C/mounts" &&
+	 ! grep -q "^$SPOOLROOT " "$C/mounts" &&
+	 ! grep -q "^$SPOOLROOT/$ME " "$C/mounts"'
 if [ "$can_mount" = yes ]; then
 	check_that "mounted: tuner and profiler readable in the rootfs" \
-		'grep -qx tuner-there "$C/seen" && grep -qx profiler-there "$C/seen"'
+		'grep -qx tuner-there "$C/seen" &&
+		 grep -qx profiler-there "$C/seen"'
 	check_that "mounted: the tuner is read-only there" \
 		'grep -qx tuner-ro "$C/seen"'
 	check_that "mounted: the spool directory is writable there" \
@@ -275,7 +292,9 @@ if [ "$(id -u)" -eq 0 ]; then
 	hostile "LAGOM_MEASURE_DIR=$STEPDIR" "spool directory of another user"
 	chown 0 "$STEPDIR"
 else
-	for i in 1 2 3 4 5; do skip "not root: cannot give a directory away"; done
+	for i in 1 2 3 4 5; do
+		skip "not root: cannot give a directory away"
+	done
 fi
 hostile "LAGOM_PLAN=$(head -c 70000 /dev/zero | tr '\0' x)" \
 	"LAGOM_PLAN over 64 KiB"
@@ -302,5 +321,20 @@ check_that "no hostile path reached any mount file" \
 start_container "$TMP/job.plan"
 check_that "applied again after the hostile cases" \
 	'[ "$(wc -l <"$C/mounts")" = 3 ] && [ "$(plan_vars_in_env)" = 10 ]'
+
+# The settings file the packages install (built from 50-lagom.conf.in) is
+# one the hook reads: it names the installed libraries, which are not on
+# this machine, so the plan is withheld for that reason and no other.
+PKGCONF=${top_builddir:-.}/contrib/enroot/50-lagom.conf
+if [ -f "$PKGCONF" ]; then
+	cp "$PKGCONF" "$TMP/hooks.d/50-lagom.conf"
+	start_container "$TMP/job.plan"
+	check_that "packaged settings: read, the tuner= it names looked for" \
+		'grep -q "NCCL_TUNER_PLUGIN is not the admin.s tuner= (/.*/$(
+		 )libnccl-tuner-lagom.so)" "$C/err"'
+	write_conf
+else
+	skip "no built $PKGCONF (make builds it)"
+fi
 
 done_testing
