@@ -33,6 +33,11 @@ CONF_MAX=8192		# bytes, the settings file
 LIB_OPTS=x-create=file,bind,ro,nosuid,nodev,private
 SPOOL_OPTS=x-create=dir,bind,rw,nosuid,nodev,noexec,private
 
+# Byte ranges in patterns, the system's tools (not the user's PATH).
+LC_ALL=C
+PATH=/usr/bin:/bin:/usr/sbin:/sbin
+export LC_ALL PATH
+
 nl='
 '
 conf="${0%.sh}.conf"
