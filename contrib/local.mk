@@ -4,3 +4,17 @@
 EXTRA_DIST += contrib/install-deps.sh autogen.sh contrib/demo-cluster.sh \
 	contrib/lagom.conf contrib/slurm-release.sh \
 	contrib/slurm-release-actions.sh doc/slurm-releases.md
+
+# contrib/enroot: lagom's enroot pre-start hook and its settings, installed
+# where enroot does not look (doc/containers.md: the admin links or copies
+# them into /etc/enroot/hooks.d to enable them).
+lagomenrootdir = $(datadir)/lagom/enroot
+dist_lagomenroot_SCRIPTS = contrib/enroot/50-lagom.sh
+lagomenroot_DATA = contrib/enroot/50-lagom.conf
+CLEANFILES += contrib/enroot/50-lagom.conf
+EXTRA_DIST += contrib/enroot/50-lagom.conf.in doc/containers.md
+contrib/enroot/50-lagom.conf: $(srcdir)/contrib/enroot/50-lagom.conf.in Makefile
+	$(MKDIR_P) contrib/enroot
+	sed -e 's|@libdir[@]|$(libdir)|g' \
+		$(srcdir)/contrib/enroot/50-lagom.conf.in >$@.tmp
+	mv -f $@.tmp $@

@@ -21,7 +21,7 @@ snippet=/etc/slurm/plugstack.conf.d/lagom.conf
 [ -f "$LAGOM_PLUGIN" ] || plan_skip_all "lagom-slurm-plugin is not installed ($LAGOM_PLUGIN)"
 V=${LAGOM_EXPECT_VERSION:-$(dpkg-query -W -f '${Version}' lagom-slurm-plugin | sed 's/-[^-]*$//')}
 profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
-plan 13
+plan 14
 
 owner() { dpkg -S "$1" 2>/dev/null | cut -d: -f1; }
 check_that() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
@@ -41,6 +41,11 @@ rm -rf "$pdir" "$pdir.err"
 line=$(sed -n 's/^#optional //p' "$snippet")
 check "the snippet's (commented) line names the installed lagom.so" \
 	[ "${line%% *}" = "$LAGOM_PLUGIN" ]
+
+# The enroot hook (doc/containers.md): installed, off, naming the tuner.
+ehook=/usr/share/lagom/enroot/50-lagom.sh
+check_that "the enroot hook is installed off and its settings name the tuner" \
+	'[ -x "$ehook" ] && [ "$(owner "$ehook")" = lagom-nccl-plugins ] && ! ls /etc/enroot/hooks.d/*lagom* >/dev/null 2>&1 && grep -qx "tuner=$tuner" "${ehook%.sh}.conf"'
 
 for v in $(compgen -e | grep -E '^(LAGOM_|NCCL_|TORCH_NCCL|CUDA_DEVICE_MAX)'); do
 	export -n "$v"
