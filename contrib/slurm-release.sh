@@ -94,6 +94,8 @@ packages=(
 	debhelper fakeroot dpkg-dev librsvg2-bin
 	# the fuzz smoke tests (libFuzzer)
 	clang libclang-rt-dev
+	# Slurm's OCI containers (tests/integration/oci.sh)
+	runc crun busybox-static
 )
 
 # The set-up done inside the new chroot (mmdebstrap --customize-hook); part

@@ -86,6 +86,7 @@ struct lagom_state {
 	int measure_fd;
 	unsigned tasks_exited; /* task_exit calls on this node */
 	char measure_dir[LAGOM_MEASURE_PATH_MAX + 128];
+	int container; /* enum lagom_container_case (spank/container.h) */
 };
 
 /* The plugin's one state struct (log.c). */

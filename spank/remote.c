@@ -33,6 +33,7 @@
 
 #include <slurm/spank.h>
 
+#include "spank/container.h"
 #include "spank/lagom.h"
 #include "spank/step.h"
 #include "model/model.h"
@@ -287,6 +288,7 @@ static int take_plan(spank_t sp, struct lagom_state *st, const char *text,
 	st->planned = true;
 	note_gpus(st);
 	report_plan(st, lagom_ms_since(start));
+	lagom_container_decide(sp, st);
 	return 0;
 }
 
@@ -323,7 +325,8 @@ int lagom_remote_task_init(spank_t sp, struct lagom_state *st)
 {
 	if (st->apply_failed)
 		return -1; /* the step fails rather than hangs */
-	if (!st->planned || st->mode != LAGOM_MODE_AUTO)
+	if (!st->planned || st->mode != LAGOM_MODE_AUTO ||
+	    lagom_container_withheld(st))
 		return 0;
 	for (size_t i = 0; i < st->n_items; i++) {
 		const struct lagom_env_item *it = &st->items[i];
@@ -353,6 +356,7 @@ static void comment_text(const struct lagom_state *st, char *buf, size_t len)
 	char skipped[512];
 	size_t used = lagom_carrier_comment(&st->carrier, buf, len);
 
+	used += lagom_container_comment(st, buf + used, len - used);
 	lagom_env_skipped(st->items, st->n_items, skipped, sizeof(skipped));
 	/* longer text is cut here and shortened again by the merge */
 	if (snprintf(buf + used, len - used, "%s%s%s",
@@ -459,5 +463,6 @@ void lagom_remote_exit(spank_t sp, struct lagom_state *st)
 	st->planned = false;
 	st->apply_failed = false;
 	st->tasks_exited = 0;
+	st->container = 0;
 	lagom_step_clear(&st->step);
 }

@@ -4,3 +4,13 @@ SCRIPT_TESTS += tests/format.sh
 EXTRA_DIST += tests/purity.sh tests/purity-selftest.sh tests/format.sh \
 	tests/lib/tap.sh tests/lib/lagom_test.h tests/fixtures \
 	tests/lib/plugin_symbols.sh tests/lib/golden.sh
+
+# Slurm's OCI containers (srun --container): the whole plan or none, on a
+# real cluster with runc (doc/containers.md).  oci_tuner_load loads the
+# tuner from NCCL_TUNER_PLUGIN inside the container, as NCCL does.
+INTEGRATION_TESTS += tests/integration/oci.sh
+EXTRA_DIST += tests/integration/oci.sh contrib/oci/oci.conf
+check_PROGRAMS += tests/integration/oci_tuner_load
+tests_integration_oci_tuner_load_SOURCES = \
+	tests/integration/oci_tuner_load.c tuner/nccl_tuner_abi.h
+tests_integration_oci_tuner_load_LDADD = -ldl
