@@ -60,6 +60,15 @@ tests_spank_test_trust_LDADD = libplanner.la libsearch.la libprofile.la \
 	libworkload.la libplacement.la libcatalog.la libmodel.la \
 	libplugstack.la libcommon.la $(CMOCKA_LIBS) $(JANSSON_LIBS) -lslurm -lm
 
+# A step in Slurm's OCI container: the bundle's mounts, the decision.
+UNIT_TESTS += tests/spank/test_container
+check_PROGRAMS += tests/spank/test_container
+tests_spank_test_container_SOURCES = tests/spank/test_container.c \
+	tests/spank/stub.c tests/spank/stub.h
+tests_spank_test_container_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+tests_spank_test_container_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_spank_test_container_LDADD = $(tests_spank_test_spank_LDADD)
+
 # The step's end: the measured figure and the job comment.
 UNIT_TESTS += tests/spank/test_measured
 check_PROGRAMS += tests/spank/test_measured
