@@ -218,6 +218,8 @@ inner() {
 	ip addr add 192.0.2.1/32 dev lo
 	mount -t proc proc "$root/proc"
 	mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$root/sys"
+	# the host's cgroups: runc and crun need them (tests/integration/oci.sh)
+	[ ! -d /sys/fs/cgroup ] || mount --rbind /sys/fs/cgroup "$root/sys/fs/cgroup"
 	mount -t tmpfs -o mode=0755,nosuid dev "$root/dev"
 	local d
 	for d in null zero full random urandom tty; do
