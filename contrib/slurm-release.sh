@@ -210,6 +210,8 @@ inner() {
 	local root=$1 out=$2
 	shift 2
 	mount --make-rprivate /
+	# the chroot's / a mount point, as runc and crun need it
+	mount --bind "$root" "$root"
 	hostname lagom-release
 	# loopback up, and one more address: with only 127.0.0.1, getaddrinfo
 	# (AI_ADDRCONFIG) finds no IPv4 address, and slurmctld 24.11+ none to
