@@ -190,8 +190,8 @@ for rt in $runtimes; do
 			[ "$(grep -cE "^ *[0-9]+: NCCL_TUNER_PLUGIN=$tuner\$" "$out")" -eq 3 ]
 		check "$rt with: the tuner loads inside the container on 3 ranks" \
 			[ "$(grep -c "tuner: loaded $tuner (v4)" "$out")" -eq 3 ]
-		check "$rt with: the tuner reads the plan there" \
-			[ "$(grep -cE 'tuner-log: plan [0-9a-f]{16} ' "$out")" -eq 3 ]
+		check_that "$rt with: the tuner applies the plan there (its entries for 12 ranks on 3 nodes)" \
+			'[ "$(grep -cE "tuner-log: lagom tuner: plan [0-9a-f]{16} applies [1-9][0-9]* entries" "$out")" -eq 3 ]'
 		check "$rt with: the profiler harness ran on 3 ranks" \
 			[ "$(grep -cE '^ *[0-9]+: harness=0$' "$out")" -eq 3 ]
 		check "$rt with: one record per rank in the user's spool" \
