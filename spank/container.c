@@ -120,9 +120,10 @@ static bool is_bind(const json_t *m)
 }
 
 /*
- * The last mount whose destination holds path decides (a later mount hides
- * an earlier one): path is reachable when it is a bind mount of the same
- * host directory at the same place.  1, 0, or -EINVAL.
+ * The last mount whose destination holds path decides (the runtime mounts
+ * in order: a later one, above or below, is what path shows): path is
+ * reachable when it is a bind mount of the same host path at the same
+ * place.  1, 0, or -EINVAL.
  */
 static int mounted(const json_t *config, const char *path)
 {
@@ -149,7 +150,7 @@ static int mounted(const json_t *config, const char *path)
 		if (dest[0] != '/')
 			continue;
 		dn = trimmed_len(dest);
-		if (covers(dest, dn, path) && dn >= hit_len) {
+		if (covers(dest, dn, path)) {
 			hit = m;
 			hit_len = dn;
 		}

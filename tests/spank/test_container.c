@@ -70,6 +70,20 @@ static void other_mounts_do_not(void **state)
 		       "\"type\":\"tmpfs\",\"source\":\"tmpfs\"}]}",
 		       TUNER),
 		0);
+	/* a later tmpfs above it hides it too; a later bind below shows */
+	assert_int_equal(
+		mounts("{\"mounts\":[{\"destination\":\"/opt/lagom\",\"type\":"
+		       "\"bind\",\"source\":\"/opt/lagom\"},{\"destination\":"
+		       "\"/opt\",\"type\":\"tmpfs\",\"source\":\"tmpfs\"}]}",
+		       TUNER),
+		0);
+	assert_int_equal(
+		mounts("{\"mounts\":[{\"destination\":\"/opt\",\"type\":"
+		       "\"tmpfs\",\"source\":\"tmpfs\"},{\"destination\":"
+		       "\"/opt/lagom\",\"type\":\"bind\",\"source\":"
+		       "\"/opt/lagom\"}]}",
+		       TUNER),
+		1);
 	/* not a bind mount */
 	assert_int_equal(mounts("{\"mounts\":[{\"destination\":\"/opt\","
 				"\"type\":\"overlay\",\"source\":\"/opt\"}]}",
