@@ -33,11 +33,11 @@ tmp=$(mktemp -d /tmp/lagom-oci.XXXXXX) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 busybox_from_debian() { # DEST
 	local deb
-	deb=$(ls /var/cache/apt/archives/busybox-static_*.deb 2>/dev/null | head -1)
+	first() { [ -f "$1" ] && echo "$1"; }
+	deb=$(first /var/cache/apt/archives/busybox-static_*.deb)
 	if [ -z "$deb" ]; then
 		(cd "$tmp" && timeout 60 apt-get download busybox-static) \
-			>/dev/null 2>&1 &&
-			deb=$(ls "$tmp"/busybox-static_*.deb 2>/dev/null | head -1)
+			>/dev/null 2>&1 && deb=$(first "$tmp"/busybox-static_*.deb)
 	fi
 	if [ -n "$deb" ]; then
 		dpkg-deb -x "$deb" "$tmp/deb" && cp "$tmp/deb/bin/busybox" "$1"
@@ -112,7 +112,7 @@ if command -v crun >/dev/null 2>&1; then
 fi
 
 cluster_unexport HP_
-trap 'cluster_stop; rm -rf "$tmp"' EXIT
+# shellcheck disable=SC2016 # the trap expands it
 cluster_setup "$fixture" 'cluster_stop; rm -rf "$tmp"'
 [ -n "${crun_why:-}" ] && diag "crun does not run here, runc only: $crun_why"
 spool=$CLUSTER_DIR/spool
@@ -150,7 +150,7 @@ value() { grep -o "$1=[^ ]*" "$out" | head -1 | cut -d= -f2-; }
 plan_vars='^[0-9: ]*(NCCL_|LAGOM_PLAN|LAGOM_MEASURE|TORCH_NCCL|CUDA_DEVICE_MAX)'
 names() { grep -E "$plan_vars" "$out" | sed 's/^[0-9: ]*//; s/=.*//' | sort -u; }
 sacct_comment() { # JOB WORD
-	local c= _
+	local c='' _
 	for _ in $(seq 1 20); do
 		c=$(timeout 10 sacct -X -n -P -j "$1" -o Comment 2>/dev/null | head -1)
 		case $c in *"$2"*) break ;; esac
@@ -158,6 +158,7 @@ sacct_comment() { # JOB WORD
 	done
 	echo "$c"
 }
+# shellcheck disable=SC2016 # expanded in the task
 show='echo task-up SLURM_JOB_ID=$SLURM_JOB_ID; env | sort'
 
 # --- the reference: the same step without a container -----------------------
