@@ -59,6 +59,10 @@
 #define LAGOM_SLURM_SRUN_TRES_PER_TASK LAGOM_SLURM_AT_LEAST(24, 11)
 /* --segment (topology/block) and job_desc_msg_t.segment_size */
 #define LAGOM_SLURM_HAS_SEGMENT LAGOM_SLURM_AT_LEAST(24, 5)
+/* srun --container: slurmstepd writes the container's config.json from the
+ * task's final environment, after task_init (container_run(); 22.05 wrote
+ * it in setup_container(), before spank_init) */
+#define LAGOM_SLURM_OCI_TASK_ENV LAGOM_SLURM_AT_LEAST(23, 2)
 
 /* A hostlist handle: struct hostlist * on every release (22.05 typedefs
  * the pointer as hostlist_t, 23.11 and newer the struct). */

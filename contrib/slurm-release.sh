@@ -94,6 +94,8 @@ packages=(
 	debhelper fakeroot dpkg-dev librsvg2-bin
 	# the fuzz smoke tests (libFuzzer)
 	clang libclang-rt-dev
+	# Slurm's OCI containers (tests/integration/oci.sh)
+	runc crun busybox-static
 )
 
 # The set-up done inside the new chroot (mmdebstrap --customize-hook); part
@@ -208,6 +210,8 @@ inner() {
 	local root=$1 out=$2
 	shift 2
 	mount --make-rprivate /
+	# the chroot's / a mount point, as runc and crun need it
+	mount --bind "$root" "$root"
 	hostname lagom-release
 	# loopback up, and one more address: with only 127.0.0.1, getaddrinfo
 	# (AI_ADDRCONFIG) finds no IPv4 address, and slurmctld 24.11+ none to
@@ -216,6 +220,8 @@ inner() {
 	ip addr add 192.0.2.1/32 dev lo
 	mount -t proc proc "$root/proc"
 	mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$root/sys"
+	# the host's cgroups: runc and crun need them (tests/integration/oci.sh)
+	[ ! -d /sys/fs/cgroup ] || mount --rbind /sys/fs/cgroup "$root/sys/fs/cgroup"
 	mount -t tmpfs -o mode=0755,nosuid dev "$root/dev"
 	local d
 	for d in null zero full random urandom tty; do

@@ -15,7 +15,7 @@ libspank_la_SOURCES = spank/lagom.h spank/local_int.h spank/remote_int.h \
 	spank/local.c spank/remote.c spank/envset.c spank/comment.c \
 	spank/step.c spank/step.h spank/plan.h spank/carrier.c \
 	spank/carrier_trust.c spank/carrier.h spank/srun_step.c spank/srun_step.h spank/measure.c \
-	spank/learn.c spank/pin.c
+	spank/learn.c spank/pin.c spank/container.c spank/container.h
 libspank_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
 spank_lagom_la_SOURCES = spank/plan.c spank/plan.h
@@ -39,7 +39,7 @@ tests_spank_test_spank_SOURCES = tests/spank/test_spank.c \
 tests_spank_test_spank_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 tests_spank_test_spank_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_spank_test_spank_LDADD = libspank.la libmeasurement.la libplacement.la libcatalog.la libmodel.la \
-	libplugstack.la libcommon.la $(CMOCKA_LIBS) -lpthread -lm
+	libplugstack.la libcommon.la $(CMOCKA_LIBS) $(JANSSON_LIBS) -lpthread -lm
 
 # The step's plan on its way from srun to the nodes, and the GPU request.
 UNIT_TESTS += tests/spank/test_carrier
@@ -60,6 +60,15 @@ tests_spank_test_trust_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_spank_test_trust_LDADD = libplanner.la libsearch.la libprofile.la \
 	libworkload.la libplacement.la libcatalog.la libmodel.la \
 	libplugstack.la libcommon.la $(CMOCKA_LIBS) $(JANSSON_LIBS) -lslurm -lm
+
+# A step in Slurm's OCI container: the bundle's mounts, the decision.
+UNIT_TESTS += tests/spank/test_container
+check_PROGRAMS += tests/spank/test_container
+tests_spank_test_container_SOURCES = tests/spank/test_container.c \
+	tests/spank/stub.c tests/spank/stub.h
+tests_spank_test_container_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+tests_spank_test_container_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_spank_test_container_LDADD = $(tests_spank_test_spank_LDADD)
 
 # The step's end: the measured figure and the job comment.
 UNIT_TESTS += tests/spank/test_measured

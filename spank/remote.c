@@ -33,6 +33,7 @@
 
 #include <slurm/spank.h>
 
+#include "spank/container.h"
 #include "spank/remote_int.h"
 #include "spank/step.h"
 #include "model/model.h"
@@ -286,6 +287,7 @@ static int take_plan(spank_t sp, struct lagom_stepd *sd, const char *text,
 	sd->planned = true;
 	note_gpus(sd);
 	report_plan(sd, lagom_ms_since(start));
+	lagom_container_decide(sp, sd);
 	return 0;
 }
 
@@ -325,7 +327,8 @@ int lagom_remote_task_init(spank_t sp, const struct lagom_state *st)
 
 	if (sd->apply_failed)
 		return -1; /* the step fails rather than hangs */
-	if (!sd->planned || sd->mode != LAGOM_MODE_AUTO)
+	if (!sd->planned || sd->mode != LAGOM_MODE_AUTO ||
+	    lagom_container_withheld(sd))
 		return 0;
 	for (size_t i = 0; i < sd->n_items; i++) {
 		const struct lagom_env_item *it = &sd->items[i];
@@ -355,6 +358,7 @@ static void comment_text(const struct lagom_stepd *sd, char *buf, size_t len)
 	char skipped[512];
 	size_t used = lagom_carrier_comment(&sd->carrier, buf, len);
 
+	used += lagom_container_comment(sd, buf + used, len - used);
 	lagom_env_skipped(sd->items, sd->n_items, skipped, sizeof(skipped));
 	/* longer text is cut here and shortened again by the merge */
 	if (snprintf(buf + used, len - used, "%s%s%s",
@@ -464,5 +468,6 @@ void lagom_remote_exit(spank_t sp, const struct lagom_state *st)
 	sd->planned = false;
 	sd->apply_failed = false;
 	sd->tasks_exited = 0;
+	sd->container = 0;
 	lagom_step_clear(&sd->step);
 }

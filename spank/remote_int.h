@@ -33,6 +33,7 @@ struct lagom_stepd {
 	bool measure_ready;
 	int measure_fd;
 	unsigned tasks_exited; /* task_exit calls on this node */
+	int container; /* enum lagom_container_case (spank/container.h) */
 	char measure_dir[LAGOM_MEASURE_PATH_MAX + 128];
 };
 

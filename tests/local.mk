@@ -9,3 +9,14 @@ EXTRA_DIST += tests/purity.sh tests/purity-selftest.sh tests/format.sh \
 # and under a real `enroot start` where enroot is installed.
 SCRIPT_TESTS += tests/contrib/enroot_hook.sh tests/contrib/enroot_real.sh
 EXTRA_DIST += tests/contrib/enroot_hook.sh tests/contrib/enroot_real.sh
+
+# Slurm's OCI containers (srun --container): the whole plan or none, on a
+# real cluster with runc (doc/containers.md).  oci_tuner_load loads the
+# tuner from NCCL_TUNER_PLUGIN inside the container, as NCCL does.
+INTEGRATION_TESTS += tests/integration/oci.sh
+EXTRA_DIST += tests/integration/oci.sh contrib/oci/oci.conf \
+	contrib/oci/lagom-mounts.json doc/containers.md
+check_PROGRAMS += tests/integration/oci_tuner_load
+tests_integration_oci_tuner_load_SOURCES = \
+	tests/integration/oci_tuner_load.c tuner/nccl_tuner_abi.h
+tests_integration_oci_tuner_load_LDADD = -ldl

@@ -1,0 +1,324 @@
+/*
+ * spank/container.c - Slurm's OCI containers (srun --container=BUNDLE):
+ * the whole plan or none, decided in user_init (spank/container.h).
+ *
+ * When the container's environment is written (Slurm's
+ * src/slurmd/slurmstepd/container.c):
+ *   22.05  setup_container(), called from _step_setup() before spank_init,
+ *          copies the launch environment into the bundle's config.json:
+ *          nothing a plugin sets in slurmstepd reaches the container (nor
+ *          CUDA_VISIBLE_DEVICES, set per task later).  lagom withholds.
+ *   23.02+ container_run(), called from exec_task() after task_init
+ *          (spank_user_task), writes the task's final environment into
+ *          config.json ("overwrite environ with the final step->env"): what
+ *          task_init sets reaches the container, unless oci.conf's
+ *          EnvExclude drops it.
+ * The container sees its own root: the tuner, the profiler and the spool
+ * are host paths, reachable only where the bundle bind-mounts them.
+ *
+ * The bundle is the user's: read as the user (slurmstepd runs user_init
+ * with the user's euid, as Slurm reads it), config.json relative to the
+ * opened bundle directory, O_NOFOLLOW, O_NONBLOCK, a regular file, at most
+ * LAGOM_CONTAINER_CONFIG_MAX bytes.  Nothing read from it reaches a log
+ * line or the comment: both are made of fixed words.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <slurm/spank.h>
+
+#include "common/io.h"
+#include "compat/slurm_compat.h"
+#include "spank/container.h"
+#include "spank/remote_int.h"
+
+/* The longest bundle path looked at (PATH_MAX). */
+#define LAGOM_CONTAINER_PATH_MAX 4096
+
+static const struct {
+	const char *comment; /* in the job comment */
+	const char *line;    /* in the "lagom:" line */
+} cases[] = {
+	[LAGOM_CONTAINER_NONE] = { "", "" },
+	[LAGOM_CONTAINER_APPLIED] = { "plan applied",
+				      "the plan's files are mounted into "
+				      "the container: whole plan applied" },
+	[LAGOM_CONTAINER_OLD_SLURM] = { "plan withheld (slurm before 23.02)",
+					"this Slurm writes the container's "
+					"environment before plugins run: "
+					"plan withheld" },
+	[LAGOM_CONTAINER_BAD_BUNDLE] = { "plan withheld (bundle path)",
+					 "the container bundle is no absolute "
+					 "path: plan withheld" },
+	[LAGOM_CONTAINER_UNREADABLE] = { "plan withheld (config.json "
+					 "unreadable)",
+					 "cannot read the bundle's "
+					 "config.json: plan withheld" },
+	[LAGOM_CONTAINER_BAD_CONFIG] = { "plan withheld (config.json "
+					 "invalid)",
+					 "the bundle's config.json is no OCI "
+					 "config: plan withheld" },
+	[LAGOM_CONTAINER_TUNER_NAME] = { "plan withheld (tuner not a path)",
+					 "tuner= names no absolute path, "
+					 "which cannot be checked in a "
+					 "container: plan withheld" },
+	[LAGOM_CONTAINER_NO_TUNER] = { "plan withheld (tuner not mounted)",
+				       "the tuner is not mounted into the "
+				       "container: plan withheld" },
+	[LAGOM_CONTAINER_NO_PROFILER] = { "plan withheld (profiler not "
+					  "mounted)",
+					  "the profiler is not mounted into "
+					  "the container: plan withheld" },
+	[LAGOM_CONTAINER_NO_SPOOL] = { "plan withheld (spool not mounted)",
+				       "the measurement spool is not mounted "
+				       "into the container: plan withheld" },
+};
+
+/* path without its trailing slashes ("/" stays "/"): its length */
+static size_t trimmed_len(const char *path)
+{
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	return n;
+}
+
+/* dest (dn bytes) is path or one of its parent directories */
+static bool covers(const char *dest, size_t dn, const char *path)
+{
+	if (dn == 1 && dest[0] == '/')
+		return true;
+	return strncmp(dest, path, dn) == 0 &&
+	       (path[dn] == '\0' || path[dn] == '/');
+}
+
+static bool is_bind(const json_t *m)
+{
+	const json_t *type = json_object_get(m, "type");
+	const json_t *opts = json_object_get(m, "options");
+	size_t i;
+	json_t *o;
+
+	if (json_is_string(type) &&
+	    strcmp(json_string_value(type), "bind") == 0)
+		return true;
+	json_array_foreach(opts, i, o)
+	{
+		if (json_is_string(o) &&
+		    (strcmp(json_string_value(o), "bind") == 0 ||
+		     strcmp(json_string_value(o), "rbind") == 0))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The last mount whose destination holds path decides (the runtime mounts
+ * in order: a later one, above or below, is what path shows): path is
+ * reachable when it is a bind mount of the same host path at the same
+ * place.  1, 0, or -EINVAL.
+ */
+static int mounted(const json_t *config, const char *path)
+{
+	const json_t *mounts = json_object_get(config, "mounts");
+	const json_t *hit = NULL;
+	size_t i, hit_len = 0;
+	json_t *m;
+
+	if (!json_is_object(config))
+		return -EINVAL;
+	if (!mounts)
+		return 0;
+	if (!json_is_array(mounts))
+		return -EINVAL;
+	json_array_foreach(mounts, i, m)
+	{
+		const json_t *d = json_object_get(m, "destination");
+		const char *dest;
+		size_t dn;
+
+		if (!json_is_object(m) || !json_is_string(d))
+			return -EINVAL;
+		dest = json_string_value(d);
+		if (dest[0] != '/')
+			continue;
+		dn = trimmed_len(dest);
+		if (covers(dest, dn, path)) {
+			hit = m;
+			hit_len = dn;
+		}
+	}
+	if (!hit || !is_bind(hit))
+		return 0;
+	{
+		const json_t *s = json_object_get(hit, "source");
+		const char *dest = json_string_value(
+			json_object_get(hit, "destination"));
+		const char *src;
+
+		if (!json_is_string(s))
+			return 0;
+		src = json_string_value(s);
+		return trimmed_len(src) == hit_len &&
+		       strncmp(src, dest, hit_len) == 0;
+	}
+}
+
+int lagom_container_mounts_path(const char *json, size_t len, const char *path)
+{
+	json_t *config = json_loadb(json, len, JSON_REJECT_DUPLICATES, NULL);
+	int rc;
+
+	if (!config)
+		return -EINVAL;
+	rc = mounted(config, path);
+	json_decref(config);
+	return rc;
+}
+
+/* The bundle's config.json, parsed (to json_decref), or a case why not. */
+static enum lagom_container_case read_config(const char *bundle,
+					     json_t **config)
+{
+	struct stat sb;
+	size_t got = 0;
+	char *text;
+	int dfd, fd, rc;
+
+	if (bundle[0] != '/')
+		return LAGOM_CONTAINER_BAD_BUNDLE;
+	/* the user's own path, followed as Slurm follows it */
+	dfd = open(bundle, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	if (dfd < 0)
+		return LAGOM_CONTAINER_UNREADABLE;
+	fd = lagom_open_at(dfd, "config.json", O_RDONLY, 0, &sb);
+	close(dfd);
+	if (fd < 0)
+		return LAGOM_CONTAINER_UNREADABLE;
+	if (sb.st_size > LAGOM_CONTAINER_CONFIG_MAX ||
+	    !(text = malloc(LAGOM_CONTAINER_CONFIG_MAX + 1))) {
+		close(fd);
+		return LAGOM_CONTAINER_UNREADABLE;
+	}
+	rc = lagom_read_all(fd, text, LAGOM_CONTAINER_CONFIG_MAX + 1, &got);
+	close(fd);
+	if (rc < 0 || got > LAGOM_CONTAINER_CONFIG_MAX) {
+		free(text);
+		return LAGOM_CONTAINER_UNREADABLE;
+	}
+	*config = json_loadb(text, got, JSON_REJECT_DUPLICATES, NULL);
+	free(text);
+	return *config && json_is_object(*config) ? LAGOM_CONTAINER_APPLIED
+						  : LAGOM_CONTAINER_BAD_CONFIG;
+}
+
+/* The value the plan sets for name on this node, else NULL. */
+static const char *plan_sets(const struct lagom_stepd *sd, const char *name)
+{
+	for (size_t i = 0; i < sd->n_items; i++)
+		if ((sd->items[i].action == LAGOM_ENV_SET ||
+		     sd->items[i].action == LAGOM_ENV_OVERRIDE) &&
+		    strcmp(sd->items[i].var->name, name) == 0)
+			return sd->items[i].var->value;
+	return NULL;
+}
+
+/* Every host path the plan sets, mounted in config (a parsed OCI config). */
+static enum lagom_container_case check_paths(const struct lagom_stepd *sd,
+					     const json_t *config)
+{
+	const char *tuner = plan_sets(sd, "NCCL_TUNER_PLUGIN");
+	int rc;
+
+	if (tuner) {
+		if (tuner[0] != '/')
+			return LAGOM_CONTAINER_TUNER_NAME;
+		if ((rc = mounted(config, tuner)) < 0)
+			return LAGOM_CONTAINER_BAD_CONFIG;
+		if (!rc)
+			return LAGOM_CONTAINER_NO_TUNER;
+	}
+	if (sd->measure_ready) {
+		if (sd->st->cfg.measure.profiler[0] != '/')
+			return LAGOM_CONTAINER_NO_PROFILER;
+		if ((rc = mounted(config, sd->st->cfg.measure.profiler)) < 0)
+			return LAGOM_CONTAINER_BAD_CONFIG;
+		if (!rc)
+			return LAGOM_CONTAINER_NO_PROFILER;
+		if ((rc = mounted(config, sd->measure_dir)) < 0)
+			return LAGOM_CONTAINER_BAD_CONFIG;
+		if (!rc)
+			return LAGOM_CONTAINER_NO_SPOOL;
+	}
+	return LAGOM_CONTAINER_APPLIED;
+}
+
+static enum lagom_container_case decide(const struct lagom_stepd *sd,
+					const char *bundle)
+{
+	enum lagom_container_case c;
+	json_t *config = NULL;
+
+	if (!LAGOM_SLURM_OCI_TASK_ENV)
+		return LAGOM_CONTAINER_OLD_SLURM;
+	c = read_config(bundle, &config);
+	if (c == LAGOM_CONTAINER_APPLIED)
+		c = check_paths(sd, config);
+	json_decref(config);
+	return c;
+}
+
+void lagom_container_decide(spank_t sp, struct lagom_stepd *sd)
+{
+	char bundle[LAGOM_CONTAINER_PATH_MAX];
+	char line[256];
+	spank_err_t rc;
+
+	sd->container = LAGOM_CONTAINER_NONE;
+	/* srun puts --container's bundle into the step's environment */
+	rc = spank_getenv(sp, "SLURM_CONTAINER", bundle, sizeof(bundle));
+	if (rc == ESPANK_NOSPACE)
+		sd->container = LAGOM_CONTAINER_BAD_BUNDLE;
+	else if (rc != ESPANK_SUCCESS || !bundle[0])
+		return;
+	else
+		sd->container = decide(sd, bundle);
+	snprintf(line, sizeof(line), "%s%s", cases[sd->container].line,
+		 sd->container == LAGOM_CONTAINER_APPLIED
+			 ? ""
+			 : "; no NCCL variable of the plan is set "
+			   "(doc/containers.md)");
+	lagom_log_info("job %u.%u on %s: a container step: %s", sd->step.job_id,
+		       sd->step.step_id, sd->step.node_name, line);
+	if (sd->step.node_id == 0 && (sd->user_verbose || sd->st->cfg.verbose))
+		lagom_log_user("job %u.%u: a container step: %s",
+			       sd->step.job_id, sd->step.step_id, line);
+}
+
+bool lagom_container_withheld(const struct lagom_stepd *sd)
+{
+	return sd->container > LAGOM_CONTAINER_APPLIED;
+}
+
+size_t lagom_container_comment(const struct lagom_stepd *sd, char *buf,
+			       size_t len)
+{
+	int n;
+
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	if (sd->container == LAGOM_CONTAINER_NONE)
+		return 0;
+	n = snprintf(buf, len, " container: %s", cases[sd->container].comment);
+	if (n < 0)
+		return 0;
+	return (size_t)n < len ? (size_t)n : len - 1;
+}

@@ -1,0 +1,66 @@
+/*
+ * spank/container.h - a step that runs in Slurm's own OCI container
+ * (srun --container=BUNDLE): it gets the whole plan or none.
+ *
+ * slurmstepd decides once per node, in user_init (as the user), from what
+ * every node of the step sees alike: the release lagom was built for, the
+ * bundle path srun sent (SLURM_CONTAINER) and the bundle's config.json.
+ * The plan is applied in the container only where every host path it sets
+ * (NCCL_TUNER_PLUGIN, NCCL_PROFILER_PLUGIN, LAGOM_MEASURE_DIR) is mounted
+ * at the same path by an identity bind mount of the bundle; otherwise no
+ * variable of the plan is set (doc/containers.md).
+ */
+#ifndef LAGOM_SPANK_CONTAINER_H
+#define LAGOM_SPANK_CONTAINER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <slurm/spank.h>
+
+struct lagom_stepd;
+
+/* What lagom did for the step's container (lagom_stepd.container). */
+enum lagom_container_case {
+	LAGOM_CONTAINER_NONE = 0, /* no container: nothing changes */
+	LAGOM_CONTAINER_APPLIED,  /* the whole plan */
+	/* withheld, with why: */
+	LAGOM_CONTAINER_OLD_SLURM,   /* env fixed before plugins run */
+	LAGOM_CONTAINER_BAD_BUNDLE,  /* bundle path not absolute/too long */
+	LAGOM_CONTAINER_UNREADABLE,  /* config.json not readable */
+	LAGOM_CONTAINER_BAD_CONFIG,  /* config.json not an OCI config */
+	LAGOM_CONTAINER_TUNER_NAME,  /* tuner= is a name, not a path */
+	LAGOM_CONTAINER_NO_TUNER,    /* the tuner is not mounted */
+	LAGOM_CONTAINER_NO_PROFILER, /* the profiler is not mounted */
+	LAGOM_CONTAINER_NO_SPOOL,    /* the spool is not mounted */
+};
+
+/* The largest config.json read (bytes); a larger one is not read. */
+#define LAGOM_CONTAINER_CONFIG_MAX (1024 * 1024)
+
+/*
+ * user_init, after the plan was checked: decide sd->container for this
+ * step and say it in one "lagom:" line (the job's stderr from node 0 with
+ * srun -v).  Never fails.
+ */
+void lagom_container_decide(spank_t sp, struct lagom_stepd *sd);
+
+/* True when the step runs in a container that gets none of the plan. */
+bool lagom_container_withheld(const struct lagom_stepd *sd);
+
+/*
+ * " container: plan applied" or " container: plan withheld (WHY)", from
+ * fixed words only, into buf (len bytes); "" for a step without container.
+ * Returns the length written.
+ */
+size_t lagom_container_comment(const struct lagom_stepd *sd, char *buf,
+			       size_t len);
+
+/*
+ * Pure: is the host path covered inside the container by an identity bind
+ * mount of the OCI config text (json, len bytes)?  1 yes, 0 no, -EINVAL
+ * when json is no OCI config (tests/spank/test_container.c).
+ */
+int lagom_container_mounts_path(const char *json, size_t len, const char *path);
+
+#endif /* LAGOM_SPANK_CONTAINER_H */
