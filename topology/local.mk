@@ -1,12 +1,13 @@
 # topology: what a node has (hwloc, NCCL topology files); see
 # topology/topology.h.  Where a step runs is placement/ (placement/local.mk).
 
-# libtopology: hwloc adapter, NCCL topology file reader, and the bridge to the
-# model (topo_to_hw.c: link libmodel.la too).  Links $(HWLOC_LIBS).
+# libtopology: hwloc adapter and NCCL topology file reader; lagom-prolog
+# turns a topology into a profile's hardware section (prolog/hwinfo.c).
+# Links $(HWLOC_LIBS).
 noinst_LTLIBRARIES += libtopology.la
 libtopology_la_SOURCES = topology/topology.h topology/topo_internal.h \
 	topology/topo_core.c topology/topo_hwloc.c topology/nccl_topo.c \
-	topology/topo_to_hw.c topology/xml_lite.h topology/xml_lite.c
+	topology/xml_lite.h topology/xml_lite.c
 libtopology_la_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 
 # Tests.
