@@ -14,11 +14,16 @@
 #include "model/model.h"
 #include "profile/profile.h"
 
-/* A node without a fabric (fewer than two GPUs) plans as PCIe. */
-static enum lagom_intra intra_of(enum lagom_intra intra)
+/* A node without a fabric (fewer than two GPUs) plans as PCIe; one whose
+ * topology did not show it, on the GPU's usual fabric (the spec table). */
+static enum lagom_intra intra_of(const struct lagom_profile_hw *h)
 {
-	return intra == LAGOM_INTRA_NVLINK || intra == LAGOM_INTRA_NVSWITCH
-		       ? intra
+	if (h->intra == LAGOM_INTRA_DEFAULT)
+		return h->gpu_count > 1 ? LAGOM_INTRA_DEFAULT
+					: LAGOM_INTRA_PCIE;
+	return h->intra == LAGOM_INTRA_NVLINK ||
+			       h->intra == LAGOM_INTRA_NVSWITCH
+		       ? h->intra
 		       : LAGOM_INTRA_PCIE;
 }
 
@@ -151,7 +156,7 @@ int lagom_profile_to_hw(const struct lagom_profile *p, struct lagom_hw *out,
 	if (!(nic_Bps > 0 && isfinite(nic_Bps)))
 		nics = 0; /* NICs of unknown speed: treated as single node */
 	rc = lagom_hw_from_spec(h->gpu_model, (unsigned)h->gpu_count,
-				intra_of(h->intra), 0, 0, &hw, err);
+				intra_of(h), 0, 0, &hw, err);
 	if (rc < 0)
 		return lagom_error_prefix(err, "profile %s", p->node);
 	lagom_hw_set_nics(&hw, nics, nic_Bps);

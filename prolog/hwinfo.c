@@ -113,14 +113,14 @@ static bool any_nvswitch(const struct lagom_node_topo *t)
 	return false;
 }
 
-/* The source says nothing of NVLink: the GPU's usual fabric. */
-static enum lagom_intra intra_of(const struct lagom_node_topo *t,
-				 const struct lagom_gpu_spec *spec)
+/* The source says nothing of NVLink: "unknown" (DEFAULT), the planner
+ * takes the GPU's usual fabric. */
+static enum lagom_intra intra_of(const struct lagom_node_topo *t)
 {
 	if (t->gpus_per_node < 2)
 		return LAGOM_INTRA_PCIE;
 	if (!t->nvlink_known)
-		return spec ? spec->intra_default : LAGOM_INTRA_PCIE;
+		return LAGOM_INTRA_DEFAULT;
 	if (any_nvswitch(t))
 		return LAGOM_INTRA_NVSWITCH;
 	return t->has_nvlink ? LAGOM_INTRA_NVLINK : LAGOM_INTRA_PCIE;
@@ -254,7 +254,7 @@ int prolog_hw_from_topo(const struct lagom_node_topo *t,
 	hw->nic_link_bw_Bps = 0;
 	rc = gpu_model(t, hw, err);
 	spec = rc == 0 ? lagom_gpu_lookup(hw->gpu_model) : NULL;
-	hw->intra = intra_of(t, spec);
+	hw->intra = intra_of(t);
 	if (hw->intra != LAGOM_INTRA_PCIE)
 		nvlink_fabric(t, spec, hw);
 	if (t->gpus_per_node < 2)

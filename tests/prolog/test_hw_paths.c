@@ -90,19 +90,28 @@ static void same_hw(const struct lagom_hw *a, const struct lagom_hw *b)
 }
 
 /*
- * What lagom-prolog up to this change added from the spec table (its
- * hwinfo.c and fill_from_table()): SM count, memory and nvlinks per GPU in
- * the hardware section, GEMM, HBM and NVLink rates marked "table".
+ * What lagom-prolog up to this change added from the spec table (format
+ * 1.0: its hwinfo.c, topology/'s summary and fill_from_table()): the
+ * GPU's usual fabric where the topology showed none, SM count, memory and
+ * NVLink links in the hardware section, GEMM, HBM and NVLink rates marked
+ * "table".
  */
 static void add_old_table_values(struct lagom_profile *p)
 {
 	const struct lagom_gpu_spec *spec = lagom_gpu_lookup(p->hw.gpu_model);
 	struct lagom_profile_measurements *m = &p->meas;
-	bool nvlink = p->hw.intra == LAGOM_INTRA_NVLINK ||
-		      p->hw.intra == LAGOM_INTRA_NVSWITCH;
+	bool nvlink;
 
+	p->version_minor = 0;
 	if (spec == NULL || p->hw.gpu_count == 0)
 		return;
+	if (p->hw.intra == LAGOM_INTRA_DEFAULT) {
+		p->hw.intra = spec->intra_default;
+		if (p->hw.intra == LAGOM_INTRA_NVSWITCH)
+			p->hw.nvlink_peers = p->hw.gpu_count - 1;
+	}
+	nvlink = p->hw.intra == LAGOM_INTRA_NVLINK ||
+		 p->hw.intra == LAGOM_INTRA_NVSWITCH;
 	p->hw.gpu_sm_count = (int)spec->sm_count;
 	p->hw.gpu_memory_bytes = spec->mem_bytes;
 	if (nvlink && p->hw.nvlinks_per_gpu == 0)
@@ -182,6 +191,84 @@ static int plan_hw(struct lagom_node_topo *t, struct lagom_hw *hw,
 		rc = lagom_profile_to_hw(p, hw, err);
 	lagom_profile_destroy(p);
 	return rc;
+}
+
+/*
+ * Kept format-1.0 profiles (tests/prolog/format-1.0/), written by the
+ * lagom-prolog before this change for two topology fixtures: SM count,
+ * memory and the fabric from the spec table, GEMM, HBM and NVLink rates
+ * marked "table".  They still read, and plan as the profile this
+ * lagom-prolog writes for the same topology: field by field.  p5 also
+ * has its fabric as the table's guess ("nvswitch"), now "unknown".
+ */
+static void format_1_0_profiles_plan_the_same(void **state)
+{
+	static const struct {
+		const char *kept, *rel;
+		bool nccl;
+	} cases[] = {
+		{ "../prolog/format-1.0/p5-old.json",
+		  "nccl-topo/aws-p5.48xl-topo.xml", true },
+		{ "../prolog/format-1.0/dgx2-old.json", "hwloc/nvidiaDGX2.xml",
+		  false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lagom_node_topo *t = load(cases[i].rel, cases[i].nccl);
+		struct lagom_profile *old = NULL;
+		struct lagom_error err = { 0 };
+		struct lagom_hw from_old, from_new;
+		char path[4096];
+
+		lagom_fixture(path, sizeof(path), cases[i].kept);
+		if (lagom_profile_read_file(path, NULL, &old, &err) != 0)
+			fail_msg("%s: %s", cases[i].kept, err.text);
+		assert_int_equal(old->version_minor, 0);
+		assert_true(old->hw.gpu_sm_count > 0);
+		assert_int_equal(old->meas.hbm_bw_Bps.source,
+				 LAGOM_SOURCE_TABLE);
+		if (lagom_profile_to_hw(old, &from_old, &err) != 0)
+			fail_msg("%s: %s", cases[i].kept, err.text);
+		if (plan_hw(t, &from_new, &err) != 0)
+			fail_msg("%s: %s", cases[i].rel, err.text);
+		same_hw(&from_old, &from_new);
+		lagom_profile_destroy(old);
+		free(t);
+	}
+}
+
+/* "unknown" fabric is format 1.1's: a file that says 1.0 is refused. */
+static void unknown_fabric_needs_1_1(void **state)
+{
+	struct lagom_node_topo *t = load("nccl-topo/aws-p5.48xl-topo.xml",
+					 true);
+	struct lagom_profile *p = lagom_profile_create("n1"), *back = NULL;
+	struct lagom_error err = { 0 };
+	char *text = NULL, *v;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(prolog_hw_from_topo(t, &p->hw, NULL), 0);
+	assert_int_equal(p->hw.intra, LAGOM_INTRA_DEFAULT);
+	assert_int_equal(lagom_profile_to_string(p, &text, &err), 0);
+	assert_non_null(strstr(text, "\"intra\": \"unknown\""));
+	assert_int_equal(
+		lagom_profile_from_buffer(text, strlen(text), &back, &err), 0);
+	assert_int_equal(back->hw.intra, LAGOM_INTRA_DEFAULT);
+	lagom_profile_destroy(back);
+	back = NULL;
+	v = strstr(text, "\"1.1\"");
+	assert_non_null(v);
+	v[3] = '0';
+	assert_int_equal(
+		lagom_profile_from_buffer(text, strlen(text), &back, &err),
+		-EINVAL);
+	assert_non_null(strstr(err.text, "needs format version 1.1"));
+	assert_null(back);
+	free(text);
+	lagom_profile_destroy(p);
+	free(t);
 }
 
 /*
@@ -333,6 +420,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(old_and_new_profiles_agree),
+		cmocka_unit_test(format_1_0_profiles_plan_the_same),
+		cmocka_unit_test(unknown_fabric_needs_1_1),
 		cmocka_unit_test(hw_dgx2),
 		cmocka_unit_test(hw_p5),
 		cmocka_unit_test(hw_p4d),
