@@ -260,14 +260,16 @@ static int cache_is_fresh(const struct opts *o, const char *node,
 		return 0;
 	}
 	age = (long)(now - old->prov.created_unix_s);
-	if (old->hw.gpu_sm_count > 0 || old->hw.gpu_memory_bytes > 0)
-		say(o, false,
-		    "profile of %s holds spec-table values (written by an "
-		    "older lagom-prolog): measuring",
-		    node);
-	else if (strcmp(old->fingerprint, fingerprint) != 0)
-		say(o, false, "hardware of %s changed (%s -> %s): measuring",
-		    node, old->fingerprint, fingerprint);
+	/* A profile of an older lagom-prolog holds the spec table's SM count
+	 * and memory, which this one leaves to the planner: its fingerprint
+	 * differs, and the node is measured again once. */
+	if (strcmp(old->fingerprint, fingerprint) != 0)
+		say(o, false, "hardware of %s changed (%s -> %s)%s: measuring",
+		    node, old->fingerprint, fingerprint,
+		    old->hw.gpu_sm_count > 0 || old->hw.gpu_memory_bytes > 0
+			    ? ", or an older lagom-prolog wrote the profile "
+			      "with spec-table values"
+			    : "");
 	else if (age < 0 || age >= o->ttl_s)
 		say(o, true,
 		    "profile of %s is %ld s old (ttl %ld s): measuring", node,
