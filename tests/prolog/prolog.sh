@@ -10,7 +10,7 @@ tool="$top_builddir/tests/profile/profile_tool"
 [ -x "$prolog" ] || plan_skip_all "lagom-prolog not built"
 [ -x "$tool" ] || plan_skip_all "profile_tool not built"
 
-plan 28
+plan 29
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 d="$tmp/profiles"
