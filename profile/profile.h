@@ -314,10 +314,14 @@ int lagom_profile_write_atomic_at(int dfd, const char *dir,
 				  struct lagom_error *err);
 
 /*
- * The cost model's view of a profiled node: lagom_hw_from_spec() for the
- * profile's GPU model, GPU count, fabric and NICs, then every value the
- * hardware section knows (SM count, memory, NVLink links and peers, PCIe
- * link, GPUs per NIC, RDMA) and every measurement present (GEMM rate per
+ * The cost model's view of a profiled node, and the one translation of a
+ * profile's facts into it, made at plan time (the planner and the cluster
+ * digest call it): lagom_hw_from_spec() for the profile's GPU model, GPU
+ * count and fabric ("unknown": the GPU's usual one), lagom_hw_set_nics()
+ * with the NICs' line rate in B/s as the profile holds it (the measured
+ * nic_bw when present), then every value the hardware section knows (SM
+ * count, memory, NVLink links and peers, PCIe link, GPUs per NIC, RDMA,
+ * transport, NVLink domain) and every measurement present (GEMM rate per
  * precision -> gpu.tflops, HBM -> gpu.hbm_Bps, intra_bw -> intra_link_Bps
  * per link or pcie_Bps, nic_bw -> nic_Bps) overrides the table.  A measured
  * contention curve is fitted (lagom_profile_fit_contention()) into the
