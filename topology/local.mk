@@ -18,7 +18,7 @@ check_PROGRAMS += tests/topology/test_topo_fixtures \
 tests_topology_test_topo_fixtures_SOURCES = \
 	tests/topology/test_topo_fixtures.c tests/topology/topo_fixture.h
 tests_topology_test_topo_fixtures_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_topology_test_topo_fixtures_LDADD = libtopology.la libcatalog.la libmodel.la \
+tests_topology_test_topo_fixtures_LDADD = libtopology.la \
 	libcommon.la $(HWLOC_LIBS) $(CMOCKA_LIBS) -lm
 
 tests_topology_test_nccl_topo_SOURCES = tests/topology/test_nccl_topo.c

@@ -28,7 +28,6 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "model/model.h"
 
 #define LAGOM_TOPO_MAX_GPUS 64
 #define LAGOM_TOPO_MAX_NICS 64 /* physical functions; VFs are not stored */

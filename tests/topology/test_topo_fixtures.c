@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "model/model.h"
 #include "tests/lib/lagom_test.h"
 #include "tests/topology/topo_fixture.h"
 #include "topology/topology.h"
