@@ -75,7 +75,7 @@ static json_t *nic_json(const struct lagom_node_topo *t, int n)
 	return json_pack("{s:i, s:s, s:s, s:s, s:I, s:s, s:i, s:i}", "index", n,
 			 "name", nic->name, "netdev", nic->netdev, "kind",
 			 lagom_nic_kind_name(nic->kind), "speed_Mbps",
-			 (json_int_t)(nic->speed_Gbit * 1000 + 0.5), "busid",
+			 (json_int_t)(nic->speed_Bps * 8 / 1e6 + 0.5), "busid",
 			 nic->busid, "numa_node", nic->numa_node, "gpus_served",
 			 lagom_topo_gpus_per_nic(t, n));
 }
@@ -168,9 +168,9 @@ static void topo_text_nics(const struct lagom_node_topo *t)
 		const struct lagom_topo_nic *nic = &t->nics[n];
 		char speed[32] = "unknown";
 
-		if (nic->speed_Gbit > 0)
+		if (nic->speed_Bps > 0)
 			snprintf(speed, sizeof(speed), "%.0f Gb/s",
-				 nic->speed_Gbit);
+				 nic->speed_Bps * 8 / 1e9);
 		cli_table_addf(tb, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d", n,
 			       nic->name, nic->netdev[0] ? nic->netdev : "-",
 			       lagom_nic_kind_name(nic->kind), speed,

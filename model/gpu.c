@@ -232,7 +232,6 @@ static void hw_defaults(struct lagom_hw *hw)
 {
 	hw->launch_us = 5.0;
 	hw->intra_lat_us = hw->intra == LAGOM_INTRA_PCIE ? 1.5 : 1.0;
-	hw->net_lat_us = hw->nic_gdr ? 5.0 : 15.0;
 	hw->spine_lat_us = 1.0;
 	/* doc/model.md 4: a resident NCCL kernel's constant, fitted on an
 	 * H200 beside real NCCL kernels (tests/model/contention_h200); not
@@ -298,43 +297,21 @@ int lagom_hw_from_spec(const char *gpu, unsigned gpus_per_node,
 	hw.pcie_lanes = g->pcie_lanes;
 	hw.gpus_per_pcie_switch = gpus_per_node < 2 ? 1 : 2;
 	hw.pcie_Bps = pcie_Bps(g->pcie_gen, g->pcie_lanes);
-	hw.nic_count = nic_count;
-	hw.nic_Bps = nic_count ? nic_Gbit * 1e9 / 8.0 : 0;
-	hw.gpus_per_nic = nic_count
-				  ? (gpus_per_node + nic_count - 1) / nic_count
-				  : 0;
-	hw.nic_gdr = nic_count > 0;
 	hw_defaults(&hw);
+	lagom_hw_set_nics(&hw, nic_count, nic_Gbit * 1e9 / 8.0);
 	*out = hw;
 	return 0;
 }
 
-static void override_u(unsigned *dst, unsigned value)
+void lagom_hw_set_nics(struct lagom_hw *hw, unsigned nic_count, double nic_Bps)
 {
-	if (value > 0)
-		*dst = value;
-}
+	unsigned gpus = hw->gpus_per_node;
 
-void lagom_hw_apply_facts(struct lagom_hw *hw, const struct lagom_hw_facts *f)
-{
-	override_u(&hw->gpu.sm_count, f->sm_count);
-	if (f->mem_bytes > 0)
-		hw->gpu.mem_bytes = f->mem_bytes;
-	if (hw->intra != LAGOM_INTRA_PCIE) {
-		override_u(&hw->intra_links, f->nvlinks_per_gpu);
-		override_u(&hw->nvlink_peers, f->nvlink_peers);
-	}
-	override_u(&hw->pcie_gen, f->pcie_gen);
-	override_u(&hw->pcie_lanes, f->pcie_lanes);
-	override_u(&hw->gpus_per_pcie_switch, f->gpus_per_pcie_switch);
-	if (hw->nic_count > 0) {
-		override_u(&hw->gpus_per_nic, f->gpus_per_nic);
-		hw->nic_gdr = f->nic_rdma;
-		if (f->transport > 0 && f->transport < LAGOM_NET_COUNT)
-			hw->transport = (enum lagom_transport)f->transport;
-	}
-	if (hw->intra == LAGOM_INTRA_NVSWITCH && f->nvl_domain_nodes > 1)
-		hw->nvl_domain_nodes = f->nvl_domain_nodes;
+	hw->nic_count = nic_count;
+	hw->nic_Bps = nic_count ? nic_Bps : 0;
+	hw->gpus_per_nic = nic_count ? (gpus + nic_count - 1) / nic_count : 0;
+	hw->nic_gdr = nic_count > 0;
+	hw->net_lat_us = hw->nic_gdr ? 5.0 : 15.0;
 }
 
 static bool positive(double v)

@@ -335,28 +335,13 @@ int lagom_hw_from_spec(const char *gpu, unsigned gpus_per_node,
 		       struct lagom_error *err);
 
 /*
- * What a node's topology showed, laid over the table values that
- * lagom_hw_from_spec() filled: the one place that decides which seen fact
- * beats the table (topology/ from hwloc or NCCL files, profile/ from a
- * node profile).  0 (or a transport of 0) means "not seen": the table value
- * stays.  NVLink facts count only on an NVLink or NVSwitch fabric, NIC facts
- * only with NICs, the NVLink domain only on NVSwitch.
+ * Give hw nic_count NICs of nic_Bps each (bytes per second, one direction):
+ * GPUs per NIC spread evenly, GPUDirect RDMA and the network latency that
+ * goes with it; nic_count 0: no network.  lagom_hw_from_spec() ends with
+ * it; the profile's translation (profile/) calls it with the line rate the
+ * node's profile holds, in the unit the profile holds it.
  */
-struct lagom_hw_facts {
-	unsigned sm_count;
-	uint64_t mem_bytes;
-	unsigned nvlinks_per_gpu;
-	unsigned nvlink_peers;
-	unsigned pcie_gen;
-	unsigned pcie_lanes;
-	unsigned gpus_per_pcie_switch;
-	unsigned gpus_per_nic;
-	bool nic_rdma; /* GPUDirect RDMA: applied whenever there are NICs */
-	unsigned transport; /* enum lagom_transport, 0 = not seen */
-	unsigned nvl_domain_nodes;
-};
-
-void lagom_hw_apply_facts(struct lagom_hw *hw, const struct lagom_hw_facts *f);
+void lagom_hw_set_nics(struct lagom_hw *hw, unsigned nic_count, double nic_Bps);
 
 /* Check a hw description (profile readers call this): 0 or -EINVAL. */
 int lagom_hw_check(const struct lagom_hw *hw, struct lagom_error *err);

@@ -26,7 +26,7 @@ const char *lagom_source_name(enum lagom_source source)
 const char *lagom_profile_intra_name(enum lagom_intra intra)
 {
 	if (intra == LAGOM_INTRA_DEFAULT)
-		return NULL;
+		return "unknown";
 	return lagom_intra_name(intra);
 }
 

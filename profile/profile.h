@@ -43,7 +43,7 @@
 
 #define LAGOM_PROFILE_FORMAT "lagom-profile"
 #define LAGOM_PROFILE_VERSION_MAJOR 1
-#define LAGOM_PROFILE_VERSION_MINOR 0
+#define LAGOM_PROFILE_VERSION_MINOR 1
 /* Files larger than this are rejected unread. */
 #define LAGOM_PROFILE_MAX_BYTES (1024 * 1024)
 /* Most points in the NCCL bandwidth grid and in the contention curve. */
@@ -98,7 +98,9 @@ struct lagom_profile_hw {
 	int gpu_count;
 	int gpu_sm_count;	   /* SMs per GPU, 0 when unknown */
 	uint64_t gpu_memory_bytes; /* per GPU, 0 when unknown */
-	/* NONE (fewer than two GPUs), PCIE, NVLINK or NVSWITCH. */
+	/* NONE (fewer than two GPUs), PCIE, NVLINK, NVSWITCH, or DEFAULT
+	 * ("unknown", format 1.1: the topology did not show the fabric; the
+	 * planner takes the GPU's usual one from the spec table). */
 	enum lagom_intra intra;
 	int nvlinks_per_gpu; /* 0 unless intra is NVLINK or NVSWITCH */
 	int nvlink_peers;    /* NVLINK: GPUs one GPU reaches directly */
@@ -202,7 +204,8 @@ void lagom_profile_fingerprint(const struct lagom_profile_hw *hw, char *out,
 
 /* Names used in the file; NULL for an out-of-range value. */
 const char *lagom_source_name(enum lagom_source source);
-/* "none", "pcie", "nvlink", "nvswitch"; NULL for DEFAULT, out of range. */
+/* "none", "pcie", "nvlink", "nvswitch", "unknown" (DEFAULT: the topology
+ * did not show the fabric); NULL out of range. */
 const char *lagom_profile_intra_name(enum lagom_intra intra);
 
 /*
@@ -311,10 +314,14 @@ int lagom_profile_write_atomic_at(int dfd, const char *dir,
 				  struct lagom_error *err);
 
 /*
- * The cost model's view of a profiled node: lagom_hw_from_spec() for the
- * profile's GPU model, GPU count, fabric and NICs, then every value the
- * hardware section knows (SM count, memory, NVLink links and peers, PCIe
- * link, GPUs per NIC, RDMA) and every measurement present (GEMM rate per
+ * The cost model's view of a profiled node, and the one translation of a
+ * profile's facts into it, made at plan time (the planner and the cluster
+ * digest call it): lagom_hw_from_spec() for the profile's GPU model, GPU
+ * count and fabric ("unknown": the GPU's usual one), lagom_hw_set_nics()
+ * with the NICs' line rate in B/s as the profile holds it (the measured
+ * nic_bw when present), then every value the hardware section knows (SM
+ * count, memory, NVLink links and peers, PCIe link, GPUs per NIC, RDMA,
+ * transport, NVLink domain) and every measurement present (GEMM rate per
  * precision -> gpu.tflops, HBM -> gpu.hbm_Bps, intra_bw -> intra_link_Bps
  * per link or pcie_Bps, nic_bw -> nic_Bps) overrides the table.  A measured
  * contention curve is fitted (lagom_profile_fit_contention()) into the

@@ -1,48 +1,63 @@
 /*
- * profile/profile_hw.c - a profile as the cost model's struct lagom_hw:
- * table values for the GPU model, overridden by what the node's profile
- * knows (method: the model is fed measured hardware where there is some).
- * See profile.h.
+ * profile/profile_hw.c - a profile as the cost model's struct lagom_hw: the
+ * one translation of a node's facts into the model's terms, made at plan
+ * time.  Table values for the GPU model (the spec table as this lagom has
+ * it), overridden by what the node's profile knows (method: the model is
+ * fed measured hardware where there is some).  See profile.h.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 
 #include "model/model.h"
 #include "profile/profile.h"
 
-/* A node without a fabric (fewer than two GPUs) plans as PCIe. */
-static enum lagom_intra intra_of(enum lagom_intra intra)
+/* A node without a fabric (fewer than two GPUs) plans as PCIe; one whose
+ * topology did not show it, on the GPU's usual fabric (the spec table). */
+static enum lagom_intra intra_of(const struct lagom_profile_hw *h)
 {
-	return intra == LAGOM_INTRA_NVLINK || intra == LAGOM_INTRA_NVSWITCH
-		       ? intra
+	if (h->intra == LAGOM_INTRA_DEFAULT)
+		return h->gpu_count > 1 ? LAGOM_INTRA_DEFAULT
+					: LAGOM_INTRA_PCIE;
+	return h->intra == LAGOM_INTRA_NVLINK ||
+			       h->intra == LAGOM_INTRA_NVSWITCH
+		       ? h->intra
 		       : LAGOM_INTRA_PCIE;
 }
 
-static unsigned positive(int v)
+static void override_u(unsigned *dst, int value)
 {
-	return v > 0 ? (unsigned)v : 0;
+	if (value > 0)
+		*dst = (unsigned)value;
 }
 
-/* Hardware-section values that topology/ saw beat the table's guesses. */
+/*
+ * What the node's topology showed beats the table's guess: NVLink facts
+ * only on an NVLink or NVSwitch fabric, NIC facts only with NICs, the
+ * NVLink domain only on NVSwitch; 0 (unknown) keeps the table's value.
+ */
 static void apply_hw(const struct lagom_profile_hw *h, struct lagom_hw *hw)
 {
-	struct lagom_hw_facts f = {
-		.sm_count = positive(h->gpu_sm_count),
-		.mem_bytes = h->gpu_memory_bytes,
-		.nvlinks_per_gpu = positive(h->nvlinks_per_gpu),
-		.nvlink_peers = positive(h->nvlink_peers),
-		.pcie_gen = positive(h->pcie_gen),
-		.pcie_lanes = positive(h->pcie_lanes),
-		.gpus_per_pcie_switch = positive(h->gpus_per_pcie_switch),
-		.gpus_per_nic = positive(h->gpus_per_nic),
-		.nic_rdma = h->nic_rdma != 0,
-		.transport = positive(h->nic_transport),
-		.nvl_domain_nodes = positive(h->nvl_domain_nodes),
-	};
-
-	lagom_hw_apply_facts(hw, &f);
+	override_u(&hw->gpu.sm_count, h->gpu_sm_count);
+	if (h->gpu_memory_bytes > 0)
+		hw->gpu.mem_bytes = h->gpu_memory_bytes;
+	if (hw->intra != LAGOM_INTRA_PCIE) {
+		override_u(&hw->intra_links, h->nvlinks_per_gpu);
+		override_u(&hw->nvlink_peers, h->nvlink_peers);
+	}
+	override_u(&hw->pcie_gen, h->pcie_gen);
+	override_u(&hw->pcie_lanes, h->pcie_lanes);
+	override_u(&hw->gpus_per_pcie_switch, h->gpus_per_pcie_switch);
+	if (hw->nic_count > 0) {
+		override_u(&hw->gpus_per_nic, h->gpus_per_nic);
+		hw->nic_gdr = h->nic_rdma != 0;
+		if (h->nic_transport > 0 && h->nic_transport < LAGOM_NET_COUNT)
+			hw->transport = (enum lagom_transport)h->nic_transport;
+	}
+	if (hw->intra == LAGOM_INTRA_NVSWITCH && h->nvl_domain_nodes > 1)
+		hw->nvl_domain_nodes = (unsigned)h->nvl_domain_nodes;
 }
 
 /* Measured (or tabled) numbers of the profile beat the model's table. */
@@ -129,7 +144,7 @@ int lagom_profile_to_hw(const struct lagom_profile *p, struct lagom_hw *out,
 {
 	const struct lagom_profile_hw *h = &p->hw;
 	struct lagom_hw hw;
-	double nic_Gbit = h->nic_link_bw_Bps * 8 / 1e9;
+	double nic_Bps = h->nic_link_bw_Bps;
 	unsigned nics = (unsigned)h->nic_count;
 	int rc;
 
@@ -137,13 +152,14 @@ int lagom_profile_to_hw(const struct lagom_profile *p, struct lagom_hw *out,
 		return lagom_errprintf(err, ENODEV, "profile %s: no GPU",
 				       p->node);
 	if (p->meas.nic_bw_Bps.source != LAGOM_SOURCE_ABSENT)
-		nic_Gbit = p->meas.nic_bw_Bps.value * 8 / 1e9;
-	if (!(nic_Gbit > 0))
+		nic_Bps = p->meas.nic_bw_Bps.value;
+	if (!(nic_Bps > 0 && isfinite(nic_Bps)))
 		nics = 0; /* NICs of unknown speed: treated as single node */
 	rc = lagom_hw_from_spec(h->gpu_model, (unsigned)h->gpu_count,
-				intra_of(h->intra), nics, nic_Gbit, &hw, err);
+				intra_of(h), 0, 0, &hw, err);
 	if (rc < 0)
 		return lagom_error_prefix(err, "profile %s", p->node);
+	lagom_hw_set_nics(&hw, nics, nic_Bps);
 	apply_hw(h, &hw);
 	apply_meas(&p->meas, &hw);
 	/* A curve the fit refuses leaves the built-in coefficients: a real

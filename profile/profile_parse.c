@@ -26,12 +26,11 @@ static const char *collective_name_i(int i)
 	return lagom_coll_name(i);
 }
 
-/* The fabrics a profile names (model's enum lagom_intra, no DEFAULT). */
+/* The fabrics a profile names (model's enum lagom_intra; DEFAULT is
+ * "unknown", from format 1.1 on). */
 static const enum lagom_intra profile_intras[] = {
-	LAGOM_INTRA_NONE,
-	LAGOM_INTRA_PCIE,
-	LAGOM_INTRA_NVLINK,
-	LAGOM_INTRA_NVSWITCH,
+	LAGOM_INTRA_NONE,     LAGOM_INTRA_PCIE,	   LAGOM_INTRA_NVLINK,
+	LAGOM_INTRA_NVSWITCH, LAGOM_INTRA_DEFAULT,
 };
 
 static const char *intra_name_i(int i)
@@ -468,6 +467,19 @@ static int parse_node(struct pctx *c, const json_t *root,
 	return 0;
 }
 
+/* Format 1.0 named every fabric: lagom-prolog wrote the spec table's
+ * guess where the topology showed none. */
+static int check_hw_version(struct pctx *c, const struct lagom_profile *p)
+{
+	if (p->hw.intra == LAGOM_INTRA_DEFAULT && p->version_minor < 1)
+		return lagom_errprintf(
+			c->err, EINVAL,
+			"hardware.intra: \"unknown\" needs "
+			"format version 1.1, the file says %d.%d",
+			p->version_major, p->version_minor);
+	return 0;
+}
+
 static int parse_root(struct pctx *c, const json_t *root,
 		      struct lagom_profile *p)
 {
@@ -481,6 +493,7 @@ static int parse_root(struct pctx *c, const json_t *root,
 	    (rc = pj_member(c, root, "", "hardware", JSON_OBJECT, 1, &hw)) <
 		    0 ||
 	    (rc = parse_hw(c, hw, &p->hw)) < 0 ||
+	    (rc = check_hw_version(c, p)) < 0 ||
 	    (rc = pj_get_string(c, root, "", "fingerprint", 1, p->fingerprint,
 				sizeof(p->fingerprint))) < 0 ||
 	    (rc = pj_member(c, root, "", "measurements", JSON_OBJECT, 1,

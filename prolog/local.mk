@@ -26,7 +26,8 @@ tests_prolog_print_ptx_SOURCES = tests/prolog/print_ptx.c
 tests_prolog_print_ptx_LDADD = $(PROLOG_LIBS)
 EXTRA_DIST += tests/prolog/prolog.sh tests/prolog/ptx.sh \
 	tests/valgrind/libpciaccess-pci_get_strings.supp \
-	tests/valgrind/libhwloc-2.15-topology_load.supp
+	tests/valgrind/libhwloc-2.15-topology_load.supp \
+	tests/prolog/format-1.0
 
 UNIT_TESTS += tests/prolog/test_prolog tests/prolog/test_hw_paths
 check_PROGRAMS += tests/prolog/test_prolog tests/prolog/test_hw_paths

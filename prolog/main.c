@@ -260,9 +260,16 @@ static int cache_is_fresh(const struct opts *o, const char *node,
 		return 0;
 	}
 	age = (long)(now - old->prov.created_unix_s);
+	/* A profile of an older lagom-prolog holds the spec table's SM count
+	 * and memory, which this one leaves to the planner: its fingerprint
+	 * differs, and the node is measured again once. */
 	if (strcmp(old->fingerprint, fingerprint) != 0)
-		say(o, false, "hardware of %s changed (%s -> %s): measuring",
-		    node, old->fingerprint, fingerprint);
+		say(o, false, "hardware of %s changed (%s -> %s)%s: measuring",
+		    node, old->fingerprint, fingerprint,
+		    old->hw.gpu_sm_count > 0 || old->hw.gpu_memory_bytes > 0
+			    ? ", or an older lagom-prolog wrote the profile "
+			      "with spec-table values"
+			    : "");
 	else if (age < 0 || age >= o->ttl_s)
 		say(o, true,
 		    "profile of %s is %ld s old (ttl %ld s): measuring", node,
@@ -274,33 +281,6 @@ static int cache_is_fresh(const struct opts *o, const char *node,
 		    node, age, o->ttl_s);
 	lagom_profile_destroy(old);
 	return fresh;
-}
-
-/* What was not measured but the built-in GPU table knows, marked "table". */
-static void fill_from_table(struct lagom_profile *p)
-{
-	const struct lagom_gpu_spec *spec = lagom_gpu_lookup(p->hw.gpu_model);
-	struct lagom_profile_measurements *m = &p->meas;
-
-	if (spec == NULL || p->hw.gpu_count == 0)
-		return;
-	for (int i = 0; i < LAGOM_PREC_COUNT; i++)
-		if (m->gemm_flops[i].source == LAGOM_SOURCE_ABSENT &&
-		    spec->tflops[i] > 0)
-			m->gemm_flops[i] = (struct lagom_quantity){
-				spec->tflops[i] * 1e12, LAGOM_SOURCE_TABLE
-			};
-	if (m->hbm_bw_Bps.source == LAGOM_SOURCE_ABSENT && spec->hbm_Bps > 0)
-		m->hbm_bw_Bps = (struct lagom_quantity){ spec->hbm_Bps,
-							 LAGOM_SOURCE_TABLE };
-	if (m->intra_bw_Bps.source == LAGOM_SOURCE_ABSENT &&
-	    (p->hw.intra == LAGOM_INTRA_NVLINK ||
-	     p->hw.intra == LAGOM_INTRA_NVSWITCH) &&
-	    spec->nvlink_link_Bps * spec->nvlink_links > 0)
-		m->intra_bw_Bps = (struct lagom_quantity){
-			spec->nvlink_link_Bps * spec->nvlink_links,
-			LAGOM_SOURCE_TABLE
-		};
 }
 
 static void assemble(struct lagom_profile *p, const struct probe_result *r,
@@ -320,7 +300,6 @@ static void assemble(struct lagom_profile *p, const struct probe_result *r,
 		     hw_note[0] && r->note[0] ? "; " : "",
 		     r->note) >= (int)sizeof(p->prov.note))
 		memcpy(p->prov.note + sizeof(p->prov.note) - 4, "...", 4);
-	fill_from_table(p);
 }
 
 /* The cluster digest after this node's profile was written (or found

@@ -164,7 +164,8 @@ double gemm_time_s(const struct cudart *rt, const struct cublas *bl,
 	return bad || ms <= 0 ? -1 : ms * 1e-3;
 }
 
-/* Dense GEMM rate per precision on device 0 (FP8 stays a table value). */
+/* Dense GEMM rate per precision on device 0 (FP8 is not measured: the
+ * planner takes the table's). */
 static void measure_gemm(const struct cudart *rt, const struct cublas *bl,
 			 struct probe_result *res, double deadline)
 {

@@ -9,7 +9,8 @@
  *
  * Parts:
  *   main.c              options, configuration, cache check, writing
- *   hwinfo.c            the profile's hardware section (topology/, sysfs)
+ *   hwinfo.c            the profile's hardware section (topology/, sysfs):
+ *                       measured facts only, no spec-table values
  *   plugstack.c         lagom's line of plugstack.conf -> struct lagom_config
  *   probe.c             runs the GPU probes in a child under a time budget
  *   probe_cuda.c        dlopen'd CUDA runtime + cuBLAS: GEMM rate, HBM
@@ -31,10 +32,11 @@
  * GPUs differ (hw then has no gpu_model: no table values, no plan). */
 int prolog_hwinfo(struct lagom_profile_hw *hw, struct lagom_error *err);
 
-/* The GPU, fabric and NIC fields of hw (NUMA too) from a topology through
- * lagom_topo_summarize(), the translation lagom_topo_to_hw() uses too; SM
- * count and memory from the GPU table; the CPU fields are left as they
- * are.  0, or lagom_topo_summarize()'s error (GPUs differ). */
+/* The GPU, fabric and NIC fields of hw (NUMA too) from a topology: what
+ * the topology shows, nothing from the spec table's rates (SM count and
+ * memory stay 0; the planner's translation, lagom_profile_to_hw(), adds the
+ * table's values at plan time); the CPU fields are left as they are.  0,
+ * or -EINVAL when the GPUs differ (hw then has no gpu_model). */
 struct lagom_node_topo;
 int prolog_hw_from_topo(const struct lagom_node_topo *t,
 			struct lagom_profile_hw *hw, struct lagom_error *err);

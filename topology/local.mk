@@ -1,12 +1,13 @@
 # topology: what a node has (hwloc, NCCL topology files); see
 # topology/topology.h.  Where a step runs is placement/ (placement/local.mk).
 
-# libtopology: hwloc adapter, NCCL topology file reader, and the bridge to the
-# model (topo_to_hw.c: link libmodel.la too).  Links $(HWLOC_LIBS).
+# libtopology: hwloc adapter and NCCL topology file reader; lagom-prolog
+# turns a topology into a profile's hardware section (prolog/hwinfo.c).
+# Links $(HWLOC_LIBS).
 noinst_LTLIBRARIES += libtopology.la
 libtopology_la_SOURCES = topology/topology.h topology/topo_internal.h \
 	topology/topo_core.c topology/topo_hwloc.c topology/nccl_topo.c \
-	topology/topo_to_hw.c topology/xml_lite.h topology/xml_lite.c
+	topology/xml_lite.h topology/xml_lite.c
 libtopology_la_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 
 # Tests.
@@ -17,7 +18,7 @@ check_PROGRAMS += tests/topology/test_topo_fixtures \
 tests_topology_test_topo_fixtures_SOURCES = \
 	tests/topology/test_topo_fixtures.c tests/topology/topo_fixture.h
 tests_topology_test_topo_fixtures_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_topology_test_topo_fixtures_LDADD = libtopology.la libcatalog.la libmodel.la \
+tests_topology_test_topo_fixtures_LDADD = libtopology.la \
 	libcommon.la $(HWLOC_LIBS) $(CMOCKA_LIBS) -lm
 
 tests_topology_test_nccl_topo_SOURCES = tests/topology/test_nccl_topo.c

@@ -331,7 +331,7 @@ static enum lagom_nic_kind nic_kind(const char *name, uint16_t vendor)
 }
 
 static int make_nic(struct parser *P, struct frame *pci, const char *name,
-		    double speed_Gbit)
+		    double speed_Bps)
 {
 	struct lagom_node_topo *t = P->t;
 	struct lagom_topo_nic *nic;
@@ -349,7 +349,7 @@ static int make_nic(struct parser *P, struct frame *pci, const char *name,
 	nic->pci_device = pci->device;
 	nic->numa_node = current_numa(P);
 	nic->pcie = pci->pcie;
-	nic->speed_Gbit = speed_Gbit;
+	nic->speed_Bps = speed_Bps;
 	nic->kind = nic_kind(name, pci->vendor);
 	pci->nics++;
 	return 0;
@@ -370,7 +370,7 @@ static int open_net(struct parser *P)
 	if (rc)
 		return rc;
 	xml_attr_copy(&P->x, "name", name);
-	return make_nic(P, pci, name, (double)speed / 1000.0); /* Mb/s */
+	return make_nic(P, pci, name, (double)speed * 1e6 / 8); /* Mb/s */
 }
 
 static enum ekind kind_of(const char *name, size_t len)

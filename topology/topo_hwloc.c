@@ -102,7 +102,7 @@ static void nic_live_rdma(struct lagom_topo_nic *nic)
 		 nic->name);
 	if (sysfs_line(path, line, sizeof(line)) &&
 	    sscanf(line, "%lf Gb/sec", &Gbit) == 1 && Gbit > 0 && Gbit < 1e6)
-		nic->speed_Gbit = Gbit;
+		nic->speed_Bps = Gbit * 1e9 / 8;
 }
 
 /* Live only: the speed of an Ethernet netdev in Mb/s (-1 when down). */
@@ -114,7 +114,7 @@ static void nic_live_netdev(struct lagom_topo_nic *nic)
 	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", nic->netdev);
 	if (sysfs_line(path, line, sizeof(line)) &&
 	    sscanf(line, "%ld", &Mbit) == 1 && Mbit > 0)
-		nic->speed_Gbit = (double)Mbit / 1000.0;
+		nic->speed_Bps = (double)Mbit * 1e6 / 8;
 }
 
 static bool pci_is_live_vf(const char *busid)
@@ -278,7 +278,7 @@ static int add_nic(struct hwloc_load *L, hwloc_obj_t pci)
 	nic_names(pci, nic);
 	if (L->live && strcmp(nic->name, nic->netdev) != 0)
 		nic_live_rdma(nic);
-	if (L->live && nic->speed_Gbit == 0 && nic->netdev[0])
+	if (L->live && nic->speed_Bps == 0 && nic->netdev[0])
 		nic_live_netdev(nic);
 	pcie_link_of(pci, &nic->pcie);
 	return pcie_path_of(L, pci, &nic->pcie);

@@ -28,7 +28,6 @@
 #include <stdint.h>
 
 #include "common/error.h"
-#include "model/model.h"
 
 #define LAGOM_TOPO_MAX_GPUS 64
 #define LAGOM_TOPO_MAX_NICS 64 /* physical functions; VFs are not stored */
@@ -90,7 +89,8 @@ struct lagom_topo_nic {
 	char name[LAGOM_TOPO_NAME_MAX];	  /* "mlx5_0", "rdmap79s0", "eth0" */
 	char netdev[LAGOM_TOPO_NAME_MAX]; /* "ib0", "eth4"; "" none seen */
 	enum lagom_nic_kind kind;
-	double speed_Gbit; /* line rate; 0 unknown (hwloc XML has none) */
+	double speed_Bps; /* line rate, one direction; 0 unknown (hwloc XML
+			   * has none) */
 	char busid[LAGOM_TOPO_BUSID_MAX];
 	uint16_t pci_vendor, pci_device;
 	int numa_node; /* OS index; -1 unknown */
@@ -173,57 +173,5 @@ int lagom_topo_gpus_per_nic(const struct lagom_node_topo *t, int n);
 int lagom_topo_nics_per_gpu(const struct lagom_node_topo *t, int g);
 
 const char *lagom_nic_kind_name(enum lagom_nic_kind kind);
-
-/*
- * The hardware a topology shows, in the model's terms: the one translation
- * from a topology to hardware.  lagom-prolog writes it into the profile's
- * hardware section (prolog/hwinfo.c) and lagom_topo_to_hw() lays it over
- * the spec table, so both see the same node.  0 or "" means unknown.
- */
-struct lagom_topo_summary {
-	/* gpus[0].model, or without one the usual SXM part of its compute
-	 * capability (sm 70 V100-SXM, 80 A100-SXM, 90 H100-SXM); "" when
-	 * there is no GPU, no name and no known sm, or the GPUs differ. */
-	char gpu_model[LAGOM_TOPO_NAME_MAX];
-	int gpus_per_node;
-	/* NVSwitch, NVLink or PCIe as the topology shows; when the source
-	 * does not report NVLink (nvlink_known false), the GPU's usual fabric
-	 * from the spec table; PCIe for fewer than two GPUs. */
-	enum lagom_intra intra;
-	int nvlinks_per_gpu; /* NVLink links of a GPU (most), spec's if unseen */
-	int nvlink_peers; /* NVLINK: GPUs one reaches; NVSWITCH: all others */
-	int pcie_gen;	  /* slowest GPU link generation */
-	int pcie_lanes;	  /* narrowest GPU link */
-	int gpus_per_pcie_switch; /* most GPUs below one top-level bridge */
-	/* The NICs NCCL would use: the RDMA ones (IB, RoCE, EFA) when there
-	 * are any, else the Ethernet ones. */
-	int nic_count;
-	bool nic_rdma;
-	double nic_Gbit;  /* slowest known line rate of those NICs */
-	int gpus_per_nic; /* most GPUs one of them serves (affinity) */
-};
-
-/*
- * Summarize t into *s (always filled).  0, or -EINVAL with one line when t
- * is NULL or its GPUs differ in model or compute capability: s then has no
- * gpu_model, the rest is filled.  Lives in libtopology (topo_to_hw.c) and
- * uses libmodel's GPU table.
- */
-int lagom_topo_summarize(const struct lagom_node_topo *t,
-			 struct lagom_topo_summary *s, struct lagom_error *err);
-
-/*
- * Fill the model's hardware description (model/model.h) from a topology:
- * lagom_hw_from_spec() for the summary's GPU model, fabric, NIC count and
- * line rate, then the summary's NVLink links and peers, PCIe generation,
- * width and GPUs per switch, GPUs per NIC and GPUDirect.  Latencies,
- * contention and PCIe bandwidth keep lagom_hw_from_spec()'s defaults
- * (profile values).  -EINVAL when there is no GPU, GPUs differ, the model
- * is unknown to the spec table, or no NIC NCCL would use has a known speed
- * (set nics[].speed_Gbit first).  A profile lagom-prolog writes for the
- * same topology gives the same hardware (tests/prolog/test_hw_paths).
- */
-int lagom_topo_to_hw(const struct lagom_node_topo *t, struct lagom_hw *out,
-		     struct lagom_error *err);
 
 #endif /* LAGOM_TOPOLOGY_TOPOLOGY_H */

@@ -49,6 +49,11 @@ static struct lagom_profile *profile(const char *node, const char *gpu,
 	p->hw.gpu_memory_bytes = 85899345920ull;
 	p->hw.intra = LAGOM_INTRA_NVSWITCH;
 	p->hw.nvlinks_per_gpu = 18;
+	if (strcmp(node, "slow001") == 0) {
+		/* format 1.1: the topology did not show the fabric */
+		p->hw.intra = LAGOM_INTRA_DEFAULT;
+		p->hw.nvlinks_per_gpu = 0;
+	}
 	p->hw.nic_count = 8;
 	p->hw.nic_rdma = 1;
 	p->hw.gpus_per_nic = 1;

@@ -10,7 +10,7 @@ tool="$top_builddir/tests/profile/profile_tool"
 [ -x "$prolog" ] || plan_skip_all "lagom-prolog not built"
 [ -x "$tool" ] || plan_skip_all "profile_tool not built"
 
-plan 28
+plan 29
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 d="$tmp/profiles"
@@ -78,6 +78,9 @@ check "--ttl 0 re-measures (a new file replaced the old)" [ "$(inode)" != "$firs
 run --profile-dir "$d" --ttl 1000000000 2>"$tmp/err3"
 check "another hardware fingerprint makes it re-measure" \
 	grep -q "hardware of tnode changed" "$tmp/err3"
+check "... and says an older lagom-prolog's spec-table values may be why" \
+	grep -q "older lagom-prolog wrote the profile with spec-table values" \
+	"$tmp/err3"
 check "... and the new profile is valid" [ "$("$tool" load "$d" tnode)" = ok ]
 
 echo '{"format": "lagom-profile", "vers' > "$d/tnode.json"

@@ -60,7 +60,7 @@ static void test_nvlink(void **state)
 	assert_string_equal(t->gpus[0].model, "H100-SXM5-80GB");
 	assert_int_equal(t->gpus[0].numa_node, 1);
 	assert_int_equal(t->nnics, 2);
-	assert_true(t->nics[1].speed_Gbit == 400);
+	assert_true(t->nics[1].speed_Bps == 400e9 / 8);
 	assert_int_equal(t->nics[1].kind, LAGOM_NIC_IB);
 	assert_string_equal(t->nics[1].busid, "0000:03:00.0");
 	/* No PCIe switch: GPU and NICs meet on NUMA node 1. */
