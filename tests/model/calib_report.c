@@ -34,9 +34,13 @@
  * below the bytes every node must move across the network at the NICs'
  * line rate.
  *
- * --check: exit 1 unless every system with at least MIN_ROWS left-out
- * rows in a band has a median error within TOL in it, and the bound holds
- * on every row.
+ * --check: exit 1 unless, per system band with at least MIN_ROWS rows
+ * left out, the calibrated median error left out by size is within 10 %
+ * and the uncalibrated one left out by system within 25 %, or the band
+ * is a listed known miss (known[]: why, and a ceiling it must stay
+ * within); over all systems each band is within ALL_TOL, below the
+ * uncalibrated model and the line rate, the uncalibrated one within
+ * 25 %; and the bound holds on every row.
  */
 #include <math.h>
 #include <stdio.h>
@@ -54,13 +58,13 @@
 
 static const char *const band_names[BANDS] = { "< 1 MiB", "1-64 MiB",
 					       ">= 64 MiB" };
-/* Issue #26's goal: the median error left out by size within 10 % in
- * every band of every system with MIN_ROWS rows left out in it.  Not met
- * yet (doc/model.md 2.7): such bands are marked "over the goal", and
- * --check holds what is achieved instead: over all systems, per band,
- * the calibrated left-out median within ALL_TOL (achieved plus about two
- * points) and below both the uncalibrated model left out by system and
- * the line rate. */
+/* Issue #26's goals: the median error left out by size within 10 % in
+ * every band of every system with MIN_ROWS rows left out in it, and the
+ * uncalibrated model left out by system within 25 %.  Bands that miss
+ * (doc/model.md 2.7 says why) are listed in known[]; over all systems,
+ * per band, the calibrated left-out median within ALL_TOL (achieved plus
+ * about two points) and below both the uncalibrated model left out by
+ * system and the line rate. */
 static const double GOAL = 0.10;
 static const double ALL_TOL[BANDS] = { 0.14, 0.16, 0.13 };
 static const double UNCAL_GOAL = 0.25;
