@@ -15,6 +15,22 @@
 #define CONVERGED 1e-9
 #define GOLDEN_STEPS 32
 #define LOSS_DELTA 0.1
+/* The largest left-out error (log) a constant may leave within one size
+ * band of two or more classes (select_loco()). */
+#define BAND_LOCO_MAX 0.3
+#define SIZE_BANDS 3 /* < 1 MiB, 1-64 MiB, >= 64 MiB */
+
+static double robust(double e)
+{
+	const double d = LOSS_DELTA;
+
+	return d * d * (sqrt(1 + e * e / (d * d)) - 1);
+}
+
+static int size_band(uint64_t bytes)
+{
+	return bytes < (1u << 20) ? 0 : bytes < (64u << 20) ? 1 : 2;
+}
 
 static const char *const param_names[LAGOM_NP_COUNT] = {
 	"eff", "step_us", "mn_step_us", "fill", "ch_net_Bps", "tree2_eff",
@@ -353,20 +369,28 @@ static void descend(struct group *g, const bool take[LAGOM_NP_COUNT])
 	}
 }
 
-/* Leave one class out: the mean robust loss of each class predicted by
- * the fit of take[] on the others. */
+/*
+ * Leave one class out: the mean robust loss of each class predicted by
+ * the fit of take[] on the others.  band_ok: false when size band band
+ * (message size: < 1 MiB, 1-64 MiB, >= 64 MiB; -1 none) holds two or
+ * more classes and their mean left-out loss is above the loss of a
+ * BAND_LOCO_MAX log error: the classes of the protocol regime that
+ * determines the constant disagree on it (the model's shape does not
+ * hold across them), so it would be extrapolated to the sizes not seen.
+ */
 static double loco(const struct group *g, const bool take[LAGOM_NP_COUNT],
-		   size_t *scratch)
+		   size_t *scratch, int band, bool *band_ok)
 {
-	const double d = LOSS_DELTA;
 	struct group h = *g;
-	double sum = 0;
+	double sum = 0, bsum[SIZE_BANDS] = { 0 };
+	unsigned bn[SIZE_BANDS] = { 0 };
 
 	h.idx = scratch;
 	h.n = g->n - 1;
 	for (size_t k = 0; k < g->n; k++) {
 		struct group one;
-		double e;
+		double l;
+		int sb = size_band(g->m[g->idx[k]].bytes);
 		for (size_t i = 0, j = 0; i < g->n; i++)
 			if (i != k)
 				scratch[j++] = g->idx[i];
@@ -374,10 +398,33 @@ static double loco(const struct group *g, const bool take[LAGOM_NP_COUNT],
 		one = h;
 		one.idx = &g->idx[k];
 		one.n = 1;
-		e = log_err(&one, 0);
-		sum += d * d * (sqrt(1 + e * e / (d * d)) - 1);
+		l = robust(log_err(&one, 0));
+		sum += l;
+		bsum[sb] += l;
+		bn[sb]++;
 	}
+	*band_ok = band < 0 || bn[band] < 2 ||
+		   bsum[band] / bn[band] <= robust(BAND_LOCO_MAX);
 	return sum / (double)g->n;
+}
+
+/* The size band whose classes move most with constant p (the largest
+ * sum of squared sensitivities, column()), or -1. */
+static int determining_band(struct group *g, int p)
+{
+	double *col = malloc(g->n * sizeof(double)), sq[SIZE_BANDS] = { 0 };
+	int best = -1;
+
+	if (!col)
+		return -1;
+	column(g, p, col);
+	for (size_t k = 0; k < g->n; k++)
+		sq[size_band(g->m[g->idx[k]].bytes)] += col[k] * col[k];
+	for (int b = 0; b < SIZE_BANDS; b++)
+		if (sq[b] > 0 && (best < 0 || sq[b] > sq[best]))
+			best = b;
+	free(col);
+	return best;
 }
 
 /*
@@ -385,27 +432,30 @@ static double loco(const struct group *g, const bool take[LAGOM_NP_COUNT],
  * (choose(), most sensitive first) are taken one at a time, each only
  * when it cuts the left-out loss by at least LAGOM_NET_SITE_MIN_GAIN
  * (a constant that fits the classes seen but predicts the others no
- * better is noise).  det[] in: determined; out: taken.
+ * better is noise) and, in the size band that determines it most
+ * (determining_band()), predicts each class left out within
+ * BAND_LOCO_MAX (loco()).  det[] in: determined;
+ * out: taken.
  */
 static int select_loco(struct group *g, bool det[LAGOM_NP_COUNT],
 		       const int order[LAGOM_NP_COUNT],
 		       bool gain[LAGOM_NP_COUNT])
 {
-	bool take[LAGOM_NP_COUNT] = { false };
+	bool take[LAGOM_NP_COUNT] = { false }, band_ok;
 	size_t *scratch = malloc(g->n * sizeof(*scratch));
 	double cur;
 
 	if (!scratch)
 		return -ENOMEM;
-	cur = g->n > 1 ? loco(g, take, scratch) : 0;
+	cur = g->n > 1 ? loco(g, take, scratch, -1, &band_ok) : 0;
 	for (int i = 0; i < LAGOM_NP_COUNT && g->n > 1; i++) {
 		int p = order[i];
 		double l;
 		if (!det[p])
 			continue;
 		take[p] = true;
-		l = loco(g, take, scratch);
-		gain[p] = l < cur * (1 - LAGOM_NET_SITE_MIN_GAIN);
+		l = loco(g, take, scratch, determining_band(g, p), &band_ok);
+		gain[p] = band_ok && l < cur * (1 - LAGOM_NET_SITE_MIN_GAIN);
 		if (gain[p])
 			cur = l;
 		else

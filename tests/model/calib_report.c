@@ -34,9 +34,13 @@
  * below the bytes every node must move across the network at the NICs'
  * line rate.
  *
- * --check: exit 1 unless every system with at least MIN_ROWS left-out
- * rows in a band has a median error within TOL in it, and the bound holds
- * on every row.
+ * --check: exit 1 unless, per system band with at least MIN_ROWS rows
+ * left out, the calibrated median error left out by size is within 10 %
+ * and the uncalibrated one left out by system within 25 %, or the band
+ * is a listed known miss (known[]: why, and a ceiling it must stay
+ * within); over all systems each band is within ALL_TOL, below the
+ * uncalibrated model and the line rate, the uncalibrated one within
+ * 25 %; and the bound holds on every row.
  */
 #include <math.h>
 #include <stdio.h>
@@ -54,15 +58,17 @@
 
 static const char *const band_names[BANDS] = { "< 1 MiB", "1-64 MiB",
 					       ">= 64 MiB" };
-/* Issue #26's goal: the median error left out by size within 10 % in
- * every band of every system with MIN_ROWS rows left out in it.  Not met
- * yet (doc/model.md 2.7): such bands are marked "over the goal", and
- * --check holds what is achieved instead: over all systems, per band,
- * the calibrated left-out median within ALL_TOL (achieved plus about two
- * points) and below both the uncalibrated model left out by system and
- * the line rate. */
+/* Issue #26's goals: the median error left out by size within 10 % in
+ * every band of every system with MIN_ROWS rows left out in it, and the
+ * uncalibrated model left out by system within 25 %.  Bands that miss
+ * (doc/model.md 2.7 says why) are listed in known[]; over all systems,
+ * per band, the calibrated left-out median within ALL_TOL (achieved plus
+ * about two points) and below both the uncalibrated model left out by
+ * system and the line rate. */
 static const double GOAL = 0.10;
 static const double ALL_TOL[BANDS] = { 0.14, 0.16, 0.13 };
+static const double UNCAL_GOAL = 0.25;
+static size_t first_row[MAX_UNITS];
 
 static struct busbw_row rows[ROWS_MAX];
 static unsigned unit_of[ROWS_MAX];
@@ -454,42 +460,219 @@ static double median_of(enum col c, size_t n, unsigned u, int band,
 	return rows_median(v, m);
 }
 
-static int report(size_t n, unsigned nu, const size_t *first, bool check)
+/*
+ * The best a single constant factor on the predictions could do on the
+ * band's left-out rows (an oracle that sees them): the least median
+ * |measured / (f x predicted) - 1| over f.  Above the goal, no constant
+ * the calibration might move (each scales the band's times, or shifts
+ * them by a latency that is near-constant within a band) could meet it:
+ * the model's shape inside the band (the protocol switch points, the
+ * curve between them, the measurement's own jitter) is the limit.
+ * Within the goal, the band's constant is simply not determined by the
+ * three training sizes.
+ */
+static double oracle_of(enum col c, size_t n, unsigned u, int band)
 {
-	int fails = 0, over = 0;
+	static double r[ROWS_MAX], v[ROWS_MAX];
+	double best = INFINITY;
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (unit_of[i] == u && band_of(rows[i].obs.bytes) == band &&
+		    !train[i])
+			r[m++] = rows[i].obs.time_s / pred[c][i];
+	for (size_t j = 0; j < m; j++) {
+		for (size_t i = 0; i < m; i++)
+			v[i] = fabs(r[i] / r[j] - 1);
+		best = fmin(best, rows_median(v, m));
+	}
+	return best;
+}
+
+/*
+ * System bands known to miss a goal, each with why (doc/model.md 2.7,
+ * the numbers from this report) and the figure it must stay within: a
+ * miss not listed, or a listed one over its ceiling, fails --check.
+ */
+struct known_miss {
+	const char *system; /* prefix of the system's name */
+	int band;
+	enum col col; /* C_OUT: the 10 % goal; C_BUILTIN: the 25 % one */
+	double ceiling;
+	const char *why;
+};
+
+static const struct known_miss known[] = {
+	/* left out by size, the 10 % goal */
+	{ "Nebius", 0, C_OUT, 0.20,
+	  "rows 8 B-128 KiB scatter 29.9-45.7 us (neighbours 50 % apart), "
+	  "model flat 38.6-40.9 us; one latency (step_us) for LL and LL128 "
+	  "and the 1 MiB LL128 class 9 % under: the LOCO gate keeps it" },
+	{ "Lambda", 0, C_OUT, 0.18,
+	  "8 KiB class 42.1 us vs 36.1; measured rises 35.5-47.4 us to "
+	  "128 KiB, model flat 34.6-36.3; step_us fitted to both LL and "
+	  "LL128 classes (33 us) makes this band 20 %: one latency for both" },
+	{ "Lambda", 1, C_OUT, 0.20,
+	  "shape: LL128 tree 1-16 MiB measured 114-187 us (about 105 us "
+	  "fixed), model 68-179 us; best single factor 11.6 %" },
+	{ "Lambda", 2, C_OUT, 0.28,
+	  "2-node NVLS tree: 1 GiB 4723 us predicted, 2972 measured "
+	  "(line-rate bound 2684); eff already at its bound 1.0, no site "
+	  "constant in range reaches it" },
+	{ "GCP", 2, C_OUT, 0.15,
+	  "two classes only; eff fitted 0.44 on them, the 1 MiB class "
+	  "(85 % off, TCPX's latency) pulls it; a single factor: 0.9 %" },
+	{ "HGX-H100", 1, C_OUT, 0.27,
+	  "shape: forced ring/simple 2-node rows (157-199 us vs 244-329 "
+	  "predicted, no training class of them) and the 8-node 8 MiB row "
+	  "(889 us, 3.5x its trend); best single factor 20.3 %" },
+	{ "HGX-H100", 2, C_OUT, 0.145,
+	  "8 nodes: 64 MiB 12 % fast, 1 GiB 60 % slow (5640 us measured, "
+	  "9032 predicted): measured rate rises with size, the model's "
+	  "does not; step_us 11.5 fitted but no LOCO gain" },
+	{ "CoreWeave-GB200", 2, C_OUT, 0.17,
+	  "360 nodes: measured about 4.4 ms + 4.9 us/MiB (512 MiB 7108 us, "
+	  "16 GiB 84625); the model has no fixed cost of that size, so "
+	  "the two classes disagree on ch_net (left out, 31 % apart) and "
+	  "the band gate refuses it (fitted, 16 GiB went to 176 ms, 28.6 %); "
+	  "uncalibrated 14.6 %, best single factor 9.2 %" },
+	{ "CoreWeave-H100", 2, C_OUT, 0.40,
+	  "CollNet chain (SHARP) 1.55x slow at every size (512 MiB 4628 "
+	  "us vs 2985): its in-network rate is no site constant; a single "
+	  "factor: 0.2 %" },
+	{ "OCI", 2, C_OUT, 0.14,
+	  "RoCE eff at its bound 1.0 (model 12 % slow at 64 MiB-8 GiB); "
+	  "best single factor 8.9 %" },
+	{ "RTX6000D", 0, C_OUT, 0.20,
+	  "alltoall over PCIe: step_us fitted to its bound 0 (base 17.9) "
+	  "and still 44 us vs 33-40 measured: the per-peer cost "
+	  "(p2p_peer_us) is not a site constant" },
+	{ "RTX6000D", 1, C_OUT, 0.20,
+	  "alltoall 2-16 MiB 1.2-1.3x slow (same cause); a single factor: "
+	  "3.9 %" },
+	/* uncalibrated, left out by system, the 25 % goal */
+	{ "AWS", 0, C_BUILTIN, 1.05,
+	  "EFA borrows InfiniBand's step_us (17.1 us) when left out; EFA's "
+	  "own fits 68.5 us (SRD software path): no other system shows it" },
+	{ "AWS", 1, C_BUILTIN, 0.65, "same: EFA's per-step cost" },
+	{ "Lambda", 2, C_BUILTIN, 0.32, "see the left-out-by-size line" },
+	{ "GCP", 2, C_BUILTIN, 0.71,
+	  "TCPX borrows TCP's eff (0.85); its own fits 0.44" },
+	{ "CoreWeave-H100", 2, C_BUILTIN, 0.40, "CollNet chain's rate" },
+	{ "RTX6000D", 0, C_BUILTIN, 0.44,
+	  "alltoall per-peer cost over PCIe (1 KiB: 61.7 us vs 37.7)" },
+	{ "A100-SXM4", 2, C_BUILTIN, 0.70,
+	  "4x HDR200 at 0.61 of line rate (fitted); the other systems' "
+	  "InfiniBand eff is 1.0" },
+};
+
+static const struct known_miss *known_of(unsigned u, int band, enum col c)
+{
+	for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+		if (known[k].band == band && known[k].col == c &&
+		    strncmp(rows[first_row[u]].system, known[k].system,
+			    strlen(known[k].system)) == 0)
+			return &known[k];
+	return NULL;
+}
+
+/* One goal of one system band: 0 met, 1 a known miss within its
+ * ceiling, -1 a failure.  Prints what it found. */
+static int judge(unsigned u, int band, enum col c, double med, double goal,
+		 double oracle)
+{
+	const struct known_miss *k = known_of(u, band, c);
+	const char *what = c == C_OUT ? "left out by size"
+				      : "uncalibrated, left out by system";
+
+	if (med <= goal) {
+		if (k)
+			printf("  note: %s %s %s: %.1f %% now within %.0f %%; "
+			       "drop it from the known misses\n",
+			       rows[first_row[u]].system, band_names[band],
+			       what, 100 * med, 100 * goal);
+		return 0;
+	}
+	printf("  miss: %s | %s | %s %.1f %% > %.0f %% (best constant factor "
+	       "%.1f %%): %s%s\n",
+	       rows[first_row[u]].system, band_names[band], what, 100 * med,
+	       100 * goal, 100 * oracle, k ? k->why : "NOT A KNOWN MISS",
+	       k && med > k->ceiling ? " -- OVER ITS CEILING" : "");
+	return k && med <= k->ceiling ? 1 : -1;
+}
+
+static int report(size_t n, unsigned nu, bool check)
+{
+	int fails = 0, over = 0, over_u = 0, met = 0, met_u = 0;
 
 	printf("system | band | left-out rows | calibrated, left out by size "
 	       "| calibrated, in-sample | uncalibrated, left out by system | "
-	       "shipped constants (in-sample) | line rate\n");
+	       "shipped constants (in-sample) | line rate | best constant "
+	       "factor (left out by size)\n");
 	for (unsigned u = 0; u <= nu; u++) {
 		unsigned uu = u == nu ? MAX_UNITS : u;
 		for (int b = 0; b < BANDS; b++) {
-			size_t k, kin;
-			double med[C_COUNT];
-			bool goal_over, bad;
+			size_t k, kin, kall;
+			double med[C_COUNT], oracle = NAN, unc_all;
+			char oracle_s[32];
+			bool bad;
 			for (int c = 0; c < C_COUNT; c++)
 				med[c] = median_of(c, n, uu, b, c != C_IN,
 						   c == C_IN ? &kin : &k);
 			if (k == 0)
 				continue;
-			goal_over = u < nu && k >= MIN_ROWS &&
-				    med[C_OUT] > GOAL;
+			/* left out by system: every row of the system */
+			unc_all = median_of(C_BUILTIN, n, uu, b, false, &kall);
+			if (u < nu)
+				oracle = oracle_of(C_OUT, n, u, b);
+			if (isnan(oracle))
+				snprintf(oracle_s, sizeof(oracle_s), "-");
+			else
+				snprintf(oracle_s, sizeof(oracle_s), "%.1f %%",
+					 100 * oracle);
 			bad = u == nu && (med[C_OUT] > ALL_TOL[b] ||
 					  med[C_OUT] >= med[C_BUILTIN] ||
-					  med[C_OUT] >= med[C_LINE]);
-			over += goal_over;
+					  med[C_OUT] >= med[C_LINE] ||
+					  unc_all > UNCAL_GOAL);
 			fails += bad;
 			printf("%s | %s | %zu | %.1f %% | %.1f %% | %.1f %% | "
-			       "%.1f %% | %.1f %%%s%s\n",
-			       u == nu ? "all" : rows[first[u]].system,
+			       "%.1f %% | %.1f %% | %s%s\n",
+			       u == nu ? "all" : rows[first_row[u]].system,
 			       band_names[b], k, 100 * med[C_OUT],
-			       100 * med[C_IN], 100 * med[C_BUILTIN],
+			       100 * med[C_IN], 100 * unc_all,
 			       100 * med[C_SHIPPED], 100 * med[C_LINE],
-			       goal_over ? "  (over the 10 % goal)" : "",
-			       bad ? "  FAIL" : "");
+			       oracle_s, bad ? "  FAIL" : "");
+			if (u == nu || k < MIN_ROWS)
+				continue;
+			switch (judge(u, b, C_OUT, med[C_OUT], GOAL, oracle)) {
+			case 0:
+				met++;
+				break;
+			case 1:
+				over++;
+				break;
+			default:
+				fails++;
+			}
+			switch (judge(u, b, C_BUILTIN, unc_all, UNCAL_GOAL,
+				      oracle_of(C_BUILTIN, n, u, b))) {
+			case 0:
+				met_u++;
+				break;
+			case 1:
+				over_u++;
+				break;
+			default:
+				fails++;
+			}
 		}
 	}
-	printf("%d system bands over the 10 %% goal\n", over);
+	printf("left out by size: %d system bands within the 10 %% goal, %d "
+	       "known misses\n",
+	       met, over);
+	printf("uncalibrated, left out by system: %d system bands within the "
+	       "25 %% goal, %d known misses\n",
+	       met_u, over_u);
 	return check ? fails : 0;
 }
 
@@ -545,7 +728,8 @@ int main(int argc, char **argv)
 				       rows[i].obs.time_s * 1e6,
 				       pred[C_OUT][i] * 1e6,
 				       pred[C_BUILTIN][i] * 1e6);
-	fails = report(n, nu, first, check);
+	memcpy(first_row, first, sizeof(first_row));
+	fails = report(n, nu, check);
 	printf("physical bound: %zu calibrated predictions below the line "
 	       "rate\n",
 	       bound_fail);
