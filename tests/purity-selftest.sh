@@ -39,13 +39,13 @@ if run "$tmp/libslurmy.a"; then not_ok "planted slurm_ call is caught"; else ok 
 # model/'s private header, as it did before model.h published the fast path.
 mkdir -p "$tmp/src/model" "$tmp/src/search" "$tmp/src/tests/model"
 printf '#include "model/model.h"\n' >"$tmp/src/model/internal.h"
-printf '#include "model/internal.h"\n' >"$tmp/src/model/coll.c"
-printf '#include "model/internal.h"\n' >"$tmp/src/tests/model/t.c"
+printf '#include "model/model_int.h"\n' >"$tmp/src/model/coll.c"
+printf '#include "model/model_int.h"\n' >"$tmp/src/tests/model/t.c"
 printf '#include "model/model.h"\n' >"$tmp/src/search/plan.c"
 check "own private headers pass" run --src "$tmp/src"
-printf '/* x */\n  #  include "model/internal.h"\n' >"$tmp/src/search/plan.c"
+printf '/* x */\n  #  include "model/model_int.h"\n' >"$tmp/src/search/plan.c"
 if run --src "$tmp/src"; then not_ok "planted private include is caught"; else ok "planted private include is caught"; fi
-if grep -q "search/plan.c:2: model/internal.h" "$tmp/out"; then ok "report names file, line and header"; else not_ok "report names file, line and header"; fi
+if grep -q "search/plan.c:2: model/model_int.h" "$tmp/out"; then ok "report names file, line and header"; else not_ok "report names file, line and header"; fi
 printf '#include "model/model.h"\n' >"$tmp/src/search/plan.c"
 printf '#include "search/search_int.h"\n' >"$tmp/src/model/coll.c"
 if run --src "$tmp/src"; then not_ok "planted *_int.h include is caught"; else ok "planted *_int.h include is caught"; fi

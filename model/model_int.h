@@ -1,5 +1,5 @@
 /*
- * model/internal.h - private helpers shared by the model's files.
+ * model/model_int.h - private helpers shared by the model's files.
  * Not part of the public API.
  */
 #ifndef LAGOM_MODEL_INTERNAL_H
