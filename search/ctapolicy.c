@@ -15,7 +15,7 @@
  */
 #include "config.h"
 
-#include "search/internal.h"
+#include "search/search_int.h"
 
 #define CTA_EFF_AG_FACTOR 32
 #define CTA_EFF_RS_FACTOR 40

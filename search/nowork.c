@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/internal.h"
+#include "search/search_int.h"
 #include "catalog/catalog.h"
 
 static const uint64_t nw_buff[] = { 0, 2u << 20, 1u << 20, 512u << 10 };

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/internal.h"
+#include "search/search_int.h"
 
 /* NCCL_BUFFSIZE candidates; the first is NCCL's default (4 MiB). */
 static const uint64_t buffsize_grid[] = { 4u << 20, 2u << 20, 1u << 20,

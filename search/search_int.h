@@ -1,5 +1,5 @@
 /*
- * search/internal.h - shared by the files of search/ (private).
+ * search/search_int.h - shared by the files of search/ (private).
  *
  * A workload seen by the search: its collectives grouped into classes
  * (coll, bytes, ranks, nodes) — one plan record each, so one configuration
