@@ -4,7 +4,7 @@
 # libtopology: hwloc adapter, NCCL topology file reader, and the bridge to the
 # model (topo_to_hw.c: link libmodel.la too).  Links $(HWLOC_LIBS).
 noinst_LTLIBRARIES += libtopology.la
-libtopology_la_SOURCES = topology/topology.h topology/topo_internal.h \
+libtopology_la_SOURCES = topology/topology.h topology/topology_int.h \
 	topology/topo_core.c topology/topo_hwloc.c topology/nccl_topo.c \
 	topology/topo_to_hw.c topology/xml_lite.h topology/xml_lite.c
 libtopology_la_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "topology/topo_internal.h"
+#include "topology/topology_int.h"
 #include "topology/xml_lite.h"
 
 #define MAX_PENDING_NVLINKS 4096

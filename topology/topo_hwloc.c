@@ -18,7 +18,7 @@
 
 #include <hwloc.h>
 
-#include "topology/topo_internal.h"
+#include "topology/topology_int.h"
 #include "topology/xml_lite.h"
 
 struct hwloc_load {
