@@ -1,5 +1,5 @@
 /*
- * placement/placement_internal.h - shared by the libplacement sources
+ * placement/placement_int.h - shared by the libplacement sources
  * (private to topology/).
  */
 #ifndef LAGOM_PLACEMENT_PLACEMENT_INTERNAL_H
