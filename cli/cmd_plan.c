@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/cli_hw.h"
+#include "cli/hw_int.h"
 #include "cli/cli_plan.h"
 #include "cli/cli_svg.h"
 #include "search/search.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_hw.h"
+#include "cli/hw_int.h"
 #include "planner/calib.h"
 #include "planner/planner.h"
 
