@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_place.h"
+#include "cli/place_int.h"
 #include "cli/cli_policy.h"
 
 static const char place_usage[] =
