@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "cli/hw_int.h"
-#include "cli/cli_plan.h"
+#include "cli/plan_int.h"
 #include "cli/cli_svg.h"
 #include "search/search.h"
 

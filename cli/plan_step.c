@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/cli_plan.h"
+#include "cli/plan_int.h"
 #include "cli/cli_workload.h"
 #include "workload/workload.h"
 #include "placement/placement.h"
