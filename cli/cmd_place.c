@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli/place_int.h"
-#include "cli/cli_policy.h"
+#include "cli/policy_int.h"
 
 static const char place_usage[] =
 	"Usage: lagom place --nodes N --workload NAME|FILE --profile FILE|DIR\n"

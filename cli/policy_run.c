@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cli_policy.h"
+#include "cli/policy_int.h"
 
 struct entry {
 	const char *spec;
