@@ -12,7 +12,7 @@ lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 	cli/cli_svg.h cli/plan_curve.c cli/svg.c cli/plan_svg.c \
 	cli/policy_int.h cli/place_int.h cli/policy_common.c cli/cmd_policy.c \
 	cli/policy_run.c cli/cmd_place.c cli/place_slurm.c \
-	cli/cmd_runs.c cli/cli_runs.h cli/runs_predicted.c \
+	cli/cmd_runs.c cli/runs_int.h cli/runs_predicted.c \
 	cli/cmd_calibrate.c
 lagom_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(HWLOC_CFLAGS)
 lagom_LDADD = librecord.la libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libpolicy.la \

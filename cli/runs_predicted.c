@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/cli_runs.h"
+#include "cli/runs_int.h"
 #include "profiler/record.h"
 #include "profiler/predicted.h"
 
