@@ -14,7 +14,7 @@
 
 #include "cli/hw_int.h"
 #include "cli/plan_int.h"
-#include "cli/cli_svg.h"
+#include "cli/svg_int.h"
 #include "search/search.h"
 
 static const char plan_usage[] =

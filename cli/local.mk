@@ -9,7 +9,7 @@ lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 	cli/synth_table.c cli/cmd_profile.c \
 	cli/cmd_profile_check.c cli/cmd_topo.c \
 	cli/cmd_workload.c cli/cmd_workload_show.c \
-	cli/cli_svg.h cli/plan_curve.c cli/svg.c cli/plan_svg.c \
+	cli/svg_int.h cli/plan_curve.c cli/svg.c cli/plan_svg.c \
 	cli/policy_int.h cli/place_int.h cli/policy_common.c cli/cmd_policy.c \
 	cli/policy_run.c cli/cmd_place.c cli/place_slurm.c \
 	cli/cmd_runs.c cli/runs_int.h cli/runs_predicted.c \

@@ -1,6 +1,6 @@
 /*
  * cli/svg.c - draw the curves of cli/plan_curve.c as a plain SVG 1.1 file
- * (cli/cli_svg.h): one panel per collective class, lines, markers, text.
+ * (cli/svg_int.h): one panel per collective class, lines, markers, text.
  * No plotting library: cluster nodes need nothing but lagom to write it.
  */
 #include "config.h"
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/cli_svg.h"
+#include "cli/svg_int.h"
 
 #define W 960
 #define HEAD 78
