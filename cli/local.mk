@@ -5,7 +5,7 @@ lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 	cli/write_atomic.c \
 	cli/hw_int.h cli/hw.c cli/cmd_workloads.c cli/cmd_predict.c \
 	cli/plan_int.h cli/cmd_plan.c cli/plan_step.c cli/plan_out.c \
-	cli/cli_workload.h cli/workload_file.c \
+	cli/workload_int.h cli/workload_file.c \
 	cli/synth_table.c cli/cmd_profile.c \
 	cli/cmd_profile_check.c cli/cmd_topo.c \
 	cli/cmd_workload.c cli/cmd_workload_show.c \

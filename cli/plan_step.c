@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 #include "cli/plan_int.h"
-#include "cli/cli_workload.h"
+#include "cli/workload_int.h"
 #include "workload/workload.h"
 #include "placement/placement.h"
 #include "catalog/catalog.h"
