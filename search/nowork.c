@@ -1,7 +1,7 @@
 /*
  * search/nowork.c - the plan when no workload is named: the global values
  * whose worst predicted slowdown against NCCL's defaults over the catalog's
- * example workloads is smallest (design.md, "workload: none").
+ * example workloads is smallest (doc/search.md, "No workload").
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -178,8 +178,8 @@ struct lagom_plan_env_opts {
 };
 
 /*
- * The process-wide values lagom sets with a plan (design.md "What lagom
- * sets"; every rank must agree on them, reference/nccl.md section 1.3), as
+ * The process-wide values lagom sets with a plan (lagom-spank(8);
+ * every rank must agree on them, doc/consistency.md), as
  * the plan's `env` record holds them (struct lagom_plan_wire_env,
  * plan/plan.h): lagom_plan_env() turns them into variables and the record
  * writes them, so LAGOM_PLAN_ID covers them.  0 / LAGOM_PLAN_ANY: lagom does
@@ -236,7 +236,7 @@ struct lagom_env_var {
 const char *lagom_env_var_value(const struct lagom_env_var *v);
 
 /*
- * The variables to inject, in a fixed order (design.md "What lagom sets"):
+ * The variables to inject, in a fixed order (lagom-spank(8)):
  * NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_BUFFSIZE, NCCL_NTHREADS, NCCL_ALGO,
  * NCCL_PROTO, NCCL_CTA_POLICY (those lagom_plan_globals() sets), NCCL_TUNER_PLUGIN +
  * LAGOM_PLAN (tuner_path set and a tuned plan; plan_text should be
