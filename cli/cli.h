@@ -76,10 +76,11 @@ int cli_no_operand(const char *sub, int argc, char **argv);
 
 /*
  * Replace path with len bytes of data so that a reader sees the old file or
- * the whole new one: a temporary ".NAME.XXXXXX" beside it, written, given
- * mode (0: 0666 less the umask), fsync'd, accepted by check(tmp, ctx) when
- * check is given (its status, after its own line, stops the write), renamed
- * over path, the directory fsync'd.  CLI_OK, or CLI_FAIL after one line
+ * the whole new one (common/io.h lagom_write_temp_at(), then
+ * lagom_commit_temp_at()): a temporary ".NAME.<pid>.<n>" beside it, written,
+ * given mode (0: 0666 less the umask), fsync'd, accepted by check(tmp, ctx)
+ * when check is given (its status, after its own line, stops the write),
+ * renamed over path, the directory fsync'd.  CLI_OK, or CLI_FAIL after one line
  * "WHAT PATH: error" ("PATH: error" when what is NULL).
  */
 int cli_write_atomic(const char *what, const char *path, const void *data,
