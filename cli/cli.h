@@ -18,6 +18,8 @@
 
 #include <jansson.h>
 
+#include "common/text.h" /* lagom_fmt_bytes() for sizes in words */
+
 enum cli_exit {
 	CLI_OK = 0,
 	CLI_FAIL = 1,
@@ -107,9 +109,6 @@ int cli_json_print(json_t *doc);
 /* A new object with "lagom" (version) and "schema" (CLI_JSON_SCHEMA) keys and
  * "command" = name. */
 json_t *cli_json_doc(const char *command);
-
-/* Human-readable sizes: "4 MiB", "684 KiB", "512 B" into buf. */
-const char *cli_fmt_bytes(char *buf, size_t len, unsigned long long bytes);
 
 /* Subcommands: argc/argv start at the subcommand's name. */
 int cli_cmd_workloads(int argc, char **argv);
