@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/json_keys.h"
-#include "profile/json_check.h"
+#include "profile/json_check_int.h"
 
 const char *pj_type_name(const json_t *j)
 {
