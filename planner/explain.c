@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/text.h"
-#include "planner/report.h"
+#include "planner/report_int.h"
 #include "search/search.h"
 
 static const char *const step_names[] = { "min", "max", "greedy", "refine" };

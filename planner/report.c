@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/report.h"
+#include "planner/report_int.h"
 #include "search/search.h"
 
 #define ENV_MAX 32
