@@ -10,7 +10,7 @@
 #define LAGOM_SEARCH_INTERNAL_H
 
 #include "model/model.h"
-#include "search/engine.h"
+#include "search/engine_int.h"
 #include "search/search.h"
 
 #define SEARCH_NCHANNELS_GRID_MAX 16
