@@ -6,7 +6,7 @@
 #define LAGOM_MODEL_INTERNAL_H
 
 #include "model/model.h"
-#include "model/netcal.h"
+#include "model/netcal_int.h"
 
 #define MIB (1024.0 * 1024.0)
 #define GB 1e9

@@ -1,5 +1,5 @@
 /*
- * model/netcal.h - the calibrated network part of the collective model
+ * model/netcal_int.h - the calibrated network part of the collective model
  * (doc/model.md 2.1-2.4): its constants, the multi-node NVLink domain view,
  * and the pure fit that sets the constants from measured collectives.
  * Private to model/ and its tests.
