@@ -6,7 +6,7 @@
 noinst_LTLIBRARIES += libtopology.la
 libtopology_la_SOURCES = topology/topology.h topology/topology_int.h \
 	topology/topo_core.c topology/topo_hwloc.c topology/nccl_topo.c \
-	topology/topo_to_hw.c topology/xml_lite.h topology/xml_lite.c
+	topology/topo_to_hw.c topology/xml_lite_int.h topology/xml_lite.c
 libtopology_la_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 
 # Tests.

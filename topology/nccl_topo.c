@@ -16,7 +16,7 @@
 #include <strings.h>
 
 #include "topology/topology_int.h"
-#include "topology/xml_lite.h"
+#include "topology/xml_lite_int.h"
 
 #define MAX_PENDING_NVLINKS 4096
 

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "topology/xml_lite.h"
+#include "topology/xml_lite_int.h"
 
 int xml_fail(const struct xml_lite *X, const char *what)
 {
