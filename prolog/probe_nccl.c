@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "prolog/probe_cuda.h"
+#include "prolog/probe_cuda_int.h"
 
 #define NCCL_MAX_GPUS 16
 #define NCCL_MSG_BYTES ((size_t)64 << 20)
