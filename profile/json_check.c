@@ -1,4 +1,4 @@
-/* profile/json_check.c - see json_check.h. */
+/* profile/json_check.c - see json_check_int.h. */
 #include "config.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* topology/xml_lite.c - see xml_lite.h.  No recursion, no allocation. */
+/* topology/xml_lite.c - see xml_lite_int.h.  No recursion, no allocation. */
 #include "config.h"
 
 #include <errno.h>
