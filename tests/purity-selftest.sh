@@ -6,7 +6,7 @@
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 10
+plan 11
 cat >"$tmp/clean.c" <<'C'
 #include <math.h>
 double lagom_clean(double x);
@@ -53,4 +53,7 @@ printf '#include "model/model.h"\n' >"$tmp/src/model/coll.c"
 check "the tree passes again" run --src "$tmp/src"
 printf '#include "model/model.h"\n' >"$tmp/src/model/internal.h"
 if run --src "$tmp/src" || ! grep -q "model/internal.h" "$tmp/out"; then not_ok "a private header named otherwise is caught"; else ok "a private header named otherwise is caught"; fi
+rm "$tmp/src/model/internal.h"
+printf '/*\n * model/fit.h - private to model/: the fit.\n */\n' >"$tmp/src/model/fit.h"
+if run --src "$tmp/src" || ! grep -q "model/fit.h" "$tmp/out"; then not_ok "a header that says it is private, not named *_int.h, is caught"; else ok "a header that says it is private, not named *_int.h, is caught"; fi
 done_testing

@@ -8,7 +8,8 @@
 # others is in its public header.  X's own white-box tests (tests/X/) may
 # include it.  One naming rule makes every private header visible here: a
 # header whose name says it is private any other way (`internal`,
-# `private`, `_priv.h`, `_impl.h`) fails too (doc/vocabulary.md).
+# `private`, `_priv.h`, `_impl.h`), or whose opening comment says it is
+# "private to X/", fails too (doc/vocabulary.md).
 #
 #   purity.sh [--src DIR] [ARCHIVE...]
 #   default: the core archives of the build tree and the source tree; with
@@ -49,12 +50,21 @@ private_includes() {
 	done
 }
 
-# Each header named private other than by the rule (*_int.h).
+# Each header named private other than by the rule (*_int.h), or that says
+# in its opening comment that it is private to a folder but is not so named.
 misnamed_private() {
 	(cd "$1" && find . \( -name .git -o -name autom4te.cache -o \
 		-name 'lagom-[0-9]*' \) -prune -o \
 		-type f -name '*.h' -print) | sed 's|^\./||' | sort |
-		grep -E '(internal|private)[^/]*\.h$|_(priv|impl)\.h$'
+		while IFS= read -r h; do
+			case "$h" in
+			*internal*.h | *private*.h | *_priv.h | *_impl.h)
+				echo "$h" ;;
+			*_int.h) ;;
+			*) head -n 6 "$1/$h" | grep -qiE 'private to [a-z_]+/' &&
+				echo "$h" ;;
+			esac
+		done
 }
 
 src=
