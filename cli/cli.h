@@ -18,6 +18,8 @@
 
 #include <jansson.h>
 
+#include "common/text.h" /* lagom_fmt_bytes() for sizes in words */
+
 enum cli_exit {
 	CLI_OK = 0,
 	CLI_FAIL = 1,
@@ -76,10 +78,11 @@ int cli_no_operand(const char *sub, int argc, char **argv);
 
 /*
  * Replace path with len bytes of data so that a reader sees the old file or
- * the whole new one: a temporary ".NAME.XXXXXX" beside it, written, given
- * mode (0: 0666 less the umask), fsync'd, accepted by check(tmp, ctx) when
- * check is given (its status, after its own line, stops the write), renamed
- * over path, the directory fsync'd.  CLI_OK, or CLI_FAIL after one line
+ * the whole new one (common/io.h lagom_write_temp_at(), then
+ * lagom_commit_temp_at()): a temporary ".NAME.<pid>.<n>" beside it, written,
+ * given mode (0: 0666 less the umask), fsync'd, accepted by check(tmp, ctx)
+ * when check is given (its status, after its own line, stops the write),
+ * renamed over path, the directory fsync'd.  CLI_OK, or CLI_FAIL after one line
  * "WHAT PATH: error" ("PATH: error" when what is NULL).
  */
 int cli_write_atomic(const char *what, const char *path, const void *data,
@@ -106,9 +109,6 @@ int cli_json_print(json_t *doc);
 /* A new object with "lagom" (version) and "schema" (CLI_JSON_SCHEMA) keys and
  * "command" = name. */
 json_t *cli_json_doc(const char *command);
-
-/* Human-readable sizes: "4 MiB", "684 KiB", "512 B" into buf. */
-const char *cli_fmt_bytes(char *buf, size_t len, unsigned long long bytes);
 
 /* Subcommands: argc/argv start at the subcommand's name. */
 int cli_cmd_workloads(int argc, char **argv);

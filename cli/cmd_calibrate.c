@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli_hw.h"
+#include "cli/hw_int.h"
 #include "common/io.h"
 #include "planner/calib.h"
 #include "measurement/record.h"

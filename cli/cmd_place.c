@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_place.h"
-#include "cli/cli_policy.h"
+#include "cli/place_int.h"
+#include "cli/policy_int.h"
 
 static const char place_usage[] =
 	"Usage: lagom place --nodes N --workload NAME|FILE --profile FILE|DIR\n"

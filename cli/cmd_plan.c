@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/cli_hw.h"
-#include "cli/cli_plan.h"
-#include "cli/cli_svg.h"
+#include "cli/hw_int.h"
+#include "cli/plan_int.h"
+#include "cli/svg_int.h"
 #include "search/search.h"
 
 static const char plan_usage[] =

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_policy.h"
+#include "cli/policy_int.h"
 
 static const char policy_usage[] =
 	"Usage: lagom policy --profile FILE|DIR --topology-conf PATH\n"

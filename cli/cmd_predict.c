@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_hw.h"
+#include "cli/hw_int.h"
 #include "planner/calib.h"
 #include "planner/planner.h"
 
@@ -383,7 +383,7 @@ static int predict_print(
 	}
 	printf("%s of %s on %u node%s x %u ranks (%s, %s), hops %s\n",
 	       lagom_coll_name(o->coll),
-	       cli_fmt_bytes(b1, sizeof(b1), o->bytes), comm->nodes,
+	       lagom_fmt_bytes(b1, sizeof(b1), o->bytes), comm->nodes,
 	       comm->nodes == 1 ? "" : "s", comm->ranks_per_node, hw->gpu.name,
 	       lagom_intra_name(hw->intra), lagom_hops_name(comm->hops));
 	tb = cli_table_create(8, hdr, right);
@@ -394,8 +394,8 @@ static int predict_print(
 			       lagom_proto_name(cs[i]->proto), cs[i]->nchannels,
 			       cs[i]->nthreads,
 			       cs[i]->chunk_bytes
-				       ? cli_fmt_bytes(b2, sizeof(b2),
-						       cs[i]->chunk_bytes)
+				       ? lagom_fmt_bytes(b2, sizeof(b2),
+							 cs[i]->chunk_bytes)
 				       : "default",
 			       ts[i]->time_s * 1e6, ts[i]->busbw_Bps / 1e9);
 	if (tb)

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/cli_runs.h"
+#include "cli/runs_int.h"
 #include "measurement/record.h"
 
 #define MAX_STEPS 4096

@@ -218,7 +218,8 @@ static void report_text(const struct lagom_trace_import *imp,
 		       imp->rep_window_s * 1e3);
 	printf("  collectives per iteration: %zu (%s), %s; %zu without a "
 	       "size skipped\n",
-	       n, ops, cli_fmt_bytes(b, sizeof(b), bytes), imp->unsized_colls);
+	       n, ops, lagom_fmt_bytes(b, sizeof(b), bytes),
+	       imp->unsized_colls);
 	printf("  compute: %.3f ms busy, %.3f ms beside collectives, %.3f ms "
 	       "serial; workload serial time %.3f ms\n",
 	       imp->busy_s * 1e3, imp->overlap_s * 1e3, imp->serial_s * 1e3,

@@ -130,7 +130,8 @@ static void show_text(const char *arg, const char *kind,
 	printf("  regions: %zu (%zu per iteration with repeats)\n", s->regions,
 	       s->per_iter);
 	printf("  collectives per iteration: %zu (%s), %s\n", s->colls,
-	       s->colls ? ops : "none", cli_fmt_bytes(b, sizeof(b), s->bytes));
+	       s->colls ? ops : "none",
+	       lagom_fmt_bytes(b, sizeof(b), s->bytes));
 	printf("  compute in regions with collectives: %.3f ms; elsewhere "
 	       "%.3f ms; idle (host gaps, copies) %.3f ms\n",
 	       s->overlapped_s * 1e3, s->alone_s * 1e3, s->idle_s * 1e3);

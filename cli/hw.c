@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/cli_hw.h"
+#include "cli/hw_int.h"
 #include "planner/planner.h"
 
 int cli_parse_nic(const char *arg, unsigned *count, double *Gbit)

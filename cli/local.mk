@@ -3,16 +3,16 @@
 bin_PROGRAMS += lagom
 lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 	cli/write_atomic.c \
-	cli/cli_hw.h cli/hw.c cli/cmd_workloads.c cli/cmd_predict.c \
-	cli/cli_plan.h cli/cmd_plan.c cli/plan_step.c cli/plan_out.c \
-	cli/cli_workload.h cli/workload_file.c \
+	cli/hw_int.h cli/hw.c cli/cmd_workloads.c cli/cmd_predict.c \
+	cli/plan_int.h cli/cmd_plan.c cli/plan_step.c cli/plan_out.c \
+	cli/workload_int.h cli/workload_file.c \
 	cli/synth_table.c cli/cmd_profile.c \
 	cli/cmd_profile_check.c cli/cmd_topo.c \
 	cli/cmd_workload.c cli/cmd_workload_show.c \
-	cli/cli_svg.h cli/plan_curve.c cli/svg.c cli/plan_svg.c \
-	cli/cli_policy.h cli/cli_place.h cli/policy_common.c cli/cmd_policy.c \
+	cli/svg_int.h cli/plan_curve.c cli/svg.c cli/plan_svg.c \
+	cli/policy_int.h cli/place_int.h cli/policy_common.c cli/cmd_policy.c \
 	cli/policy_run.c cli/cmd_place.c cli/place_slurm.c \
-	cli/cmd_runs.c cli/cli_runs.h cli/runs_predicted.c \
+	cli/cmd_runs.c cli/runs_int.h cli/runs_predicted.c \
 	cli/cmd_calibrate.c
 lagom_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(HWLOC_CFLAGS)
 lagom_LDADD = libmeasurement.la libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libpolicy.la \

@@ -27,7 +27,7 @@
 
 #include "compat/slurm_compat.h"
 
-#include "cli/cli_place.h"
+#include "cli/place_int.h"
 
 static int slurm_fail(const char *what)
 {

@@ -1,7 +1,7 @@
 /*
  * cli/plan_curve.c - the numbers behind `lagom plan --svg`: for one class of
  * the plan, the predicted time of its overlap regions against its channel
- * count, every other collective as planned (cli/cli_svg.h).  The model's
+ * count, every other collective as planned (cli/svg_int.h).  The model's
  * public API only; no I/O.
  */
 #include "config.h"
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_svg.h"
+#include "cli/svg_int.h"
 #include "search/search.h"
 
 /* The plan record an occurrence belongs to: same operation, size inside

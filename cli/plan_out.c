@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli_plan.h"
+#include "cli/plan_int.h"
 #include "search/search.h"
 
 static const char *const step_kinds[] = { "min", "max", "greedy", "refine" };

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/cli_plan.h"
-#include "cli/cli_workload.h"
+#include "cli/plan_int.h"
+#include "cli/workload_int.h"
 #include "workload/workload.h"
 #include "placement/placement.h"
 #include "catalog/catalog.h"

@@ -1,6 +1,6 @@
 /*
  * cli/plan_svg.c - `lagom plan --svg FILE`: the planner's result as a
- * picture (cli/cli_svg.h, lagom(1)).
+ * picture (cli/svg_int.h, lagom(1)).
  */
 #include "config.h"
 
@@ -9,7 +9,7 @@
 
 #include "cli/cli.h"
 #include "catalog/catalog.h"
-#include "cli/cli_svg.h"
+#include "cli/svg_int.h"
 #include "planner/planner.h"
 #include "search/search.h"
 

@@ -1,6 +1,6 @@
 /*
  * cli/policy_common.c - leaves of the switch tree, the cluster's hardware
- * and workloads for `lagom policy` and `lagom place` (cli/cli_policy.h).
+ * and workloads for `lagom policy` and `lagom place` (cli/policy_int.h).
  */
 #include "config.h"
 
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli/cli_policy.h"
+#include "cli/policy_int.h"
 #include "planner/planner.h"
 #include "workload/workload.h"
 

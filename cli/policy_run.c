@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cli_policy.h"
+#include "cli/policy_int.h"
 
 struct entry {
 	const char *spec;
@@ -31,8 +31,7 @@ struct run {
 	size_t leaf_nodes;
 	struct entry *e;
 	size_t n, cap;
-	char *text; /* the policy file */
-	size_t len, text_cap;
+	struct lagom_text text; /* the policy file */
 };
 
 /* Up to 64 counts: every one from 2 to the largest leaf, then powers of
@@ -139,75 +138,46 @@ static int catalog_entries(struct run *r, const char *spec)
 	return 0;
 }
 
-static int appendf(struct run *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int appendf(struct run *r, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(r->text + r->len, r->text_cap - r->len, fmt, ap);
-		va_end(ap);
-		if (n < 0)
-			return -EINVAL;
-		if ((size_t)n < r->text_cap - r->len)
-			break;
-		char *nt = realloc(r->text, 2 * r->text_cap + n);
-
-		if (!nt)
-			return -ENOMEM;
-		r->text = nt;
-		r->text_cap = 2 * r->text_cap + n;
-	}
-	r->len += (size_t)n;
-	return 0;
-}
-
 /* The policy file (doc/policy-format.md): nothing varies but the inputs. */
 static int format_policy(struct run *r)
 {
 	const struct lagom_policy_params *p = &r->o->c.params;
 	int rc;
 
-	r->text_cap = 4096;
-	r->text = malloc(r->text_cap);
-	if (!r->text)
-		return cli_fail(CLI_FAIL, "out of memory");
-	r->text[0] = '\0';
-	rc = appendf(r,
-		     "lagom-policy %d\n"
-		     "# Written by `lagom policy` (doc/policy-format.md); "
-		     "read by contrib/slurm/lagom_submit.lua.\n"
-		     "generator lagom-%s\n"
-		     "gpu %s\ngpus_per_node %u\nleaf_nodes %zu\n"
-		     "topology %s\nrun_s %.0f\nmax_wait_s %.0f\n"
-		     "min_loss %.4f\nspine_taper %.3f\n"
-		     "# entry WORKLOAD NODES SWITCHES WAIT_S LOSS LEAF_S "
-		     "SPREAD_S REASON\n",
-		     LAGOM_POLICY_FORMAT_VERSION, PACKAGE_VERSION,
-		     r->hw.gpu.name, r->gpus, r->leaf_nodes,
-		     r->kind == LAGOM_TOPO_BLOCK ? "block" : "tree", p->run_s,
-		     p->max_wait_s, p->min_loss, p->spine_taper);
+	rc = lagom_text_addf(
+		&r->text,
+		"lagom-policy %d\n"
+		"# Written by `lagom policy` (doc/policy-format.md); "
+		"read by contrib/slurm/lagom_submit.lua.\n"
+		"generator lagom-%s\n"
+		"gpu %s\ngpus_per_node %u\nleaf_nodes %zu\n"
+		"topology %s\nrun_s %.0f\nmax_wait_s %.0f\n"
+		"min_loss %.4f\nspine_taper %.3f\n"
+		"# entry WORKLOAD NODES SWITCHES WAIT_S LOSS LEAF_S "
+		"SPREAD_S REASON\n",
+		LAGOM_POLICY_FORMAT_VERSION, PACKAGE_VERSION, r->hw.gpu.name,
+		r->gpus, r->leaf_nodes,
+		r->kind == LAGOM_TOPO_BLOCK ? "block" : "tree", p->run_s,
+		p->max_wait_s, p->min_loss, p->spine_taper);
 	for (size_t i = 0; rc == 0 && i < r->n; i++) {
 		const struct entry *e = &r->e[i];
 
-		rc = appendf(r, "entry %s %u %u %u %.6f %.6g %.6g %s\n",
-			     e->spec, e->nodes, e->d.switches, e->d.wait_s,
-			     e->cost.loss, e->cost.leaf_s, e->cost.spread_s,
-			     lagom_policy_reason_name(e->d.reason));
+		rc = lagom_text_addf(
+			&r->text, "entry %s %u %u %u %.6f %.6g %.6g %s\n",
+			e->spec, e->nodes, e->d.switches, e->d.wait_s,
+			e->cost.loss, e->cost.leaf_s, e->cost.spread_s,
+			lagom_policy_reason_name(e->d.reason));
 	}
 	if (rc == 0)
-		rc = appendf(r, "end %zu\n", r->n);
+		rc = lagom_text_addf(&r->text, "end %zu\n", r->n);
 	if (rc)
 		return cli_fail(CLI_FAIL, "out of memory");
-	if (r->len > LAGOM_POLICY_MAX_BYTES)
+	if (r->text.len > LAGOM_POLICY_MAX_BYTES)
 		return cli_fail(CLI_USAGE,
 				"the policy would be %zu bytes, over the %u "
 				"its reader accepts: fewer workloads or node "
 				"counts",
-				r->len, LAGOM_POLICY_MAX_BYTES);
+				r->text.len, LAGOM_POLICY_MAX_BYTES);
 	return 0;
 }
 
@@ -367,16 +337,17 @@ int cli_policy_run(struct policy_opts *o)
 	if (rc == 0)
 		rc = format_policy(&r);
 	if (rc == 0 && !o->output)
-		rc = fwrite(r.text, 1, r.len, stdout) == r.len ? CLI_OK
-							       : CLI_FAIL;
+		rc = fwrite(r.text.p, 1, r.text.len, stdout) == r.text.len
+			     ? CLI_OK
+			     : CLI_FAIL;
 	else if (rc == 0)
 		/* Readers see the old policy or the new one, mode 0644. */
-		rc = cli_write_atomic("--output", o->output, r.text, r.len,
-				      0644, NULL, NULL);
+		rc = cli_write_atomic("--output", o->output, r.text.p,
+				      r.text.len, 0644, NULL, NULL);
 	if (rc == 0 && o->output)
 		rc = o->c.format == CLI_JSON ? summary_json(&r)
 					     : summary_text(&r);
 	free(r.e);
-	free(r.text);
+	free(r.text.p);
 	return rc;
 }

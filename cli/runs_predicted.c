@@ -1,6 +1,6 @@
 /*
  * cli/runs_predicted.c - the predictions of a measured step, for `lagom
- * runs` (cli_runs.h).  The file is the user's (it sits in the user's
+ * runs` (cli/runs_int.h).  The file is the user's (it sits in the user's
  * spool), so it is read like a record: no link, regular, owned by the
  * user, bounded, and every line must be exactly in the writer's spelling
  * (each line is printed back and compared).
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/cli_runs.h"
+#include "cli/runs_int.h"
 #include "measurement/record.h"
 #include "measurement/predicted.h"
 

@@ -1,6 +1,6 @@
 /*
  * cli/svg.c - draw the curves of cli/plan_curve.c as a plain SVG 1.1 file
- * (cli/cli_svg.h): one panel per collective class, lines, markers, text.
+ * (cli/svg_int.h): one panel per collective class, lines, markers, text.
  * No plotting library: cluster nodes need nothing but lagom to write it.
  */
 #include "config.h"
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/cli_svg.h"
+#include "cli/svg_int.h"
 
 #define W 960
 #define HEAD 78
@@ -251,10 +251,10 @@ static void panel(FILE *f, const struct cli_svg_doc *doc,
 		"ranks on %u node%s, %u call%s per iteration: %s/%s%s</text>\n",
 		lagom_coll_name(c->coll), (unsigned long long)c->bytes,
 		c->lagom_nc, c->nccl_nc, PL, y0 + 28, lagom_coll_name(c->coll),
-		cli_fmt_bytes(size, sizeof(size), c->bytes), c->ranks, c->nodes,
-		c->nodes == 1 ? "" : "s", c->calls, c->calls == 1 ? "" : "s",
-		lagom_algo_name(c->algo), lagom_proto_name(c->proto),
-		c->keep ? " (left to NCCL)" : "");
+		lagom_fmt_bytes(size, sizeof(size), c->bytes), c->ranks,
+		c->nodes, c->nodes == 1 ? "" : "s", c->calls,
+		c->calls == 1 ? "" : "s", lagom_algo_name(c->algo),
+		lagom_proto_name(c->proto), c->keep ? " (left to NCCL)" : "");
 	fprintf(f,
 		"<clipPath id=\"clip%zu\"><rect x=\"%d\" y=\"%.1f\" "
 		"width=\"%d\" height=\"%d\"/></clipPath>\n",

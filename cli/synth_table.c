@@ -55,7 +55,7 @@ int cli_synth_list(enum cli_format format)
 			tab[i].name, tab[i].sm_arch / 10, tab[i].sm_arch % 10,
 			tab[i].sm_count, tab[i].tflops[LAGOM_PREC_BF16],
 			tab[i].hbm_Bps / 1e9,
-			cli_fmt_bytes(mem, sizeof(mem), tab[i].mem_bytes),
+			lagom_fmt_bytes(mem, sizeof(mem), tab[i].mem_bytes),
 			tab[i].nvlink_links * tab[i].nvlink_link_Bps / 1e9,
 			tab[i].pcie_gen,
 			lagom_intra_name(tab[i].intra_default));

@@ -185,23 +185,6 @@ int cli_no_operand(const char *sub, int argc, char **argv)
 	return 0;
 }
 
-const char *cli_fmt_bytes(char *buf, size_t len, unsigned long long bytes)
-{
-	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	size_t u = 0;
-	double v = (double)bytes;
-
-	while (v >= 1024.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		v /= 1024.0;
-		u++;
-	}
-	if (u == 0 || v == (double)(unsigned long long)v)
-		snprintf(buf, len, "%llu %s", (unsigned long long)v, units[u]);
-	else
-		snprintf(buf, len, "%.1f %s", v, units[u]);
-	return buf;
-}
-
 json_t *cli_json_doc(const char *command)
 {
 	json_t *doc = json_object();

@@ -1,13 +1,13 @@
 /*
  * cli/workload_file.c - read `lagom plan --workload FILE` with workload/'s
- * reader (see cli/cli_workload.h).
+ * reader (see cli/workload_int.h).
  */
 #include "config.h"
 
 #include <errno.h>
 
 #include "cli/cli.h"
-#include "cli/cli_workload.h"
+#include "cli/workload_int.h"
 #include "workload/workload.h"
 
 int cli_workload_read(const char *path, const struct lagom_hw *hw,

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -36,66 +38,48 @@ static mode_t file_mode(unsigned mode)
 	return 0666 & ~mask;
 }
 
-/* Write, set the mode, fsync, close: 0, or -1 with errno. */
-static int fill(int fd, const void *data, size_t len, mode_t mode)
-{
-	int rc = lagom_write_all(fd, data, len) || fchmod(fd, mode) ||
-		 fsync(fd);
-	int saved = errno;
-
-	if (close(fd) != 0 && !rc)
-		return -1;
-	errno = saved;
-	return rc ? -1 : 0;
-}
-
 int cli_write_atomic(const char *what, const char *path, const void *data,
 		     size_t len, unsigned mode,
 		     int (*check)(const char *tmp, void *ctx), void *ctx)
 {
-	char *dcopy = strdup(path), *bcopy = strdup(path), *tmp = NULL;
-	const char *dir = NULL;
-	int fd, dfd, rc = CLI_FAIL;
+	char *dcopy = strdup(path), *bcopy = strdup(path), *full = NULL;
+	const char *dir = NULL, *base = NULL;
+	char tmp[PATH_MAX];
+	int dfd = -1, rc;
 
-	if (dcopy && bcopy) {
-		dir = dirname(dcopy);
-		if (asprintf(&tmp, "%s/.%s.XXXXXX", dir, basename(bcopy)) < 0)
-			tmp = NULL;
-	}
-	if (!tmp) {
+	if (!dcopy || !bcopy) {
 		rc = cli_fail(CLI_FAIL, "out of memory");
 		goto out;
 	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		rc = fail(what, path, errno);
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	if (fill(fd, data, len, file_mode(mode)) != 0) {
-		rc = fail(what, path, errno);
-		goto out;
-	}
-	if (check && (rc = check(tmp, ctx)) != CLI_OK)
-		goto out;
-	if (rename(tmp, path) != 0) {
-		rc = fail(what, path, errno);
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
+	dir = dirname(dcopy);
+	base = basename(bcopy);
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
+	rc = dfd < 0 ? -errno
+		     : lagom_write_temp_at(dfd, base, data, len,
+					   file_mode(mode), true, tmp,
+					   sizeof(tmp));
+	if (rc) {
+		rc = fail(what, path, -rc);
+		goto out;
 	}
-	rc = CLI_OK;
+	if (check) {
+		if (asprintf(&full, "%s/%s", dir, tmp) < 0) {
+			full = NULL;
+			rc = cli_fail(CLI_FAIL, "out of memory");
+		} else {
+			rc = check(full, ctx);
+		}
+		if (rc != CLI_OK) {
+			unlinkat(dfd, tmp, 0);
+			goto out;
+		}
+	}
+	rc = lagom_commit_temp_at(dfd, tmp, base, true);
+	rc = rc ? fail(what, path, -rc) : CLI_OK;
 out:
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
+	if (dfd >= 0)
+		close(dfd);
+	free(full);
 	free(dcopy);
 	free(bcopy);
 	return rc;

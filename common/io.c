@@ -99,30 +99,50 @@ int lagom_create_temp_at(int dfd, const char *prefix, mode_t mode, char *name,
 	return -EEXIST;
 }
 
-int lagom_replace_at(int dfd, const char *final, const void *buf, size_t len,
-		     mode_t mode, bool durable)
+int lagom_write_temp_at(int dfd, const char *final, const void *buf, size_t len,
+			mode_t mode, bool durable, char *tmp, size_t tmp_len)
 {
-	char prefix[256], tmp[300];
+	char prefix[256];
 	int fd, rc;
 
 	if ((size_t)snprintf(prefix, sizeof(prefix), ".%s", final) >=
 	    sizeof(prefix))
 		return -ENAMETOOLONG;
-	fd = lagom_create_temp_at(dfd, prefix, mode, tmp, sizeof(tmp));
+	fd = lagom_create_temp_at(dfd, prefix, mode, tmp, tmp_len);
 	if (fd < 0)
 		return fd;
 	rc = lagom_write_all(fd, buf, len);
+	if (rc == 0 && fchmod(fd, mode) != 0)
+		rc = -errno;
 	if (rc == 0 && durable && fsync(fd) != 0)
 		rc = -errno;
 	if (close(fd) != 0 && rc == 0)
 		rc = -errno;
-	if (rc == 0 && renameat(dfd, tmp, dfd, final) != 0)
-		rc = -errno;
-	if (rc != 0) {
+	if (rc != 0)
+		unlinkat(dfd, tmp, 0);
+	return rc;
+}
+
+int lagom_commit_temp_at(int dfd, const char *tmp, const char *final,
+			 bool durable)
+{
+	if (renameat(dfd, tmp, dfd, final) != 0) {
+		int rc = -errno;
+
 		unlinkat(dfd, tmp, 0);
 		return rc;
 	}
 	if (durable && fsync(dfd) != 0)
 		return -errno;
 	return 0;
+}
+
+int lagom_replace_at(int dfd, const char *final, const void *buf, size_t len,
+		     mode_t mode, bool durable)
+{
+	char tmp[300];
+	int rc = lagom_write_temp_at(dfd, final, buf, len, mode, durable, tmp,
+				     sizeof(tmp));
+
+	return rc ? rc : lagom_commit_temp_at(dfd, tmp, final, durable);
 }

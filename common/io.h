@@ -45,12 +45,24 @@ int lagom_open_at(int dfd, const char *name, int flags, mode_t mode,
 int lagom_create_temp_at(int dfd, const char *prefix, mode_t mode, char *name,
 			 size_t len);
 
-/* Replace dfd/final with a regular file holding buf (len bytes), mode: a
- * fresh temporary file ".<final>" as lagom_create_temp_at() makes, written
- * (and fsync'd, with the directory after the rename, when durable), then
- * renamed over final; the temporary file is removed on failure.  0, or
- * -errno. */
+/* Replace dfd/final with a regular file holding buf (len bytes) whose mode
+ * is exactly mode (the umask does not apply), so that a reader sees the old
+ * file or the whole new one: lagom_write_temp_at() then
+ * lagom_commit_temp_at().  The one atomic writer of lagom's files; 0, or
+ * -errno (the temporary file removed). */
 int lagom_replace_at(int dfd, const char *final, const void *buf, size_t len,
 		     mode_t mode, bool durable);
+
+/* Its two halves, for a caller that checks the new file before it takes
+ * the name (the CLI reads back what it wrote).  First a fresh temporary
+ * file ".<final>.<pid>.<n>" as lagom_create_temp_at() makes, its name into
+ * tmp (tmp_len bytes), holding buf, mode set, fsync'd when durable, closed:
+ * 0, or -errno with nothing left behind. */
+int lagom_write_temp_at(int dfd, const char *final, const void *buf, size_t len,
+			mode_t mode, bool durable, char *tmp, size_t tmp_len);
+/* Then dfd/tmp renamed over dfd/final, the directory fsync'd when durable:
+ * 0, or -errno (tmp removed when the rename failed). */
+int lagom_commit_temp_at(int dfd, const char *tmp, const char *final,
+			 bool durable);
 
 #endif /* LAGOM_COMMON_IO_H */

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "model/internal.h"
+#include "model/model_int.h"
 
 /* Calibrated once on tests/fixtures/measurements/nccl-busbw.csv. */
 static const struct {

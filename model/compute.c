@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "model/internal.h"
+#include "model/model_int.h"
 
 int lagom_kernel_check(const struct lagom_kernel *k, struct lagom_error *err)
 {

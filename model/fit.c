@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/internal.h"
+#include "model/model_int.h"
 
 #define GOLDEN_STEPS 48
 #define PROBE_MEM_BOUND_DEFAULT 0.2

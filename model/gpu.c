@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "model/internal.h"
+#include "model/model_int.h"
 
 #define TF(fp32, tf32, fp16, bf16, fp8)     \
 	{                                   \

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "model/internal.h"
+#include "model/model_int.h"
 
 /* Architecture rows of NCCL's tables: Volta, Ampere, Hopper, Blackwell. */
 static int arch_row(unsigned sm_arch)

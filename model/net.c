@@ -6,7 +6,7 @@
  */
 #include <math.h>
 
-#include "model/internal.h"
+#include "model/model_int.h"
 
 enum lagom_transport lagom_hw_transport(const struct lagom_hw *hw)
 {

@@ -14,7 +14,7 @@
  * when these numbers differ from the re-fit: edit the model, then
  * regenerate this block, never by hand.
  */
-#include "model/internal.h"
+#include "model/model_int.h"
 
 const struct lagom_netcal lagom_netcal_prior = {
 	.eff = { 0.95, 0.95, 0.95, 0.95, 0.85, 0.85 },

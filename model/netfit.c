@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "model/internal.h"
+#include "model/model_int.h"
 
 #define SWEEPS 40
 #define CONVERGED 1e-9 /* relative gain of a sweep that stops the fit */

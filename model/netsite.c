@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/internal.h"
+#include "model/model_int.h"
 
 #define SWEEPS 24
 #define CONVERGED 1e-9

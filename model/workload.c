@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "model/internal.h"
+#include "model/model_int.h"
 
 #define MAX_REGIONS 4096
 

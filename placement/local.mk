@@ -3,7 +3,7 @@
 # libplacement: step placement strings, switch tree.  Calls Slurm's hostlist
 # functions: the SPANK host provides them; programs and tests add -lslurm.
 noinst_LTLIBRARIES += libplacement.la
-libplacement_la_SOURCES = placement/placement.h placement/placement_internal.h \
+libplacement_la_SOURCES = placement/placement.h placement/placement_int.h \
 	placement/placement.c placement/tasks.c placement/switchtree.c
 libplacement_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 

@@ -11,7 +11,7 @@
 #include "compat/slurm_compat.h"
 
 #include "placement/placement.h"
-#include "placement/placement_internal.h"
+#include "placement/placement_int.h"
 
 /* Slurm's hostlist refuses one range of more hosts (MAX_RANGE, 64 Ki). */
 #define SLURM_MAX_RANGE 65536

@@ -15,7 +15,7 @@
 #include <strings.h>
 
 #include "placement/placement.h"
-#include "placement/placement_internal.h"
+#include "placement/placement_int.h"
 
 struct sw {
 	char *name;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "placement/placement.h"
-#include "placement/placement_internal.h"
+#include "placement/placement_int.h"
 
 #define MAX_DIGITS 10
 

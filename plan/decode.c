@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "plan/internal.h"
+#include "plan/plan_int.h"
 
 #define HEADER_FIELDS 7
 #define COLL_FIELDS 10

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/hash.h"
-#include "plan/internal.h"
+#include "plan/plan_int.h"
 
 void plan_put_s(struct plan_out *o, const char *s)
 {

@@ -17,20 +17,13 @@
 
 #include <jansson.h>
 
+#include "common/json_keys.h"
 #include "planner/calib.h"
 #include "profile/profile.h"
 
 static const char *const top_keys[] = { "format",  "version", "date_unix",
 					"classes", "runs",    "transports",
 					NULL };
-
-static bool known(const char *key, const char *const *keys)
-{
-	for (; *keys; keys++)
-		if (strcmp(key, *keys) == 0)
-			return true;
-	return false;
-}
 
 static int get_count(const json_t *obj, const char *key, const char *where,
 		     uint64_t *out, struct lagom_error *err)
@@ -149,12 +142,8 @@ static int parse_root(const json_t *root, struct lagom_calibration *c,
 		return lagom_errprintf(err, EPROTONOSUPPORT,
 				       "version: this lagom reads version %d",
 				       LAGOM_CALIBRATION_VERSION);
-	json_object_foreach((json_t *)root, key, v)
-	{
-		if (!known(key, top_keys))
-			return lagom_errprintf(err, EINVAL, "%s: unknown key",
-					       key);
-	}
+	if ((key = lagom_json_unknown_key(root, top_keys)))
+		return lagom_errprintf(err, EINVAL, "%s: unknown key", key);
 	date = json_object_get(root, "date_unix");
 	if (!json_is_integer(date) || json_integer_value(date) < 0 ||
 	    json_integer_value(date) > 253402300799LL)

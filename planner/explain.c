@@ -11,23 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/report.h"
+#include "common/text.h"
+#include "planner/report_int.h"
 #include "search/search.h"
 
 static const char *const step_names[] = { "min", "max", "greedy", "refine" };
-
-static const char *human_bytes(char *buf, size_t len, uint64_t b)
-{
-	if (b >= (1ULL << 30) && b % (1ULL << 30) == 0)
-		snprintf(buf, len, "%lluGiB", (unsigned long long)(b >> 30));
-	else if (b >= (1ULL << 20))
-		snprintf(buf, len, "%.1fMiB", b / 1048576.0);
-	else if (b >= 1024)
-		snprintf(buf, len, "%.1fKiB", b / 1024.0);
-	else
-		snprintf(buf, len, "%lluB", (unsigned long long)b);
-	return buf;
-}
 
 static void explain_step(FILE *f, const struct lagom_planner_input *in,
 			 const struct lagom_hw *hw,
@@ -84,12 +72,12 @@ static void explain_colls(FILE *f, const struct lagom_plan *p)
 			"  %-14s %10s %6u %-13s %-7s %3u %9s %8.1f us "
 			"%8.1f us\n",
 			lagom_coll_name(c->coll),
-			human_bytes(b1, sizeof(b1), c->bytes), c->calls,
+			lagom_fmt_bytes(b1, sizeof(b1), c->bytes), c->calls,
 			lagom_algo_name(c->config.algo),
 			lagom_proto_name(c->config.proto), c->config.nchannels,
 			c->config.chunk_bytes
-				? human_bytes(b2, sizeof(b2),
-					      c->config.chunk_bytes)
+				? lagom_fmt_bytes(b2, sizeof(b2),
+						  c->config.chunk_bytes)
 				: "(buffsize)",
 			c->time_s * 1e6, c->nccl_time_s * 1e6);
 	}
@@ -121,9 +109,9 @@ static void explain_measured(FILE *f, const struct lagom_planner_input *in,
 			"  %-14s %10s %u ranks/%u nodes: measured %.1f us "
 			"(at %s, %llu calls), model %.1f us: x%.2f%s\n",
 			lagom_coll_name(c->coll),
-			human_bytes(b1, sizeof(b1), c->bytes), c->ranks,
+			lagom_fmt_bytes(b1, sizeof(b1), c->bytes), c->ranks,
 			c->nodes, c->measured_s * 1e6,
-			human_bytes(b2, sizeof(b2), c->measured_bytes),
+			lagom_fmt_bytes(b2, sizeof(b2), c->measured_bytes),
 			(unsigned long long)c->samples, c->model_s * 1e6,
 			c->factor, c->clamped ? " (clamped)" : "");
 	}

@@ -3,7 +3,7 @@
 noinst_LTLIBRARIES += libplanner.la
 libplanner_la_SOURCES = planner/planner.h planner/planner.c \
 	planner/planner_int.h planner/profiles.c planner/hw.c planner/hops.c \
-	planner/report.h planner/report.c planner/explain.c \
+	planner/report_int.h planner/report.c planner/explain.c \
 	planner/learned.c planner/calib.h planner/calib.c \
 	planner/calib_evidence.c
 libplanner_la_CFLAGS = $(AM_CFLAGS)

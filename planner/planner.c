@@ -11,7 +11,7 @@
 
 #include "planner/planner.h"
 #include "planner/planner_int.h"
-#include "planner/report.h"
+#include "planner/report_int.h"
 #include "search/search.h"
 #include "catalog/catalog.h"
 

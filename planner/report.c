@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/report.h"
+#include "planner/report_int.h"
 #include "search/search.h"
 
 static int add_env(struct lagom_planner_result *res, const char *name,

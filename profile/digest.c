@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 
 #include "common/hash.h"
+#include "common/text.h"
 #include "profile/digest.h"
 #include "profile/profile_int.h"
 
@@ -73,44 +74,6 @@ struct lagom_digest {
 
 /* ---- writing ---- */
 
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	int failed;
-};
-
-static void put(struct sbuf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void put(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->failed)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->failed = 1;
-			return;
-		}
-		if ((size_t)n < b->cap - b->len) {
-			b->len += (size_t)n;
-			return;
-		}
-		char *np = realloc(b->p, b->cap * 2 + (size_t)n);
-
-		if (!np) {
-			b->failed = 1;
-			return;
-		}
-		b->p = np;
-		b->cap = b->cap * 2 + (size_t)n;
-	}
-}
-
 static uint64_t bits_of(double v)
 {
 	uint64_t u;
@@ -124,27 +87,28 @@ static int text_char_ok(unsigned char c)
 	return c > 0x20 && c < 0x7f && c != '%' && c != '=';
 }
 
-static void put_text(struct sbuf *b, const char *key, const char *s)
+static void put_text(struct lagom_text *b, const char *key, const char *s)
 {
-	put(b, " %s=", key);
+	lagom_text_addf(b, " %s=", key);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (text_char_ok(c))
-			put(b, "%c", c);
+			lagom_text_addf(b, "%c", c);
 		else
-			put(b, "%%%02X", c);
+			lagom_text_addf(b, "%%%02X", c);
 	}
 }
 
-static void put_quantity(struct sbuf *b, const char *key,
+static void put_quantity(struct lagom_text *b, const char *key,
 			 const struct lagom_quantity *q)
 {
 	if (q->source == LAGOM_SOURCE_ABSENT)
-		put(b, " %s=-", key);
+		lagom_text_addf(b, " %s=-", key);
 	else
-		put(b, " %s=%s:%016" PRIx64, key, lagom_source_name(q->source),
-		    bits_of(q->value));
+		lagom_text_addf(b, " %s=%s:%016" PRIx64, key,
+				lagom_source_name(q->source),
+				bits_of(q->value));
 }
 
 int lagom_digest_format_entry(const struct lagom_profile *p,
@@ -155,7 +119,7 @@ int lagom_digest_format_entry(const struct lagom_profile *p,
 	const struct lagom_profile_measurements *m = &p->meas;
 	const char *intra = lagom_profile_intra_name(h->intra);
 	char fp[32];
-	struct sbuf b = { .cap = 1024 };
+	struct lagom_text b = { .cap = 1024 };
 
 	if (!lagom_profile_node_name_ok(p->node) || !intra ||
 	    !lagom_source_name(m->contention_source) ||
@@ -168,26 +132,29 @@ int lagom_digest_format_entry(const struct lagom_profile *p,
 	lagom_profile_fingerprint(h, fp, sizeof(fp));
 	if (!(b.p = malloc(b.cap)))
 		return lagom_errprintf(err, ENOMEM, "out of memory");
-	put(&b,
-	    "node %s ino=%" PRIu64 " size=%" PRId64 " mtime=%" PRId64
-	    ".%09ld ctime=%" PRId64 ".%09ld fingerprint=%s",
-	    p->node, (uint64_t)st->st_ino, (int64_t)st->st_size,
-	    (int64_t)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec,
-	    (int64_t)st->st_ctim.tv_sec, (long)st->st_ctim.tv_nsec, fp);
+	lagom_text_addf(
+		&b,
+		"node %s ino=%" PRIu64 " size=%" PRId64 " mtime=%" PRId64
+		".%09ld ctime=%" PRId64 ".%09ld fingerprint=%s",
+		p->node, (uint64_t)st->st_ino, (int64_t)st->st_size,
+		(int64_t)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec,
+		(int64_t)st->st_ctim.tv_sec, (long)st->st_ctim.tv_nsec, fp);
 	put_text(&b, "cpu_model", h->cpu_model);
-	put(&b, " cpu_cores=%d numa_nodes=%d", h->cpu_cores, h->numa_nodes);
+	lagom_text_addf(&b, " cpu_cores=%d numa_nodes=%d", h->cpu_cores,
+			h->numa_nodes);
 	put_text(&b, "gpu_model", h->gpu_model);
-	put(&b,
-	    " gpu_count=%d gpu_sm_count=%d gpu_memory_bytes=%" PRIu64
-	    " intra=%s nvlinks_per_gpu=%d nvlink_peers=%d pcie_gen=%d"
-	    " pcie_lanes=%d gpus_per_pcie_switch=%d nic_count=%d nic_rdma=%d"
-	    " gpus_per_nic=%d nic_link_bw_Bps=%016" PRIx64
-	    " nic_transport=%d nvl_domain_nodes=%d",
-	    h->gpu_count, h->gpu_sm_count, h->gpu_memory_bytes, intra,
-	    h->nvlinks_per_gpu, h->nvlink_peers, h->pcie_gen, h->pcie_lanes,
-	    h->gpus_per_pcie_switch, h->nic_count, h->nic_rdma != 0,
-	    h->gpus_per_nic, bits_of(h->nic_link_bw_Bps), h->nic_transport,
-	    h->nvl_domain_nodes);
+	lagom_text_addf(
+		&b,
+		" gpu_count=%d gpu_sm_count=%d gpu_memory_bytes=%" PRIu64
+		" intra=%s nvlinks_per_gpu=%d nvlink_peers=%d pcie_gen=%d"
+		" pcie_lanes=%d gpus_per_pcie_switch=%d nic_count=%d nic_rdma=%d"
+		" gpus_per_nic=%d nic_link_bw_Bps=%016" PRIx64
+		" nic_transport=%d nvl_domain_nodes=%d",
+		h->gpu_count, h->gpu_sm_count, h->gpu_memory_bytes, intra,
+		h->nvlinks_per_gpu, h->nvlink_peers, h->pcie_gen, h->pcie_lanes,
+		h->gpus_per_pcie_switch, h->nic_count, h->nic_rdma != 0,
+		h->gpus_per_nic, bits_of(h->nic_link_bw_Bps), h->nic_transport,
+		h->nvl_domain_nodes);
 	for (int i = 0; i < LAGOM_PREC_COUNT; i++) {
 		char key[32];
 
@@ -199,18 +166,19 @@ int lagom_digest_format_entry(const struct lagom_profile *p,
 	put_quantity(&b, "intra_bw_Bps", &m->intra_bw_Bps);
 	put_quantity(&b, "nic_bw_Bps", &m->nic_bw_Bps);
 	if (m->contention_source == LAGOM_SOURCE_ABSENT)
-		put(&b, " contention=-");
+		lagom_text_addf(&b, " contention=-");
 	else
-		put(&b, " contention=%s:%s:%zu",
-		    lagom_source_name(m->contention_source),
-		    lagom_precision_name(m->contention_precision),
-		    m->n_contention);
+		lagom_text_addf(&b, " contention=%s:%s:%zu",
+				lagom_source_name(m->contention_source),
+				lagom_precision_name(m->contention_precision),
+				m->n_contention);
 	for (size_t i = 0;
 	     m->contention_source != LAGOM_SOURCE_ABSENT && i < m->n_contention;
 	     i++)
-		put(&b, ":%d,%" PRIu64 ",%016" PRIx64, m->contention[i].ctas,
-		    m->contention[i].chunk_bytes,
-		    bits_of(m->contention[i].slowdown));
+		lagom_text_addf(&b, ":%d,%" PRIu64 ",%016" PRIx64,
+				m->contention[i].ctas,
+				m->contention[i].chunk_bytes,
+				bits_of(m->contention[i].slowdown));
 	put_text(&b, "nccl_version", p->prov.nccl_version);
 	if (b.failed) {
 		free(b.p);

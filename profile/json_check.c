@@ -1,4 +1,4 @@
-/* profile/json_check.c - see json_check.h. */
+/* profile/json_check.c - see json_check_int.h. */
 #include "config.h"
 
 #include <errno.h>
@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "profile/json_check.h"
+#include "common/json_keys.h"
+#include "profile/json_check_int.h"
 
 const char *pj_type_name(const json_t *j)
 {
@@ -41,23 +42,11 @@ int pj_check_keys(struct pctx *c, const json_t *obj, const char *path,
 		  const char *const *allowed)
 {
 	const char *key;
-	json_t *value;
 
-	if (c->lenient)
+	if (c->lenient || !(key = lagom_json_unknown_key(obj, allowed)))
 		return 0;
-	json_object_foreach((json_t *)obj, key, value)
-	{
-		size_t i;
-
-		for (i = 0; allowed[i] != NULL; i++)
-			if (strcmp(key, allowed[i]) == 0)
-				break;
-		if (allowed[i] == NULL)
-			return lagom_errprintf(c->err, EINVAL,
-					       "%s%sunknown key \"%s\"", path,
-					       path[0] ? ": " : "", key);
-	}
-	return 0;
+	return lagom_errprintf(c->err, EINVAL, "%s%sunknown key \"%s\"", path,
+			       path[0] ? ": " : "", key);
 }
 
 /* *out = obj[key] when it has the wanted type (type < 0: any number). */

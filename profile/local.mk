@@ -4,7 +4,7 @@
 noinst_LTLIBRARIES += libprofile.la
 libprofile_la_SOURCES = profile/profile.h profile/profile.c \
 	profile/profile_parse.c profile/profile_emit.c profile/profile_io.c \
-	profile/profile_write.c profile/profile_hw.c profile/json_check.h \
+	profile/profile_write.c profile/profile_hw.c profile/json_check_int.h \
 	profile/json_check.c profile/profile_int.h profile/digest.h \
 	profile/digest.c profile/digest_write.c
 libprofile_la_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)

@@ -14,7 +14,7 @@
 #include <jansson.h>
 
 #include "profile/profile.h"
-#include "profile/json_check.h"
+#include "profile/json_check_int.h"
 
 static const char *precision_name_i(int i)
 {

@@ -3,7 +3,7 @@
 # runtime, cuBLAS and NCCL, so the one binary runs with and without GPUs.
 noinst_LTLIBRARIES += libprolog.la
 libprolog_la_SOURCES = prolog/prolog.h prolog/hwinfo.c prolog/plugstack.c \
-	prolog/probe.c prolog/probe_cuda.h prolog/probe_cuda.c \
+	prolog/probe.c prolog/probe_cuda_int.h prolog/probe_cuda.c \
 	prolog/probe_contention.c prolog/probe_nccl.c
 libprolog_la_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 

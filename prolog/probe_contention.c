@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "prolog/probe_cuda.h"
+#include "prolog/probe_cuda_int.h"
 
 #define CONT_GEMM_N 8192
 #define CONT_GEMM_REPS 4

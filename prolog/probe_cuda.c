@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "prolog/probe_cuda.h"
+#include "prolog/probe_cuda_int.h"
 
 #define GEMM_N 8192
 #define GEMM_REPS 8

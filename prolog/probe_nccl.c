@@ -5,7 +5,7 @@
  * process, so each buffer size runs in its own forked process, before the
  * probing process touches CUDA.  Channels are pinned per communicator with
  * ncclConfig_t minCTAs = maxCTAs.  The ABI below is NCCL 2.28's
- * (reference/nccl.md section 5.4); older NCCLs read only the fields their
+ * (its nccl.h, ncclConfig_t); older NCCLs read only the fields their
  * version knows.
  */
 #include "config.h"
@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "prolog/probe_cuda.h"
+#include "prolog/probe_cuda_int.h"
 
 #define NCCL_MAX_GPUS 16
 #define NCCL_MSG_BYTES ((size_t)64 << 20)
@@ -223,7 +223,7 @@ static void grid_process(int gpus_per_node, size_t buffsize, double deadline,
 					       CUDA_STREAM_NON_BLOCKING) ||
 		      rt.Malloc(&r.send[d], NCCL_MSG_BYTES) ||
 		      rt.Malloc(&r.recv[d], NCCL_MSG_BYTES);
-	/* Simple-protocol ring chunk = BUFFSIZE / 8 steps x 4 (design.md). */
+	/* Simple-protocol ring chunk = BUFFSIZE / 8 steps x 4 (doc/profile-format.md). */
 	if (!bad)
 		run_grid(&rt, &nc, &r, buffsize / 2, version, deadline, &g);
 	_exit(write(fd, &g, sizeof(g)) == (ssize_t)sizeof(g) ? 0 : 1);

@@ -1,8 +1,7 @@
 /*
  * search/ctapolicy.c - NCCL_CTA_POLICY as the search models it
  * (doc/search.md "NCCL_CTA_POLICY"): which classes NCCL 2.28's efficiency
- * policy moves, and to what.  NCCL's facts (reference/nccl.md section 1.1,
- * NCCL 2.28 src/enqueue.cc, nvls.cc ncclNvlsRegResourcesQuery): the policy
+ * policy moves, and to what.  NCCL's facts (NCCL 2.28 src/enqueue.cc, nvls.cc ncclNvlsRegResourcesQuery): the policy
  * acts only without a tuner plugin and without NCCL_ALGO/NCCL_PROTO, on
  * all-gathers and reduce-scatters whose buffers are registered, when NVLS
  * is available; it then runs them on NVLS/Simple with the recommended CTA
@@ -15,7 +14,7 @@
  */
 #include "config.h"
 
-#include "search/internal.h"
+#include "search/search_int.h"
 
 #define CTA_EFF_AG_FACTOR 32
 #define CTA_EFF_RS_FACTOR 40

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "search/internal.h"
+#include "search/search_int.h"
 
 /* The wire op (ncclFunc_t) of a collective, by its name; -1 if none. */
 static int wire_op(enum lagom_coll coll)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/engine.h"
+#include "search/engine_int.h"
 
 struct ladder {
 	unsigned *idx; /* candidate indices, cost ascending, x descending */

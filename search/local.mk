@@ -1,7 +1,7 @@
 # search: the priority-based search over the cost model, its baselines, the
 # LAGOM_PLAN text and the environment of a plan (search/search.h).
 noinst_LTLIBRARIES += libsearch.la
-libsearch_la_SOURCES = search/search.h search/internal.h search/engine.h \
+libsearch_la_SOURCES = search/search.h search/search_int.h search/engine_int.h \
 	search/engine.c search/problem.c search/search.c search/plan.c \
 	search/nowork.c search/encode.c search/ctapolicy.c
 # The plan text: plan/'s encoder travels with the search.

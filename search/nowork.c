@@ -1,13 +1,13 @@
 /*
  * search/nowork.c - the plan when no workload is named: the global values
  * whose worst predicted slowdown against NCCL's defaults over the catalog's
- * example workloads is smallest (design.md, "workload: none").
+ * example workloads is smallest (doc/search.md, "No workload").
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/internal.h"
+#include "search/search_int.h"
 #include "catalog/catalog.h"
 
 static const uint64_t nw_buff[] = { 0, 2u << 20, 1u << 20, 512u << 10 };

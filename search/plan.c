@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/internal.h"
+#include "search/search_int.h"
 
 /* NCCL_BUFFSIZE candidates; the first is NCCL's default (4 MiB). */
 static const uint64_t buffsize_grid[] = { 4u << 20, 2u << 20, 1u << 20,
@@ -415,7 +415,7 @@ out:
  * workload does not describe keeps NCCL's own choice.  Neighbouring
  * classes of one (coll, ranks, nodes) whose windows overlap split at the
  * midpoint between their sizes.  The factor covers NCCL grouping calls of
- * up to 4x different sizes into one tuner call (reference/nccl.md 2.4)
+ * up to 4x different sizes into one tuner call (NCCL's src/enqueue.cc)
  * only partly: such a group's sum lands in the window of its largest call.
  */
 #define SEARCH_WINDOW 2u

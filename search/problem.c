@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "search/internal.h"
+#include "search/search_int.h"
 
 static const unsigned nchannels_grid_full[] = { 1,  2,	3,  4,	6,  8,	12,
 						16, 24, 32, 40, 48, 56, 64 };

@@ -180,8 +180,8 @@ struct lagom_apply_opts {
 };
 
 /*
- * The process-wide values lagom sets with a plan (design.md "What lagom
- * sets"; every rank must agree on them, reference/nccl.md section 1.3), as
+ * The process-wide values lagom sets with a plan (lagom-spank(8);
+ * every rank must agree on them, doc/consistency.md), as
  * the plan's `env` record holds them (struct lagom_plan_wire_env,
  * plan/plan.h): lagom_search_env() turns them into variables and the record
  * writes them, so LAGOM_PLAN_ID covers them.  0 / LAGOM_PLAN_ANY: lagom does
@@ -215,7 +215,7 @@ int lagom_search_wire(const struct lagom_plan *plan,
 		      struct lagom_plan_wire **out, struct lagom_error *err);
 
 /*
- * The variables to inject, in a fixed order (design.md "What lagom sets"):
+ * The variables to inject, in a fixed order (lagom-spank(8)):
  * NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_BUFFSIZE, NCCL_NTHREADS, NCCL_ALGO,
  * NCCL_PROTO, NCCL_CTA_POLICY (those g sets), NCCL_TUNER_PLUGIN + LAGOM_PLAN
  * (g->tuner: tuner_path and plan_text of opts), TORCH_NCCL_HIGH_PRIORITY=1,

@@ -1,7 +1,7 @@
 /*
  * spank/envset.c - which of the plan's variables a task gets.
  *
- * design.md "The user wins": a variable already in the user's environment
+ * The user wins (lagom-spank(8) override=, forbid=): a variable already in the user's environment
  * is kept unless the admin lists it in override=; a variable in forbid= is
  * never set.  Decided once per node, in user_init, against the step's
  * environment (what the user exported), and applied to every task.

@@ -1,9 +1,9 @@
 /*
  * spank/plan.c - the plugin's one call into the planner (planner/planner.h).
  *
- * Runs in slurm_spank_user_init, where slurmstepd has dropped its effective
- * uid to the job's owner: a workload file named by the user is opened with
- * the user's privileges, never as root.  Profiles are read from the admin's
+ * Runs in srun (slurm_spank_local_user_init, spank/local.c), the user's
+ * own process: a workload file named by the user is opened with the
+ * user's privileges, never as root.  Profiles are read from the admin's
  * directory under the planner's trust rules (owned by root or slurm_user,
  * not writable by group or others).
  */

@@ -6,7 +6,7 @@
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 8
+plan 11
 cat >"$tmp/clean.c" <<'C'
 #include <math.h>
 double lagom_clean(double x);
@@ -38,15 +38,22 @@ if run "$tmp/libslurmy.a"; then not_ok "planted slurm_ call is caught"; else ok 
 # tests/model/ its folder's (white-box test); then search/ reaches into
 # model/'s private header, as it did before model.h published the fast path.
 mkdir -p "$tmp/src/model" "$tmp/src/search" "$tmp/src/tests/model"
-printf '#include "model/model.h"\n' >"$tmp/src/model/internal.h"
-printf '#include "model/internal.h"\n' >"$tmp/src/model/coll.c"
-printf '#include "model/internal.h"\n' >"$tmp/src/tests/model/t.c"
+printf '#include "model/model.h"\n' >"$tmp/src/model/model_int.h"
+printf '#include "model/model_int.h"\n' >"$tmp/src/model/coll.c"
+printf '#include "model/model_int.h"\n' >"$tmp/src/tests/model/t.c"
 printf '#include "model/model.h"\n' >"$tmp/src/search/plan.c"
 check "own private headers pass" run --src "$tmp/src"
-printf '/* x */\n  #  include "model/internal.h"\n' >"$tmp/src/search/plan.c"
+printf '/* x */\n  #  include "model/model_int.h"\n' >"$tmp/src/search/plan.c"
 if run --src "$tmp/src"; then not_ok "planted private include is caught"; else ok "planted private include is caught"; fi
-if grep -q "search/plan.c:2: model/internal.h" "$tmp/out"; then ok "report names file, line and header"; else not_ok "report names file, line and header"; fi
+if grep -q "search/plan.c:2: model/model_int.h" "$tmp/out"; then ok "report names file, line and header"; else not_ok "report names file, line and header"; fi
 printf '#include "model/model.h"\n' >"$tmp/src/search/plan.c"
 printf '#include "search/search_int.h"\n' >"$tmp/src/model/coll.c"
 if run --src "$tmp/src"; then not_ok "planted *_int.h include is caught"; else ok "planted *_int.h include is caught"; fi
+printf '#include "model/model.h"\n' >"$tmp/src/model/coll.c"
+check "the tree passes again" run --src "$tmp/src"
+printf '#include "model/model.h"\n' >"$tmp/src/model/internal.h"
+if run --src "$tmp/src" || ! grep -q "model/internal.h" "$tmp/out"; then not_ok "a private header named otherwise is caught"; else ok "a private header named otherwise is caught"; fi
+rm "$tmp/src/model/internal.h"
+printf '/*\n * model/fit.h - private to model/: the fit.\n */\n' >"$tmp/src/model/fit.h"
+if run --src "$tmp/src" || ! grep -q "model/fit.h" "$tmp/out"; then not_ok "a header that says it is private, not named *_int.h, is caught"; else ok "a header that says it is private, not named *_int.h, is caught"; fi
 done_testing

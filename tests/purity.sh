@@ -4,9 +4,12 @@
 # symbols of the core's archives (nm -u) and fails on any forbidden one.
 #
 # It also fails when a source file includes another folder's private header
-# (`X/...internal....h` or `X/..._int.h` from a file outside folder X):
-# what a folder shares with others is in its public header.  X's own
-# white-box tests (tests/X/) may include it.
+# (`X/..._int.h` from a file outside folder X): what a folder shares with
+# others is in its public header.  X's own white-box tests (tests/X/) may
+# include it.  One naming rule makes every private header visible here: a
+# header whose name says it is private any other way (`internal`,
+# `private`, `_priv.h`, `_impl.h`), or whose opening comment says it is
+# "private to X/", fails too (doc/vocabulary.md).
 #
 #   purity.sh [--src DIR] [ARCHIVE...]
 #   default: the core archives of the build tree and the source tree; with
@@ -35,7 +38,7 @@ private_includes() {
 		-name 'lagom-[0-9]*' \) -prune -o \
 		-type f \( -name '*.c' -o -name '*.h' \) -print) |
 		sed 's|^\./||' | sort | while IFS= read -r f; do
-		grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]+/[^"/]*(internal[^"/]*|_int)\.h"' \
+		grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]+/[^"/]*_int\.h"' \
 			"$1/$f" 2>/dev/null |
 			sed -E 's/^([0-9]+):[^"]*"([^"]*)".*/\1 \2/' |
 			while read -r line hdr; do
@@ -45,6 +48,23 @@ private_includes() {
 				esac
 			done
 	done
+}
+
+# Each header named private other than by the rule (*_int.h), or that says
+# in its opening comment that it is private to a folder but is not so named.
+misnamed_private() {
+	(cd "$1" && find . \( -name .git -o -name autom4te.cache -o \
+		-name 'lagom-[0-9]*' \) -prune -o \
+		-type f -name '*.h' -print) | sed 's|^\./||' | sort |
+		while IFS= read -r h; do
+			case "$h" in
+			*internal*.h | *private*.h | *_priv.h | *_impl.h)
+				echo "$h" ;;
+			*_int.h) ;;
+			*) head -n 6 "$1/$h" | grep -qiE 'private to [a-z_]+/' &&
+				echo "$h" ;;
+			esac
+		done
 }
 
 src=
@@ -59,7 +79,7 @@ elif [ $# -eq 0 ]; then
 fi
 
 n=$#
-[ -z "$src" ] || n=$((n + 1))
+[ -z "$src" ] || n=$((n + 2))
 plan $n
 if [ -n "$src" ]; then
 	bad=$(private_includes "$src")
@@ -69,6 +89,12 @@ if [ -n "$src" ]; then
 			$(printf '%s\n' "$bad" | sed 's/:.*//' | tr '\n' ' ')
 	else
 		ok "no file includes another folder's private header"
+	fi
+	bad=$(misnamed_private "$src")
+	if [ -n "$bad" ]; then
+		not_ok "private headers are named *_int.h:" $bad
+	else
+		ok "private headers are named *_int.h"
 	fi
 fi
 for archive in "$@"; do

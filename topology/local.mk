@@ -5,9 +5,9 @@
 # turns a topology into a profile's hardware section (prolog/hwinfo.c).
 # Links $(HWLOC_LIBS).
 noinst_LTLIBRARIES += libtopology.la
-libtopology_la_SOURCES = topology/topology.h topology/topo_internal.h \
+libtopology_la_SOURCES = topology/topology.h topology/topology_int.h \
 	topology/topo_core.c topology/topo_hwloc.c topology/nccl_topo.c \
-	topology/xml_lite.h topology/xml_lite.c
+	topology/xml_lite_int.h topology/xml_lite.c
 libtopology_la_CFLAGS = $(AM_CFLAGS) $(HWLOC_CFLAGS)
 
 # Tests.

@@ -15,8 +15,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "topology/topo_internal.h"
-#include "topology/xml_lite.h"
+#include "topology/topology_int.h"
+#include "topology/xml_lite_int.h"
 
 #define MAX_PENDING_NVLINKS 4096
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topology/topo_internal.h"
+#include "topology/topology_int.h"
 
 void lagom_topo_init(struct lagom_node_topo *t)
 {

@@ -18,8 +18,8 @@
 
 #include <hwloc.h>
 
-#include "topology/topo_internal.h"
-#include "topology/xml_lite.h"
+#include "topology/topology_int.h"
+#include "topology/xml_lite_int.h"
 
 struct hwloc_load {
 	hwloc_topology_t topo;

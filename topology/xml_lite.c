@@ -1,10 +1,10 @@
-/* topology/xml_lite.c - see xml_lite.h.  No recursion, no allocation. */
+/* topology/xml_lite.c - see xml_lite_int.h.  No recursion, no allocation. */
 #include "config.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "topology/xml_lite.h"
+#include "topology/xml_lite_int.h"
 
 int xml_fail(const struct xml_lite *X, const char *what)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/internal.h"
+#include "trace/trace_int.h"
 
 #define MAX_COLLS_PER_REGION 3 /* 4 segments x (compute, idle) = 8 kernels */
 

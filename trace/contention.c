@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/internal.h"
+#include "trace/trace_int.h"
 
 #define MAX_ROWS 4096
 

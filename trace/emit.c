@@ -9,7 +9,7 @@
 #include <jansson.h>
 
 #include "trace/emit.h"
-#include "trace/internal.h"
+#include "trace/trace_int.h"
 
 static int set(json_t *o, const char *k, json_t *v)
 {

@@ -2,7 +2,7 @@
 # zlib) and the analysis that turns traces into a workload and a contention
 # table (trace/trace.h, doc/workload-import.md).  Outside the pure core.
 noinst_LTLIBRARIES += libtrace.la
-libtrace_la_SOURCES = trace/trace.h trace/internal.h trace/emit.h \
+libtrace_la_SOURCES = trace/trace.h trace/trace_int.h trace/emit.h \
 	trace/parse.c trace/rules.c trace/build.c trace/contention.c \
 	trace/trace.c trace/emit.c
 libtrace_la_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS) \

@@ -20,7 +20,7 @@
 #include <zlib.h>
 
 #include "common/hash.h"
-#include "trace/internal.h"
+#include "trace/trace_int.h"
 
 #define CHUNK (64u << 10)
 #define SMALL 48

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "trace/internal.h"
+#include "trace/trace_int.h"
 
 /* Largest resident blocks per SM by compute capability (CUDA guide,
  * "Technical Specifications per Compute Capability"). */

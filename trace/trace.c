@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/internal.h"
+#include "trace/trace_int.h"
 
 static int finish(struct tr_file *files, size_t n, const char *const *labels,
 		  struct lagom_trace_import **out, struct lagom_error *err)

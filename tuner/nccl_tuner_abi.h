@@ -7,7 +7,7 @@
  * so that this header can sit next to <nccl.h> in one translation unit (the
  * ABI test does that to compare values).
  *
- * Facts (doc/../shared/reference/nccl.md section 2; NCCL tags v2.21..v2.30):
+ * Facts (NCCL's src/include/plugin/tuner/tuner_v*.h, tags v2.21..v2.30):
  *   v2  NCCL 2.21+  init(nRanks, nNodes, log, ctx*), getCollInfo returns an
  *                   (algo, proto) pair, destroy(ctx)
  *   v3  NCCL 2.22+  getCollInfo edits a float cost table [numAlgo][numProto]

@@ -9,25 +9,18 @@
 
 #include <jansson.h>
 
+#include "common/json_keys.h"
 #include "workload/workload.h"
 
 /* Reject any key of obj not in the NULL-terminated list. */
 static int check_keys(json_t *obj, const char *const *keys, const char *where,
 		      struct lagom_error *err)
 {
-	const char *key;
-	json_t *value;
+	const char *key = lagom_json_unknown_key(obj, keys);
 
-	json_object_foreach(obj, key, value)
-	{
-		bool known = false;
-		for (size_t i = 0; keys[i]; i++)
-			known = known || strcmp(key, keys[i]) == 0;
-		if (!known)
-			return lagom_errprintf(err, EINVAL,
-					       "%s: unknown key '%s'", where,
-					       key);
-	}
+	if (key)
+		return lagom_errprintf(err, EINVAL, "%s: unknown key '%s'",
+				       where, key);
 	return 0;
 }
 

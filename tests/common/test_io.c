@@ -197,6 +197,44 @@ static void create_temp_takes_a_fresh_name(void **state)
 	remove_all(dfd, dir, names);
 }
 
+/* The mode is the one asked for, whatever the umask (profiles are 0644
+ * from a prolog whose umask may be 077); the halves let a caller look at
+ * the new file first; a failed rename leaves nothing behind. */
+static void replace_in_two_halves(void **state)
+{
+	static const char *const names[] = { "p.json", "d", NULL };
+	char dir[64], tmp[128];
+	struct stat st;
+	int dfd = scratch_dir(dir);
+	mode_t old = umask(077);
+
+	(void)state;
+	assert_int_equal(lagom_replace_at(dfd, "p.json", "{}", 2, 0644, true),
+			 0);
+	umask(old);
+	assert_int_equal(fstatat(dfd, "p.json", &st, 0), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(lagom_write_temp_at(dfd, "p.json", "{1}", 3, 0600,
+					     false, tmp, sizeof(tmp)),
+			 0);
+	assert_int_equal(strncmp(tmp, ".p.json.", 8), 0);
+	assert_int_equal(fstatat(dfd, "p.json", &st, 0), 0);
+	assert_int_equal(st.st_size, 2); /* not yet replaced */
+	assert_int_equal(lagom_commit_temp_at(dfd, tmp, "p.json", true), 0);
+	assert_int_equal(fstatat(dfd, "p.json", &st, 0), 0);
+	assert_int_equal(st.st_size, 3);
+	assert_int_equal(mkdirat(dfd, "d", 0700), 0);
+	assert_int_equal(mkdirat(dfd, "d/x", 0700), 0);
+	assert_int_equal(lagom_write_temp_at(dfd, "d", "x", 1, 0600, false, tmp,
+					     sizeof(tmp)),
+			 0);
+	assert_true(lagom_commit_temp_at(dfd, tmp, "d", false) < 0);
+	assert_int_equal(fstatat(dfd, tmp, &st, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(unlinkat(dfd, "d/x", AT_REMOVEDIR), 0);
+	remove_all(dfd, dir, names);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +244,7 @@ int main(void)
 		cmocka_unit_test(open_at_refuses_what_is_not_a_file),
 		cmocka_unit_test(replace_at_never_opens_what_is_there),
 		cmocka_unit_test(create_temp_takes_a_fresh_name),
+		cmocka_unit_test(replace_in_two_halves),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -107,7 +107,7 @@ check "... and the classes it corrected from step 1's times" \
 run srun -N3 --gres=gpu:4 -J lagom-measure-it --lagom=explain bash -c true
 check_that "explain shows each correction, measured against the model" \
 	'grep -q "corrected from measured step $job1.0 (measured / model):" "$err" &&
-	grep -Eq "sendrecv .* measured 50\.0 us \(at [0-9.]+KiB, 240 calls\), model [0-9.]+ us: x[0-9.]+" "$err"'
+	grep -Eq "sendrecv .* measured 50\.0 us \(at [0-9.]+ KiB, 240 calls\), model [0-9.]+ us: x[0-9.]+" "$err"'
 
 # --- step 2b: planned from step 1 and measured: predicted against measured ---
 run srun -N3 --gres=gpu:4 -J lagom-measure-it --lagom=auto \

@@ -8,7 +8,7 @@
  * measurements) holds nccl-busbw.csv and nccl-busbw-multinode.csv.  Every
  * row becomes model inputs (busbw_rows.c: spec-sheet hardware, the row's
  * NICs and transport, NCCL's default or the forced configuration).  The
- * network calibration (model/netcal.h) is fitted with lagom_net_fit() on
+ * network calibration (model/netcal_int.h) is fitted with lagom_net_fit() on
  * every row not flagged problem_reported ("in-sample"), and once per
  * system on all the other systems' rows, predicting the left-out system
  * ("leave-one-system-out", LOSO).  Beside them: the model with its prior,

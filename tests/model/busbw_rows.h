@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "model/internal.h"
+#include "model/model_int.h"
 
 #define ROWS_MAX 1024
 #define ROW_SYSTEM_MAX 96

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "model/internal.h"
+#include "model/model_int.h"
 
 #define NOBS 256
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "search/engine.h"
+#include "search/engine_int.h"
 
 #define SC_MAX_COLLS 4
 #define SC_MAX_CAND 16

@@ -776,7 +776,7 @@ static void assert_env_matches_record(const struct lagom_plan *p,
 
 /* LAGOM_PLAN_ID covers the process-wide values, not only the coll records:
  * plans that differ in one global value, or in how they are applied, get
- * different ids (design.md "Determinism"). */
+ * different ids (doc/consistency.md). */
 static void test_id_covers_globals(void **state)
 {
 	const struct lagom_apply_opts tuner = TUNER_OPTS;

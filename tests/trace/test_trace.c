@@ -11,7 +11,7 @@
 
 #include "tests/lib/lagom_test.h"
 #include "trace/trace.h"
-#include "trace/internal.h" /* tr_nccl_proto */
+#include "trace/trace_int.h" /* tr_nccl_proto */
 
 static const struct lagom_trace_device a100 = { .sm_arch = 80,
 						.sms = 108,

@@ -1,5 +1,5 @@
 /*
- * planner/report.h - private to planner/: from a plan to the result's text
+ * planner/report_int.h - private to planner/: from a plan to the result's text
  * (plan text, environment, summary, explanation) and the safe default.
  */
 #ifndef LAGOM_PLANNER_REPORT_H

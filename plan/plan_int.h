@@ -1,5 +1,5 @@
 /*
- * plan/internal.h - shared by the files of plan/ (private): the text
+ * plan/plan_int.h - shared by the files of plan/ (private): the text
  * writer, the env key table that both the encoder and the decoder follow,
  * and the value rules.
  */

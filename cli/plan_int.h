@@ -1,5 +1,5 @@
 /*
- * cli/cli_plan.h - `lagom plan`'s pieces: the step from the options
+ * cli/plan_int.h - `lagom plan`'s pieces: the step from the options
  * (plan_step.c) and the output (plan_out.c).
  */
 #ifndef LAGOM_CLI_CLI_PLAN_H

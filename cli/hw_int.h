@@ -1,5 +1,5 @@
 /*
- * cli/cli_hw.h - hardware options shared by `lagom predict` and
+ * cli/hw_int.h - hardware options shared by `lagom predict` and
  * `lagom profile synth`: --profile FILE, or --gpu MODEL with
  * --gpus-per-node, --intra and --nic (the built-in table).
  */

@@ -1,5 +1,5 @@
 /*
- * profile/json_check.h - private to profile/: typed access to jansson values
+ * profile/json_check_int.h - private to profile/: typed access to jansson values
  * with errors that name the JSON path ("hardware.gpu_count: expected an
  * integer, got a string").  Each returns 0 or a negative errno after
  * filling c->err.

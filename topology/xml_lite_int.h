@@ -1,5 +1,5 @@
 /*
- * topology/xml_lite.h - a small, strict, bounded XML tokenizer for the
+ * topology/xml_lite_int.h - a small, strict, bounded XML tokenizer for the
  * subset NCCL topology files use (private to topology/).
  *
  * Accepted: elements with single- or double-quoted attributes, comments,

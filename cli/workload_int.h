@@ -1,5 +1,5 @@
 /*
- * cli/cli_workload.h - `lagom plan --workload FILE`: read a JSON workload
+ * cli/workload_int.h - `lagom plan --workload FILE`: read a JSON workload
  * file with workload/'s reader (as the plugin does, with the caller's
  * privileges).
  */

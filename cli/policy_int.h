@@ -1,5 +1,5 @@
 /*
- * cli/cli_policy.h - what `lagom policy` and `lagom place` share: the
+ * cli/policy_int.h - what `lagom policy` and `lagom place` share: the
  * cluster's hardware from its profiles, the leaves of a switch tree, and the
  * placement cost of one workload (policy/policy.h does the arithmetic).
  */

@@ -1,12 +1,12 @@
 /*
- * model/internal.h - private helpers shared by the model's files.
+ * model/model_int.h - private helpers shared by the model's files.
  * Not part of the public API.
  */
 #ifndef LAGOM_MODEL_INTERNAL_H
 #define LAGOM_MODEL_INTERNAL_H
 
 #include "model/model.h"
-#include "model/netcal.h"
+#include "model/netcal_int.h"
 
 #define MIB (1024.0 * 1024.0)
 #define GB 1e9

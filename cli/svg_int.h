@@ -1,5 +1,5 @@
 /*
- * cli/cli_svg.h - the plan as a picture: `lagom plan --svg FILE`.
+ * cli/svg_int.h - the plan as a picture: `lagom plan --svg FILE`.
  *
  * For each collective class of a plan (one LAGOM_PLAN coll record), the
  * predicted time of the overlap regions that class runs in, per iteration,

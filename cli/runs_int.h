@@ -1,5 +1,5 @@
 /*
- * cli/cli_runs.h - `lagom runs` internals shared by cmd_runs.c and
+ * cli/runs_int.h - `lagom runs` internals shared by cmd_runs.c and
  * runs_predicted.c.
  */
 #ifndef LAGOM_CLI_CLI_RUNS_H

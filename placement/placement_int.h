@@ -1,6 +1,6 @@
 /*
- * placement/placement_internal.h - shared by the libplacement sources
- * (private to topology/).
+ * placement/placement_int.h - shared by the libplacement sources
+ * (private to placement/).
  */
 #ifndef LAGOM_PLACEMENT_PLACEMENT_INTERNAL_H
 #define LAGOM_PLACEMENT_PLACEMENT_INTERNAL_H

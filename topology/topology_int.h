@@ -1,5 +1,5 @@
 /*
- * topology/topo_internal.h - helpers shared by the topology loaders (private
+ * topology/topology_int.h - helpers shared by the topology loaders (private
  * to topology/).
  */
 #ifndef LAGOM_TOPOLOGY_TOPO_INTERNAL_H

@@ -1,5 +1,5 @@
 /*
- * cli/cli_place.h - `lagom place`: the cluster's state from Slurm's API
+ * cli/place_int.h - `lagom place`: the cluster's state from Slurm's API
  * (cli/place_slurm.c, the only file that calls Slurm) as plain data.
  */
 #ifndef LAGOM_CLI_CLI_PLACE_H

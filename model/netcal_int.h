@@ -1,5 +1,5 @@
 /*
- * model/netcal.h - the calibrated network part of the collective model
+ * model/netcal_int.h - the calibrated network part of the collective model
  * (doc/model.md 2.1-2.4): its constants, the multi-node NVLink domain view,
  * and the pure fit that sets the constants from measured collectives.
  * Private to model/ and its tests.
@@ -70,7 +70,7 @@ double lagom_golden_search(double (*loss_at)(void *ctx, double v), void *ctx,
 unsigned lagom_domain_nodes(const struct lagom_hw *hw,
 			    const struct lagom_comm *comm);
 
-/* lagom_coll_time_s() with another calibration (same checks apply). */
+/* lagom_coll_time_s_nocheck() with another calibration (same precondition). */
 double lagom_coll_time_cal_s(const struct lagom_hw *hw,
 			     const struct lagom_comm *comm,
 			     enum lagom_coll coll, uint64_t bytes,

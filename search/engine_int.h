@@ -1,5 +1,5 @@
 /*
- * search/engine.h - the model-agnostic core of lagom's resource search
+ * search/engine_int.h - the model-agnostic core of lagom's resource search
  * (private to search/; tests may include it).
  *
  * One overlap region: n collectives on a communication stream beside the

@@ -1,5 +1,5 @@
 /*
- * trace/internal.h - private to trace/: the compact records the streaming
+ * trace/trace_int.h - private to trace/: the compact records the streaming
  * reader keeps of one trace file, and the analysis that turns them into a
  * workload (doc/workload-import.md).
  */

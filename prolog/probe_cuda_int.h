@@ -1,5 +1,5 @@
 /*
- * prolog/probe_cuda.h - private to the probes: the slice of the CUDA
+ * prolog/probe_cuda_int.h - private to the probes: the slice of the CUDA
  * runtime and cuBLAS ABI lagom-prolog calls through dlopen, so that one
  * binary runs on nodes with and without CUDA.  Values are those of CUDA
  * 12/13's headers (cudaError_t, cudaDataType, cublasComputeType_t).

@@ -1,5 +1,5 @@
 /*
- * search/internal.h - shared by the files of search/ (private).
+ * search/search_int.h - shared by the files of search/ (private).
  *
  * A workload seen by the search: its collectives grouped into classes
  * (coll, bytes, ranks, nodes) — one plan record each, so one configuration
@@ -10,7 +10,7 @@
 #define LAGOM_SEARCH_INTERNAL_H
 
 #include "model/model.h"
-#include "search/engine.h"
+#include "search/engine_int.h"
 #include "search/search.h"
 
 #define SEARCH_NCHANNELS_GRID_MAX 16
