@@ -23,6 +23,9 @@ packages=(
 	debhelper devscripts lintian fakeroot dpkg-dev rpm librsvg2-bin
 	# job_submit/lua (job_submit_lua.so) and the Lua that tests its module
 	slurm-wlm-basic-plugins lua5.1
+	# Slurm's OCI containers (tests/integration/oci.sh; its bundle's busybox
+	# is fetched with apt-get download, not installed)
+	runc
 	# the chroots of Slurm 24.11 and 26.05 (contrib/slurm-release.sh)
 	mmdebstrap debian-archive-keyring
 )
