@@ -1,6 +1,7 @@
 /*
  * spank/container.c - Slurm's OCI containers (srun --container=BUNDLE):
- * the whole plan or none, decided in user_init (spank/container.h).
+ * the whole plan or none, decided in user_init (spank/container.h); and a
+ * container plugin's mount namespace (pyxis), checked in each task.
  *
  * When the container's environment is written (Slurm's
  * src/slurmd/slurmstepd/container.c):
@@ -275,12 +276,165 @@ static enum lagom_container_case decide(const struct lagom_stepd *sd,
 	return c;
 }
 
+/* ---- a container's mount namespace, entered in task_init (pyxis) ---- */
+
+static const char *ns_path = "/proc/self/ns/mnt";
+
+void lagom_container_set_ns_path(const char *path)
+{
+	ns_path = path ? path : "/proc/self/ns/mnt";
+}
+
+/* slurmstepd's own mount namespace, which its tasks start in. */
+static void note_ns(struct lagom_stepd *sd)
+{
+	struct stat sb;
+
+	sd->ns_known = stat(ns_path, &sb) == 0;
+	sd->ns_dev = sd->ns_known ? sb.st_dev : 0;
+	sd->ns_ino = sd->ns_known ? sb.st_ino : 0;
+}
+
+/* The task runs in another mount namespace, or cannot tell. */
+static bool task_moved(const struct lagom_stepd *sd)
+{
+	struct stat sb;
+
+	if (!sd->ns_known || stat(ns_path, &sb) < 0)
+		return true;
+	return sb.st_dev != sd->ns_dev || sb.st_ino != sd->ns_ino;
+}
+
+/* The user's value of name (to free), or NULL (none, too long, no memory). */
+static char *user_value(spank_t sp, const char *name)
+{
+	for (size_t len = 256; len <= 65536; len *= 4) {
+		char *buf = malloc(len);
+		spank_err_t rc;
+
+		if (!buf)
+			return NULL;
+		rc = spank_getenv(sp, name, buf, (int)len);
+		if (rc == ESPANK_SUCCESS)
+			return buf;
+		free(buf);
+		if (rc != ESPANK_NOSPACE)
+			return NULL;
+	}
+	return NULL;
+}
+
+static bool task_has(spank_t sp, const char *name)
+{
+	char probe[2];
+	spank_err_t rc = spank_getenv(sp, name, probe, sizeof(probe));
+
+	return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
+}
+
+void lagom_container_task_forget(struct lagom_stepd *sd)
+{
+	if (sd->saved)
+		for (size_t i = 0; i < sd->n_items; i++)
+			free(sd->saved[i]);
+	free(sd->saved);
+	sd->saved = NULL;
+	sd->set_profiler = false;
+	sd->set_spool = false;
+}
+
+void lagom_container_task_note(spank_t sp, struct lagom_stepd *sd)
+{
+	lagom_container_task_forget(sd);
+	/* lagom_measure_task_env() sets only what the user did not */
+	sd->set_profiler = sd->measure_ready &&
+			   !task_has(sp, "NCCL_PROFILER_PLUGIN");
+	sd->set_spool = sd->measure_ready && !task_has(sp, "LAGOM_MEASURE_DIR");
+	sd->saved = calloc(sd->n_items ? sd->n_items : 1, sizeof(char *));
+	if (!sd->saved)
+		return; /* taken back, an override leaves no value */
+	for (size_t i = 0; i < sd->n_items; i++)
+		if (sd->items[i].action == LAGOM_ENV_OVERRIDE)
+			sd->saved[i] = user_value(sp, sd->items[i].var->name);
+}
+
+/* A regular file the user can read, or a directory the user can write. */
+static bool reachable(const char *path, bool dir)
+{
+	struct stat sb;
+
+	if (stat(path, &sb) < 0)
+		return false;
+	if (dir)
+		return S_ISDIR(sb.st_mode) &&
+		       faccessat(AT_FDCWD, path, W_OK | X_OK, AT_EACCESS) == 0;
+	return S_ISREG(sb.st_mode) &&
+	       faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) == 0;
+}
+
+/* What the task lacks, in fixed words and the admin's path; NULL if none. */
+static const char *task_lacks(const struct lagom_stepd *sd, char *buf,
+			      size_t len)
+{
+	const char *tuner = plan_sets(sd, "NCCL_TUNER_PLUGIN");
+	const char *prof = sd->st->cfg.measure.profiler;
+
+	if (tuner && tuner[0] == '/' && !reachable(tuner, false)) {
+		snprintf(buf, len, "the tuner %s", tuner);
+		return buf;
+	}
+	if (sd->set_profiler && prof[0] == '/' && !reachable(prof, false)) {
+		snprintf(buf, len, "the profiler %s", prof);
+		return buf;
+	}
+	if (sd->set_spool && !reachable(sd->measure_dir, true))
+		return "the measurement spool";
+	return NULL;
+}
+
+void lagom_container_task_check(spank_t sp, struct lagom_stepd *sd)
+{
+	char what[LAGOM_CONTAINER_PATH_MAX + 32];
+	const char *lacks;
+
+	if (!sd->planned || sd->mode != LAGOM_MODE_AUTO ||
+	    lagom_container_withheld(sd) || !task_moved(sd))
+		return;
+	lacks = task_lacks(sd, what, sizeof(what));
+	if (!lacks)
+		return;
+	/* the whole plan or none: everything lagom set on this task */
+	for (size_t i = 0; i < sd->n_items; i++) {
+		const struct lagom_env_item *it = &sd->items[i];
+
+		if (it->action == LAGOM_ENV_OVERRIDE && sd->saved &&
+		    sd->saved[i])
+			spank_setenv(sp, it->var->name, sd->saved[i], 1);
+		else if (it->action == LAGOM_ENV_SET ||
+			 it->action == LAGOM_ENV_OVERRIDE)
+			spank_unsetenv(sp, it->var->name);
+	}
+	if (sd->set_profiler)
+		spank_unsetenv(sp, "NCCL_PROFILER_PLUGIN");
+	if (sd->set_spool)
+		spank_unsetenv(sp, "LAGOM_MEASURE_DIR");
+	lagom_log_info("job %u.%u on %s: the container lacks %s: plan "
+		       "withheld on this task",
+		       sd->step.job_id, sd->step.step_id, sd->step.node_name,
+		       lacks);
+	/* task_init runs with the task's stdio: one line to its stderr */
+	dprintf(STDERR_FILENO,
+		"lagom: the container lacks %s: plan withheld on this task\n",
+		lacks);
+}
+
 void lagom_container_decide(spank_t sp, struct lagom_stepd *sd)
 {
 	char bundle[LAGOM_CONTAINER_PATH_MAX];
 	char line[256];
 	spank_err_t rc;
 
+	note_ns(sd);
 	sd->container = LAGOM_CONTAINER_NONE;
 	/* srun puts --container's bundle into the step's environment */
 	rc = spank_getenv(sp, "SLURM_CONTAINER", bundle, sizeof(bundle));

@@ -63,4 +63,28 @@ size_t lagom_container_comment(const struct lagom_stepd *sd, char *buf,
  */
 int lagom_container_mounts_path(const char *json, size_t len, const char *path);
 
+/*
+ * A container plugin that moves each task into the container's mount
+ * namespace in its task_init (pyxis with enroot; doc/containers.md): lagom
+ * sets the plan in task_init_privileged, before every plugin's task_init,
+ * and its own task_init (listed after the container plugin's) checks, in
+ * the task's namespace, that the plan's host paths are there.
+ *
+ * lagom_container_decide() also notes slurmstepd's mount namespace.
+ * lagom_container_task_note(): task_init_privileged, before the plan is
+ * set: what lagom is about to set on this task, and the user's values an
+ * override replaces.  lagom_container_task_check(): task_init, as the user:
+ * where the task's mount namespace is not slurmstepd's (or cannot be read)
+ * and the tuner, the profiler or the spool is missing, every variable
+ * lagom set on this task is taken back (the user's own values return) and
+ * one "lagom:" line goes to the task's stderr and the log.
+ * lagom_container_task_forget() frees what _note() kept.
+ */
+void lagom_container_task_note(spank_t sp, struct lagom_stepd *sd);
+void lagom_container_task_check(spank_t sp, struct lagom_stepd *sd);
+void lagom_container_task_forget(struct lagom_stepd *sd);
+/* The file that names a process's mount namespace, "/proc/self/ns/mnt";
+ * the unit tests point it at files of their own (NULL: the default). */
+void lagom_container_set_ns_path(const char *path);
+
 #endif /* LAGOM_SPANK_CONTAINER_H */

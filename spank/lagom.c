@@ -69,6 +69,15 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	return lagom_remote_user_init(sp, &lagom_g);
 }
 
+/* Each task, as root, before any plugin's task_init: the plan's variables
+ * (a container plugin's task_init, and its hooks, see them). */
+int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
+{
+	if (!lagom_g.cfg_ok || spank_context() != S_CTX_REMOTE)
+		return 0;
+	return lagom_remote_task_init_privileged(sp, &lagom_g);
+}
+
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
 	if (!lagom_g.cfg_ok || spank_context() != S_CTX_REMOTE)

@@ -9,7 +9,11 @@
  *                  nested srun sees it), check that it belongs to this
  *                  step, decide per variable against the user's
  *                  environment
- *   task_init      (each task, as the user) set the decided variables
+ *   task_init_privileged (each task, as root, before any plugin's
+ *                  task_init) set the decided variables
+ *   task_init      (each task, as the user, maybe in a container's mount
+ *                  namespace) take them all back where the container
+ *                  lacks the plan's files (spank/container.c)
  *   task_post_fork (root from now on, node 0, all tasks forked) start the
  *                  thread that reads, merges and writes the job comment
  *                  while the tasks exec (comment.c)
@@ -321,7 +325,7 @@ int lagom_remote_user_init(spank_t sp, const struct lagom_state *st)
 	return 0;
 }
 
-int lagom_remote_task_init(spank_t sp, const struct lagom_state *st)
+int lagom_remote_task_init_privileged(spank_t sp, const struct lagom_state *st)
 {
 	struct lagom_stepd *sd = stepd_of(st);
 
@@ -330,6 +334,7 @@ int lagom_remote_task_init(spank_t sp, const struct lagom_state *st)
 	if (!sd->planned || sd->mode != LAGOM_MODE_AUTO ||
 	    lagom_container_withheld(sd))
 		return 0;
+	lagom_container_task_note(sp, sd);
 	for (size_t i = 0; i < sd->n_items; i++) {
 		const struct lagom_env_item *it = &sd->items[i];
 		spank_err_t rc;
@@ -345,6 +350,16 @@ int lagom_remote_task_init(spank_t sp, const struct lagom_state *st)
 				       spank_strerror(rc));
 	}
 	lagom_measure_task_env(sp, sd);
+	return 0;
+}
+
+int lagom_remote_task_init(spank_t sp, const struct lagom_state *st)
+{
+	struct lagom_stepd *sd = stepd_of(st);
+
+	if (sd->apply_failed)
+		return -1;
+	lagom_container_task_check(sp, sd);
 	return 0;
 }
 
@@ -469,5 +484,6 @@ void lagom_remote_exit(spank_t sp, const struct lagom_state *st)
 	sd->apply_failed = false;
 	sd->tasks_exited = 0;
 	sd->container = 0;
+	lagom_container_task_forget(sd);
 	lagom_step_clear(&sd->step);
 }

@@ -21,7 +21,7 @@ struct lagom_stepd {
 	bool apply_failed;    /* a checked plan could not be applied here:
 			       * the tasks fail (doc/consistency.md) */
 	struct lagom_step step;
-	struct lagom_carrier carrier;	/* the plan srun sent */
+	struct lagom_carrier carrier; /* the plan srun sent */
 	struct lagom_env_item *items;
 	size_t n_items;
 	bool comment_done;
@@ -34,6 +34,15 @@ struct lagom_stepd {
 	int measure_fd;
 	unsigned tasks_exited; /* task_exit calls on this node */
 	int container; /* enum lagom_container_case (spank/container.h) */
+	/* slurmstepd's mount namespace (user_init; spank/container.c) */
+	bool ns_known;
+	dev_t ns_dev;
+	ino_t ns_ino;
+	/* This task (task_init_privileged), so that task_init can take the
+	 * plan back: the measure variables lagom sets, the user's values
+	 * that an override replaced (per item, NULL where none). */
+	bool set_profiler, set_spool;
+	char **saved;
 	char measure_dir[LAGOM_MEASURE_PATH_MAX + 128];
 };
 
@@ -44,6 +53,7 @@ int lagom_remote_user_init(spank_t sp, const struct lagom_state *st);
  * and the step key) from the step's environment: no task sees them.  Also
  * where lagom is inert (a bad plugstack.conf line). */
 void lagom_remote_drop_carried(spank_t sp);
+int lagom_remote_task_init_privileged(spank_t sp, const struct lagom_state *st);
 int lagom_remote_task_init(spank_t sp, const struct lagom_state *st);
 int lagom_remote_task_post_fork(spank_t sp, const struct lagom_state *st);
 int lagom_remote_task_exit(spank_t sp, const struct lagom_state *st);

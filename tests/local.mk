@@ -17,6 +17,10 @@ INTEGRATION_TESTS += tests/integration/oci.sh
 EXTRA_DIST += tests/integration/oci.sh contrib/oci/oci.conf \
 	contrib/oci/lagom-mounts.json doc/containers.md
 check_PROGRAMS += tests/integration/oci_tuner_load
+# A container plugin's own mount namespace (pyxis): lagom's task_init
+# withholds the whole plan where the task cannot reach the tuner.
+INTEGRATION_TESTS += tests/integration/container_ns.sh
+EXTRA_DIST += tests/integration/container_ns.sh
 tests_integration_oci_tuner_load_SOURCES = \
 	tests/integration/oci_tuner_load.c tuner/nccl_tuner_abi.h
 tests_integration_oci_tuner_load_LDADD = -ldl

@@ -15,7 +15,7 @@ plan 5
 exported=$($NM -D --defined-only "$so" | awk '{print $3}' | sort)
 bad=$(grep -Ev '^(plugin_name|plugin_type|plugin_version|spank_plugin_version|slurm_spank_[a-z_]+)$' <<<"$exported" || true)
 check "exports only plugin_* and slurm_spank_* (extra: ${bad:-none})" [ -z "$bad" ]
-for s in plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_task_init; do
+for s in plugin_name plugin_type plugin_version slurm_spank_init slurm_spank_task_init_privileged slurm_spank_task_init; do
 	grep -qx "$s" <<<"$exported" || missing="${missing:-} $s"
 done
 check "exports the SPANK_PLUGIN symbols and the callbacks (missing:${missing:- none})" [ -z "${missing:-}" ]

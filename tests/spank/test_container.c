@@ -223,6 +223,142 @@ static void decision_from_the_bundle(void **state)
 	stub_reset(S_CTX_REMOTE);
 }
 
+/*
+ * pyxis's task_init moves each task into the container's mount namespace:
+ * lagom's task_init (listed after it) keeps the plan where the task sees
+ * the tuner, the profiler and the spool, and takes every variable it set
+ * back where one is missing.  Two files stand for the two namespaces.
+ */
+static char ns_dir[] = "/tmp/lagom-test-ns.XXXXXX";
+static char ns_host[160], ns_task[160], tuner_path[160], prof_path[160];
+static struct lagom_env_var ns_vars[] = {
+	{ "NCCL_MIN_CTAS", "8" },
+	{ "NCCL_TUNER_PLUGIN", tuner_path },
+	{ "NCCL_ALGO", "ring" },
+	{ "NCCL_BUFFSIZE", "4194304" },
+};
+static struct lagom_env_item ns_items[] = {
+	{ &ns_vars[0], LAGOM_ENV_SET },
+	{ &ns_vars[1], LAGOM_ENV_SET },
+	{ &ns_vars[2], LAGOM_ENV_OVERRIDE }, /* the admin's override= */
+	{ &ns_vars[3], LAGOM_ENV_SKIP_USER },
+};
+
+static void touch(const char *path)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+/* One task of a planned step: task_init_privileged, then task_init with
+ * the task in the namespace task_ns names. */
+static void run_task(struct lagom_stepd *st, const char *task_ns,
+		     bool user_spool)
+{
+	plan_state(st);
+	st->items = ns_items;
+	st->n_items = 4;
+	st->measure_ready = true;
+	snprintf(shared.cfg.measure.profiler,
+		 sizeof(shared.cfg.measure.profiler), "%s", prof_path);
+	snprintf(st->measure_dir, sizeof(st->measure_dir), "%s/spool", ns_dir);
+	stub_reset(S_CTX_REMOTE);
+	stub_setenv("NCCL_ALGO", "tree");	 /* the user's, overridden */
+	stub_setenv("NCCL_BUFFSIZE", "1048576"); /* the user's, kept */
+	if (user_spool)
+		stub_setenv("LAGOM_MEASURE_DIR", "/mine"); /* theirs, kept */
+	lagom_container_set_ns_path(ns_host);
+	lagom_container_decide(NULL, st); /* user_init: no OCI container */
+	assert_int_equal(st->container, LAGOM_CONTAINER_NONE);
+	/* task_init_privileged, as remote.c does it */
+	lagom_container_task_note(NULL, st);
+	for (size_t i = 0; i < 3; i++)
+		spank_setenv(NULL, ns_vars[i].name, ns_vars[i].value, 1);
+	spank_setenv(NULL, "NCCL_PROFILER_PLUGIN", prof_path, 0);
+	spank_setenv(NULL, "LAGOM_MEASURE_DIR", st->measure_dir, 0);
+	lagom_container_set_ns_path(task_ns);
+	lagom_container_task_check(NULL, st);
+}
+
+static void whole_plan(void)
+{
+	assert_string_equal(stub_getenv("NCCL_MIN_CTAS"), "8");
+	assert_string_equal(stub_getenv("NCCL_TUNER_PLUGIN"), tuner_path);
+	assert_string_equal(stub_getenv("NCCL_ALGO"), "ring");
+	assert_string_equal(stub_getenv("NCCL_PROFILER_PLUGIN"), prof_path);
+	assert_int_equal(stub_log_count("withheld on this task"), 0);
+}
+
+static void container_namespace(void **state)
+{
+	char spool[192];
+	struct lagom_stepd st;
+
+	(void)state;
+	assert_non_null(mkdtemp(ns_dir));
+	snprintf(ns_host, sizeof(ns_host), "%s/ns-host", ns_dir);
+	snprintf(ns_task, sizeof(ns_task), "%s/ns-task", ns_dir);
+	snprintf(tuner_path, sizeof(tuner_path), "%s/tuner.so", ns_dir);
+	snprintf(prof_path, sizeof(prof_path), "%s/profiler.so", ns_dir);
+	snprintf(spool, sizeof(spool), "%s/spool", ns_dir);
+	touch(ns_host);
+	touch(ns_task);
+	touch(prof_path);
+	assert_int_equal(mkdir(spool, 0700), 0);
+
+	/* the same namespace: untouched, even without the tuner */
+	run_task(&st, ns_host, true);
+	whole_plan();
+	lagom_container_task_forget(&st);
+
+	/* another namespace without the tuner: every variable lagom set goes,
+	 * the user's own values stay or come back; one line, fixed words */
+	run_task(&st, ns_task, true);
+	assert_null(stub_getenv("NCCL_MIN_CTAS"));
+	assert_null(stub_getenv("NCCL_TUNER_PLUGIN"));
+	assert_string_equal(stub_getenv("NCCL_ALGO"), "tree");
+	assert_string_equal(stub_getenv("NCCL_BUFFSIZE"), "1048576");
+	assert_null(stub_getenv("NCCL_PROFILER_PLUGIN"));
+	assert_string_equal(stub_getenv("LAGOM_MEASURE_DIR"), "/mine");
+	assert_int_equal(stub_log_count("the container lacks the tuner "), 1);
+	assert_int_equal(stub_log_count("plan withheld on this task"), 1);
+	lagom_container_task_forget(&st);
+
+	/* an unreadable namespace counts as a container */
+	run_task(&st, "/nonexistent/ns/mnt", true);
+	assert_null(stub_getenv("NCCL_MIN_CTAS"));
+	lagom_container_task_forget(&st);
+
+	/* everything reachable: the whole plan */
+	touch(tuner_path);
+	run_task(&st, ns_task, false);
+	whole_plan();
+	lagom_container_task_forget(&st);
+
+	assert_string_equal(stub_getenv("LAGOM_MEASURE_DIR"), spool);
+
+	/* the spool missing: none, the spool's path unsaid */
+	assert_int_equal(rmdir(spool), 0);
+	run_task(&st, ns_task, false);
+	assert_null(stub_getenv("NCCL_TUNER_PLUGIN"));
+	assert_null(stub_getenv("LAGOM_MEASURE_DIR"));
+	assert_int_equal(stub_log_count("lacks the measurement spool: "), 1);
+	/* a spool the user set is theirs: not checked */
+	run_task(&st, ns_task, true);
+	assert_string_equal(stub_getenv("NCCL_TUNER_PLUGIN"), tuner_path);
+	lagom_container_task_forget(&st);
+
+	lagom_container_set_ns_path(NULL);
+	unlink(ns_host);
+	unlink(ns_task);
+	unlink(tuner_path);
+	unlink(prof_path);
+	rmdir(ns_dir);
+	stub_reset(S_CTX_REMOTE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +366,7 @@ int main(void)
 		cmocka_unit_test(other_mounts_do_not),
 		cmocka_unit_test(no_oci_config),
 		cmocka_unit_test(decision_from_the_bundle),
+		cmocka_unit_test(container_namespace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

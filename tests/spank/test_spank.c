@@ -102,8 +102,10 @@ static void run_remote(const char *mode)
 		assert_int_equal(lagom_option_mode_cb(1, mode, 1), 0);
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_init_privileged(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_init_privileged(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0); /* task 2 */
 	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_task_exit(SP, 0, NULL), 0);
@@ -164,6 +166,7 @@ static void bad_plugstack_argument(void **state)
 	assert_int_equal(lagom_option_mode_cb(1, "auto", 1), 0);
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_init_privileged(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
 	assert_int_equal(stub.plan_calls, 0);
 	assert_int_equal(stub.n_setenv, 0);
@@ -648,6 +651,7 @@ static void comment_wait_bounded(void **state)
 	assert_int_equal(lagom_option_mode_cb(1, "auto", 1), 0);
 	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_user_init(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_task_init_privileged(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_task_init(SP, 0, NULL), 0);
 	assert_int_equal(slurm_spank_task_post_fork(SP, 0, NULL), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
