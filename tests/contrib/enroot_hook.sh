@@ -10,8 +10,8 @@
 #     lines (the image's /etc/environment, environ.d, --env); the mount file
 #     the hooks get (ENROOT_MOUNTS) starts empty;
 #   - every executable *.sh of hooks.d runs in name order, with the host
-#     environment (under pyxis: the job's, lagom's plan included when lagom
-#     comes before pyxis in plugstack.conf) plus ENROOT_PID, ENROOT_ROOTFS,
+#     environment (under pyxis: the job's, lagom's plan included, which
+#     lagom sets in task_init_privileged, before any plugin's task_init) plus ENROOT_PID, ENROOT_ROOTFS,
 #     ENROOT_MOUNTS and ENROOT_ENVIRON; its stdout is discarded; a non-zero
 #     exit stops the container;
 #   - afterwards enroot drops ill-formed lines of ENROOT_ENVIRON, mounts the
@@ -177,7 +177,7 @@ check_that "no plan: ENROOT_ENVIRON untouched" \
 check_that "no plan: ENROOT_MOUNTS empty" '[ ! -s "$C/mounts" ]'
 check_that "no plan: says nothing" '[ ! -s "$C/err" ]'
 
-# 2. Applied, the plan in the hook's environment (pyxis, lagom first).
+# 2. Applied, the plan in the hook's environment (pyxis: the job's environment).
 plan_env >"$TMP/job.plan"
 start_container "$TMP/job.plan"
 check_that "applied: exit 0, says nothing" \
