@@ -23,6 +23,10 @@
 
 static void logger(lagom_nccl_log_level_t level, unsigned long flags,
 		   const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static void logger(lagom_nccl_log_level_t level, unsigned long flags,
+		   const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 
