@@ -335,10 +335,11 @@ static bool task_has(spank_t sp, const char *name)
 void lagom_container_task_forget(struct lagom_stepd *sd)
 {
 	if (sd->saved)
-		for (size_t i = 0; i < sd->n_items; i++)
+		for (size_t i = 0; i < sd->n_saved; i++)
 			free(sd->saved[i]);
 	free(sd->saved);
 	sd->saved = NULL;
+	sd->n_saved = 0;
 	sd->set_profiler = false;
 	sd->set_spool = false;
 }
@@ -353,6 +354,7 @@ void lagom_container_task_note(spank_t sp, struct lagom_stepd *sd)
 	sd->saved = calloc(sd->n_items ? sd->n_items : 1, sizeof(char *));
 	if (!sd->saved)
 		return; /* taken back, an override leaves no value */
+	sd->n_saved = sd->n_items;
 	for (size_t i = 0; i < sd->n_items; i++)
 		if (sd->items[i].action == LAGOM_ENV_OVERRIDE)
 			sd->saved[i] = user_value(sp, sd->items[i].var->name);
@@ -407,7 +409,7 @@ void lagom_container_task_check(spank_t sp, struct lagom_stepd *sd)
 	for (size_t i = 0; i < sd->n_items; i++) {
 		const struct lagom_env_item *it = &sd->items[i];
 
-		if (it->action == LAGOM_ENV_OVERRIDE && sd->saved &&
+		if (it->action == LAGOM_ENV_OVERRIDE && i < sd->n_saved &&
 		    sd->saved[i])
 			spank_setenv(sp, it->var->name, sd->saved[i], 1);
 		else if (it->action == LAGOM_ENV_SET ||

@@ -476,6 +476,7 @@ void lagom_remote_exit(spank_t sp, const struct lagom_state *st)
 	struct lagom_stepd *sd = stepd_of(st);
 
 	wait_comment(sd); /* no task exited (a failed launch) */
+	lagom_container_task_forget(sd);
 	lagom_carrier_release(&sd->carrier);
 	free(sd->items);
 	sd->items = NULL;
@@ -484,6 +485,5 @@ void lagom_remote_exit(spank_t sp, const struct lagom_state *st)
 	sd->apply_failed = false;
 	sd->tasks_exited = 0;
 	sd->container = 0;
-	lagom_container_task_forget(sd);
 	lagom_step_clear(&sd->step);
 }

@@ -43,6 +43,7 @@ struct lagom_stepd {
 	 * that an override replaced (per item, NULL where none). */
 	bool set_profiler, set_spool;
 	char **saved;
+	size_t n_saved; /* entries of saved */
 	char measure_dir[LAGOM_MEASURE_PATH_MAX + 128];
 };
 
