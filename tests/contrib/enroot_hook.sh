@@ -28,7 +28,10 @@ for t in stat mktemp grep sed; do
 	command -v "$t" >/dev/null 2>&1 || plan_skip_all "$t not installed"
 done
 can_mount=no
-if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+mount_why="needs root and unshare -m"
+if ! command -v mount >/dev/null 2>&1; then
+	mount_why="mount(8) not installed (Debian sid: apt-get install mount)"
+elif [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
 	can_mount=yes
 fi
 
@@ -211,7 +214,7 @@ if [ "$can_mount" = yes ]; then
 		'! grep -q "^leaks" "$C/seen"'
 else
 	for i in 1 2 3 4; do
-		skip "mounts not made: needs root and unshare -m"
+		skip "mounts not made: $mount_why"
 	done
 fi
 rm -f "$STEPDIR/rec"
