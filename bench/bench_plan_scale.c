@@ -7,9 +7,14 @@
  * Prints the file opens, fstatat calls, bytes read and time of the whole
  * plan and of the hardware gathering alone, for several N, and whether the
  * plan is the same with and without the digest; asserts nothing about
- * speed.  "distinct" runs give every node a different measured HBM rate
- * (as real nodes have), so no two digest entries share their hardware
- * text.
+ * speed.  Three hardware mixes: "identical" (every node the fixture),
+ * "4 kinds" (four measured HBM rates, node i has rate i mod 4) and
+ * "distinct" (every node a different measured HBM rate, as real nodes
+ * have, so no two digest entries share their hardware text).  Each plan
+ * from the digest runs in a child process whose peak RSS is printed (the
+ * memory a plan of that size costs srun).  LAGOM_BENCH_REPS sets the
+ * repetitions (best of; default 3); LAGOM_BENCH_NO_PROFILES=1 skips the
+ * runs without a digest (and the comparison of plans).
  *
  * open, openat, fstatat and read are wrapped (-Wl,--wrap) to count what
  * the planner does; the benchmark's own writes are not counted.
@@ -24,6 +29,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -125,10 +131,23 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-/* One profile per node: the fixture with its node name replaced, and with
- * distinct, its measured HBM rate made different on every node. */
+/* The hardware mixes: how many distinct measured HBM rates (0: one per
+ * node). */
+struct mix {
+	const char *name;
+	unsigned kinds;
+};
+
+static const struct mix mixes[] = {
+	{ "identical", 1 },
+	{ "4 kinds of", 4 },
+	{ "distinct", 0 },
+};
+
+/* One profile per node: the fixture with its node name replaced and its
+ * measured HBM rate one of kinds (0: one per node). */
 static int write_profiles(const char *dir, const char *fixture, unsigned n,
-			  char **names, int distinct)
+			  char **names, unsigned kinds)
 {
 	const char *at = strstr(fixture, "\"gpu001\"");
 	const char *hbm = strstr(fixture, "1700000000000.0");
@@ -146,7 +165,7 @@ static int write_profiles(const char *dir, const char *fixture, unsigned n,
 		fprintf(f, "%.*s\"%s\"%.*s%.1f%s", (int)(at - fixture), fixture,
 			names[i], (int)(hbm - at - strlen("\"gpu001\"")),
 			at + strlen("\"gpu001\""),
-			1700000000000.0 + (distinct ? i * 1e6 : 0),
+			1700000000000.0 + (kinds ? i % kinds : i) * 1e6,
 			hbm + strlen("1700000000000.0"));
 		fclose(f);
 		chmod(path, 0644);
@@ -155,7 +174,7 @@ static int write_profiles(const char *dir, const char *fixture, unsigned n,
 }
 
 static void run(const char *dir, char **names, unsigned n, int profiles_only,
-		char *plan_id)
+		char *plan_id, int once)
 {
 	struct lagom_planner_input in = {
 		.profile_dir = dir,
@@ -176,6 +195,9 @@ static void run(const char *dir, char **names, unsigned n, int profiles_only,
 
 	int reps = getenv("LAGOM_BENCH_REPS") ? atoi(getenv("LAGOM_BENCH_REPS"))
 					      : 3;
+
+	if (once || reps < 1)
+		reps = 1;
 
 	for (int rep = 0; rep < reps; rep++) {
 		n_open = 0;
@@ -218,9 +240,46 @@ static void run(const char *dir, char **names, unsigned n, int profiles_only,
 	printf("\n");
 }
 
+/* The plans from the digest, in a child process: its peak RSS is the
+ * plan's (the parent holds little).  The child writes the plan id to fd. */
+static void run_measured(const char *dir, char **names, unsigned n,
+			 char *plan_id)
+{
+	int pfd[2];
+	struct rusage ru;
+	int status = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	if (pipe(pfd) < 0 || (pid = fork()) < 0) {
+		perror("bench_plan_scale: fork");
+		return;
+	}
+	if (pid == 0) {
+		char id[17] = "";
+
+		close(pfd[0]);
+		run(dir, names, n, 1, NULL, 0);
+		run(dir, names, n, 0, id, 0);
+		fflush(stdout);
+		if (write(pfd[1], id, sizeof(id)) != (ssize_t)sizeof(id))
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	if (read(pfd[0], plan_id, 17) != 17)
+		plan_id[0] = '\0';
+	plan_id[16] = '\0';
+	close(pfd[0]);
+	if (wait4(pid, &status, 0, &ru) == pid)
+		printf("    memory:      %.1f MiB peak RSS of the process that "
+		       "planned\n",
+		       ru.ru_maxrss / 1024.0);
+}
+
 /* Without then with the digest; the plans must be the same. */
 static int one_size(const char *dir, const char *fixture, char **names,
-		    unsigned n, int distinct)
+		    unsigned n, const struct mix *mix, int with_profiles)
 {
 	struct lagom_trust trust = { .owner_uid = getuid() };
 	struct lagom_digest_sync_report rep;
@@ -228,25 +287,29 @@ static int one_size(const char *dir, const char *fixture, char **names,
 	char without[17] = "", with[17] = "", path[4096];
 	double t0;
 
-	if (write_profiles(dir, fixture, n, names, distinct) < 0)
+	if (write_profiles(dir, fixture, n, names, mix->kinds) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/%s", dir, LAGOM_DIGEST_FILE);
 	unlink(path);
-	printf("  %u nodes x 8 GPUs, %s hardware, no digest:\n", n,
-	       distinct ? "distinct" : "identical");
-	run(dir, names, n, 1, NULL);
-	run(dir, names, n, 0, without);
+	printf("  %u nodes x 8 GPUs, %s hardware:\n", n, mix->name);
+	if (with_profiles) {
+		printf("   no digest:\n");
+		run(dir, names, n, 0, without, 1);
+	}
 	t0 = now_ms();
 	if (lagom_digest_sync(dir, &trust, 10, &rep, &err) < 0) {
 		printf("  digest: %s\n", err.text);
 		return -1;
 	}
-	printf("  lagom-prolog's digest update: %zu entries, %.1f ms; "
+	printf("   lagom-prolog's digest update: %zu entries, %.1f ms; "
 	       "with the digest:\n",
 	       rep.nodes, now_ms() - t0);
-	run(dir, names, n, 1, NULL);
-	run(dir, names, n, 0, with);
-	printf("  plan %s without the digest, %s with: %s\n", without, with,
+	run_measured(dir, names, n, with);
+	if (!with_profiles) {
+		printf("   plan %s\n", with);
+		return with[0] ? 0 : -1;
+	}
+	printf("   plan %s without the digest, %s with: %s\n", without, with,
 	       strcmp(without, with) == 0 ? "the same" : "DIFFERENT");
 	return strcmp(without, with) == 0 ? 0 : -1;
 }
@@ -258,6 +321,8 @@ int main(int argc, char **argv)
 	unsigned sizes[8] = { 512, 4096 };
 	int nsizes = 2;
 	char default_path[4096];
+	const char *no_profiles = getenv("LAGOM_BENCH_NO_PROFILES");
+	int with_profiles = !no_profiles || strcmp(no_profiles, "1") != 0;
 	char *fixture, *dir, **names;
 	int rc = 0;
 
@@ -290,15 +355,18 @@ int main(int argc, char **argv)
 	       "%s\n",
 	       dir);
 	for (int s = 0; s < nsizes; s++) {
-		if (sizes[s] == 0 || sizes[s] > 65536 ||
-		    one_size(dir, fixture, names, sizes[s], 0) < 0 ||
-		    one_size(dir, fixture, names, sizes[s], 1) < 0) {
-			fprintf(stderr, "bench_plan_scale: bad size or "
-					"fixture, or plans differ\n");
-			rc = 1;
-			break;
+		for (size_t m = 0; m < sizeof(mixes) / sizeof(*mixes); m++) {
+			if (sizes[s] == 0 || sizes[s] > 65536 ||
+			    one_size(dir, fixture, names, sizes[s], &mixes[m],
+				     with_profiles) < 0) {
+				fprintf(stderr, "bench_plan_scale: bad size or "
+						"fixture, or plans differ\n");
+				rc = 1;
+				goto done;
+			}
 		}
 	}
+done:
 	for (unsigned i = 0; i < 65536; i++) {
 		char path[4096];
 
