@@ -100,6 +100,7 @@ static int step_hardware(const struct lagom_planner_input *in,
 	struct planner_load_report rep = { 0 };
 	const char **names = NULL;
 	struct lagom_hw *hws;
+	size_t nhws = 0;
 	int rc;
 
 	if ((rc = sorted_nodes(in, &names, err)))
@@ -111,9 +112,9 @@ static int step_hardware(const struct lagom_planner_input *in,
 	}
 	rc = planner_load_hw(in->profile_dir, in->profile_path,
 			     in->enforce_trust, in->trusted_uid, names,
-			     in->node_count, hws, &rep, err);
+			     in->node_count, hws, &nhws, &rep, err);
 	if (rc == 0)
-		rc = planner_weakest_hw(hws, in->node_count, g->hw, err);
+		rc = planner_weakest_hw(hws, nhws, g->hw, err);
 	if (rc == 0)
 		rc = planner_step_hops(in->topology_conf, names, in->node_count,
 				       &g->hops, g->hw, err);
@@ -298,9 +299,10 @@ int lagom_planner_profile_hw(const char *path, bool enforce_trust,
 			     struct lagom_error *err)
 {
 	static const char *const one[] = { "profile" };
+	size_t nhws;
 
 	if (!path || !out)
 		return lagom_errprintf(err, EINVAL, "no profile path");
 	return planner_load_hw(NULL, path, enforce_trust, trusted_uid, one, 1,
-			       out, NULL, err);
+			       out, &nhws, NULL, err);
 }

@@ -33,7 +33,10 @@ unsigned planner_nccl_version_code(const char *text);
  * Load the profile of every node in names (n entries) from dir (or, when
  * path is set, the one file at path for all of them) through profile/'s
  * reader (trust rules when enforce_trust) and turn each into the model's
- * hardware (lagom_profile_to_hw) in hws[0..n).  Errors from profile/ pass
+ * hardware (lagom_profile_to_hw) in hws (room for n), *nhws of them: each
+ * hardware the digest gives once, however many nodes share it (the
+ * weakest of them does not depend on repeats), so the planner's cost
+ * follows the distinct hardware, not the nodes.  Errors from profile/ pass
  * through, with the node named.  With dir, the cluster digest of dir
  * (profile/digest.h) gives the hardware of every node whose profile has
  * not changed since: the same values, without reading the profile.  rep
@@ -42,8 +45,8 @@ unsigned planner_nccl_version_code(const char *text);
  */
 int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
 		    uid_t trusted_uid, const char *const *names, size_t n,
-		    struct lagom_hw *hws, struct planner_load_report *rep,
-		    struct lagom_error *err);
+		    struct lagom_hw *hws, size_t *nhws,
+		    struct planner_load_report *rep, struct lagom_error *err);
 
 /*
  * The hardware every node plans for: hws combined field by field, taking the

@@ -115,16 +115,38 @@ static void calibration_of(int dfd, const char *dir,
 		 used ? "; " : "", cerr.text);
 }
 
+/* Node i's hardware from the digest into hws[*k] unless its hardware text
+ * is there already (seen, one flag per text): 1, 0 (read the profile) or
+ * a negative errno. */
+static int from_digest(struct lagom_digest *digest, int dfd,
+		       const struct lagom_trust *t, const char *name,
+		       unsigned char *seen, struct lagom_hw *hws, size_t *k,
+		       const char **nccl_version)
+{
+	const struct lagom_hw *hw;
+	size_t rec;
+	int rc = lagom_digest_node_hw_ref(digest, dfd, t, name, &hw, &rec);
+
+	if (rc == 1) {
+		*nccl_version = lagom_digest_rec_nccl_version(digest, rec);
+		if (!seen[rec])
+			hws[(*k)++] = *hw;
+		seen[rec] = 1;
+	}
+	return rc;
+}
+
 int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
 		    uid_t trusted_uid, const char *const *names, size_t n,
-		    struct lagom_hw *hws, struct planner_load_report *rep,
-		    struct lagom_error *err)
+		    struct lagom_hw *hws, size_t *nhws,
+		    struct planner_load_report *rep, struct lagom_error *err)
 {
 	struct lagom_trust trust = { .owner_uid = trusted_uid };
 	const struct lagom_trust *t = enforce_trust ? &trust : NULL;
 	struct lagom_digest *digest = NULL;
+	unsigned char *seen = NULL;
 	int dfd = -1, rc = 0;
-	size_t i;
+	size_t i, k = 0;
 
 	if (!path && !dir)
 		return lagom_errprintf(err, EINVAL, "no profile directory");
@@ -137,28 +159,33 @@ int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
 		if (rep)
 			calibration_of(dfd, dir, t, rep);
 	}
+	if (digest && !(seen = calloc(lagom_digest_records(digest) + 1, 1)))
+		rc = lagom_errprintf(err, ENOMEM, "out of memory");
 	for (i = 0; i < n && rc == 0; i++) {
-		if (path && i > 0) { /* one file for every node: read once */
-			hws[i] = hws[0];
-			continue;
-		}
-		rc = lagom_digest_node_hw(digest, dfd, t, names[i], &hws[i]);
+		const char *nccl = NULL;
+
+		if (path && i > 0) /* one file for every node: read once */
+			break;
+		rc = digest ? from_digest(digest, dfd, t, names[i], seen, hws,
+					  &k, &nccl)
+			    : 0;
 		if (rc == 1) {
 			if (rep)
 				rep->from_digest++;
-			note_nccl(rep, i,
-				  lagom_digest_node_nccl_version(digest,
-								 names[i]));
+			note_nccl(rep, i, nccl);
 			rc = 0;
 		} else if (rc == 0) {
-			rc = load_one(dfd, dir, path, t, names[i], &hws[i], rep,
-				      i, err);
+			rc = load_one(dfd, dir, path, t, names[i], &hws[k++],
+				      rep, i, err);
 		} else {
 			rc = lagom_errprintf(err, -rc, "out of memory");
 		}
 	}
+	free(seen);
 	lagom_digest_destroy(digest);
 	if (dfd >= 0)
 		close(dfd);
+	if (rc == 0)
+		*nhws = k;
 	return rc;
 }

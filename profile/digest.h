@@ -10,7 +10,19 @@
  * the step, reading the node's profile itself whenever the digest cannot
  * answer.
  *
- * Correctness never depends on the digest.  An entry records the inode,
+ * The digest and its seal.  The digest lives in its own directory,
+ * LAGOM_DIGEST_DIR, in the profile directory, so that writing it does not
+ * change the profile directory; its first line carries the seal: the inode
+ * and change time (ns) of the profile directory when its writer began to
+ * list the profiles, after waiting for the file system's clock to pass that
+ * time.  Any profile renamed, created or removed since (every writer of
+ * profiles replaces them by rename) gives the directory a later change
+ * time, so a reader whose one fstat() of the directory gives the seal uses
+ * the entries as they are: no system call per node.  A profile edited in
+ * place (or chmod'ed) leaves the directory alone: the next sync picks it up
+ * (lagom-prolog --digest), as doc/profile-format.md says.
+ *
+ * When the directory does not match the seal, an entry records the inode,
  * size, modification and change time (ns) of the profile it was made from
  * (the change time catches a profile rewritten in place with its old
  * modification time put back: no one can set it back); the
@@ -29,23 +41,41 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/error.h"
 #include "model/model.h"
 #include "profile/profile.h"
 
-/* The digest's name in the profile directory (never "<node>.json"). */
-#define LAGOM_DIGEST_FILE "lagom-cluster.digest"
+/* The digest's directory in the profile directory (never "<node>.json"),
+ * the digest's name in it, and the path from the profile directory. */
+#define LAGOM_DIGEST_DIR "lagom-cluster.digest.d"
+#define LAGOM_DIGEST_NAME "digest"
+#define LAGOM_DIGEST_FILE LAGOM_DIGEST_DIR "/" LAGOM_DIGEST_NAME
 /* The writers' lock file beside it (mode 0600: users cannot hold it). */
 #define LAGOM_DIGEST_LOCK_FILE "lagom-cluster.digest.lock"
 #define LAGOM_DIGEST_FORMAT "lagom-digest"
-#define LAGOM_DIGEST_VERSION 3
+#define LAGOM_DIGEST_VERSION 4
 /* Digests larger than this are refused unread; more entries than
  * LAGOM_DIGEST_MAX_NODES are refused. */
 #define LAGOM_DIGEST_MAX_BYTES (64 * 1024 * 1024)
 #define LAGOM_DIGEST_MAX_NODES 65536
 
 struct lagom_digest;
+struct stat;
+
+/* The profile directory as a writer saw it before listing it (valid false:
+ * no seal, readers check every entry). */
+struct lagom_digest_seal {
+	bool valid;
+	uint64_t ino;
+	int64_t ctime_s;
+	long ctime_ns;
+};
+
+/* dir_st (the profile directory's fstat) still has the seal. */
+bool lagom_digest_seal_matches(const struct lagom_digest_seal *seal,
+			       const struct stat *dir_st);
 
 /*
  * Parse a digest held in memory (len bytes; the text is copied).  Strict:
@@ -59,10 +89,12 @@ int lagom_digest_parse(const char *buf, size_t len, struct lagom_digest **out,
 		       struct lagom_error *err);
 
 /*
- * Read LAGOM_DIGEST_FILE from the profile directory opened as dfd
- * (lagom_profile_dir_open(): the same trust walk as profiles) under the
- * profiles' trust rules (trust NULL: none) and parse it.  -ENOENT when
- * there is none; other errors name the file ("cluster digest DIR/...: ").
+ * Read LAGOM_DIGEST_FILE from the profile directory opened as dfd (named
+ * dir; lagom_profile_dir_open(): the same trust walk as profiles, and the
+ * same walk for LAGOM_DIGEST_DIR) under the profiles' trust rules (trust
+ * NULL: none) and parse it; then one fstat of dfd says whether the digest
+ * is sealed (lagom_digest_sealed()).  -ENOENT when there is none; other
+ * errors name the file ("cluster digest DIR/...: ").
  */
 int lagom_digest_read_at(int dfd, const char *dir,
 			 const struct lagom_trust *trust,
@@ -70,12 +102,17 @@ int lagom_digest_read_at(int dfd, const char *dir,
 
 void lagom_digest_destroy(struct lagom_digest *digest);
 
+/* The profile directory had the digest's seal when it was read: its
+ * entries are current without a stat per node. */
+bool lagom_digest_sealed(const struct lagom_digest *digest);
+
 /* Entries in the digest. */
 size_t lagom_digest_count(const struct lagom_digest *digest);
 
 /*
  * The model's hardware of node from the digest: 1 when the digest has an
- * entry for node and its profile in dfd is still the file the entry was
+ * entry for node and, the digest being sealed, nothing more; or, unsealed,
+ * its profile in dfd is still the file the entry was
  * made from (fstatat without following links: same inode, size,
  * modification and change time, and it passes trust); 0 when the profile must be read
  * instead (no entry, stale, removed, untrusted, or the entry's hardware
@@ -86,6 +123,24 @@ size_t lagom_digest_count(const struct lagom_digest *digest);
 int lagom_digest_node_hw(struct lagom_digest *digest, int dfd,
 			 const struct lagom_trust *trust, const char *node,
 			 struct lagom_hw *hw);
+
+/*
+ * lagom_digest_node_hw() without the copy: *hw points to the hardware that
+ * every node of the same hardware text shares (valid until the digest is
+ * destroyed) and *rec numbers that text (below lagom_digest_records()), so
+ * a caller can take each distinct hardware once.
+ */
+int lagom_digest_node_hw_ref(struct lagom_digest *digest, int dfd,
+			     const struct lagom_trust *trust, const char *node,
+			     const struct lagom_hw **hw, size_t *rec);
+
+/* Distinct hardware texts in the digest. */
+size_t lagom_digest_records(const struct lagom_digest *digest);
+
+/* lagom_digest_node_nccl_version() of the nodes of hardware text rec (the
+ * version is part of the text); NULL when rec is out of range. */
+const char *lagom_digest_rec_nccl_version(const struct lagom_digest *digest,
+					  size_t rec);
 
 /*
  * The NCCL version node's profile recorded (provenance.nccl_version, ""
@@ -100,7 +155,6 @@ const char *lagom_digest_node_nccl_version(const struct lagom_digest *digest,
  * One entry's line (no newline) for profile p read from a file whose
  * fstat is st; *line is malloc'd.  -EINVAL when p would not validate.
  */
-struct stat;
 int lagom_digest_format_entry(const struct lagom_profile *p,
 			      const struct stat *st, char **line,
 			      struct lagom_error *err);

@@ -9,12 +9,19 @@
  * picks its profile up; and when many prologs write at once, the first to
  * get the lock takes in every profile written so far and the others find
  * nothing left to do.
+ *
+ * The seal (digest.h): under the lock, the writer reads the profile
+ * directory's change time, touches the lock file until the file system's
+ * clock has passed it (a change in the same clock tick would not show),
+ * and only then lists the directory.  The digest goes into its own
+ * directory, so writing it leaves the profile directory's seal intact.
  */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +62,72 @@ static int take_lock(int dfd, double wait_s, struct lagom_error *err)
 				LAGOM_DIGEST_LOCK_FILE, strerror(errno));
 	close(fd);
 	return -err->errnum;
+}
+
+/* The directory of the digest, made when missing (mode 0755 whatever the
+ * umask: srun reads it as the user), then opened as its readers open it. */
+static int digest_dir(int dfd, const char *dir, const struct lagom_trust *trust,
+		      struct lagom_error *err)
+{
+	char path[4096];
+	struct stat st;
+	int fd;
+
+	if (mkdirat(dfd, LAGOM_DIGEST_DIR, 0755) < 0 && errno != EEXIST)
+		return lagom_errprintf(err, errno, "%s: %s", LAGOM_DIGEST_DIR,
+				       strerror(errno));
+	fd = openat(dfd, LAGOM_DIGEST_DIR,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 ||
+	    ((st.st_mode & 07777) != 0755 && fchmod(fd, 0755) < 0)) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return lagom_errprintf(err, e, "%s: %s", LAGOM_DIGEST_DIR,
+				       strerror(e));
+	}
+	if (!trust)
+		return fd;
+	close(fd);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir,
+			     LAGOM_DIGEST_DIR) >= sizeof(path))
+		return lagom_errprintf(err, ENAMETOOLONG, "path too long");
+	return lagom_profile_dir_open(path, trust, err);
+}
+
+static bool later(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec > b->tv_nsec);
+}
+
+/*
+ * The seal of the profile directory dfd: its inode and change time, once
+ * the file system's clock (the lock file's change time, touched) is past
+ * that time, so that whatever changes the directory after the listing
+ * begins gives it another change time.  Waits at most about 0.2 s; no
+ * seal (valid false) when the clock never moved on.
+ */
+static struct lagom_digest_seal measure_seal(int dfd, int lock)
+{
+	struct timespec pause = { 0, 1000 * 1000 };
+	struct stat d, l;
+
+	for (int i = 0; i < 200; i++) {
+		if (fstat(dfd, &d) < 0 || futimens(lock, NULL) < 0 ||
+		    fstat(lock, &l) < 0)
+			break;
+		if (later(&l.st_ctim, &d.st_ctim))
+			return (struct lagom_digest_seal){
+				.valid = true,
+				.ino = (uint64_t)d.st_ino,
+				.ctime_s = (int64_t)d.st_ctim.tv_sec,
+				.ctime_ns = (long)d.st_ctim.tv_nsec,
+			};
+		nanosleep(&pause, NULL);
+	}
+	return (struct lagom_digest_seal){ 0 };
 }
 
 struct line {
@@ -189,12 +262,27 @@ static void free_lines(struct line *lines, size_t n)
 	free(lines);
 }
 
-/* The length of the digest's text of n lines. */
-static size_t rendered_len(const struct line *lines, size_t n)
+/* The first line, with its newline, into buf (size at least 96). */
+static size_t header(char *buf, size_t size,
+		     const struct lagom_digest_seal *seal)
 {
-	size_t len = (size_t)snprintf(NULL, 0, "%s %d\nend %zu\n",
-				      LAGOM_DIGEST_FORMAT, LAGOM_DIGEST_VERSION,
-				      n);
+	if (!seal->valid)
+		return (size_t)snprintf(buf, size, "%s %d seal=-\n",
+					LAGOM_DIGEST_FORMAT,
+					LAGOM_DIGEST_VERSION);
+	return (size_t)snprintf(buf, size,
+				"%s %d seal=%" PRIu64 ":%" PRId64 ".%09ld\n",
+				LAGOM_DIGEST_FORMAT, LAGOM_DIGEST_VERSION,
+				seal->ino, seal->ctime_s, seal->ctime_ns);
+}
+
+/* The length of the digest's text of n lines. */
+static size_t rendered_len(const struct line *lines, size_t n,
+			   const struct lagom_digest_seal *seal)
+{
+	char head[96];
+	size_t len = header(head, sizeof(head), seal) +
+		     (size_t)snprintf(NULL, 0, "end %zu\n", n);
 
 	for (size_t i = 0; i < n; i++)
 		len += lines[i].len + 1;
@@ -202,15 +290,15 @@ static size_t rendered_len(const struct line *lines, size_t n)
 }
 
 /* The digest's text from sorted lines. */
-static char *render(const struct line *lines, size_t n, size_t *len)
+static char *render(const struct line *lines, size_t n,
+		    const struct lagom_digest_seal *seal, size_t *len)
 {
-	size_t size = rendered_len(lines, n) + 1;
+	size_t size = rendered_len(lines, n, seal) + 1;
 	char *text, *p;
 
 	if (!(text = malloc(size)))
 		return NULL;
-	p = text +
-	    sprintf(text, "%s %d\n", LAGOM_DIGEST_FORMAT, LAGOM_DIGEST_VERSION);
+	p = text + header(text, size, seal);
 	for (size_t i = 0; i < n; i++) {
 		memcpy(p, lines[i].text, lines[i].len);
 		p += lines[i].len;
@@ -227,18 +315,19 @@ static char *render(const struct line *lines, size_t n, size_t *len)
  * every node's profile, all alike, and the prologs do not rebuild it until
  * a profile changes.
  */
-static int write_digest(int dfd, const struct line *lines, size_t n,
-			size_t max_bytes, struct lagom_digest_sync_report *rep,
+static int write_digest(int ddfd, const struct line *lines, size_t n,
+			const struct lagom_digest_seal *seal, size_t max_bytes,
+			struct lagom_digest_sync_report *rep,
 			struct lagom_error *err)
 {
-	size_t want = rendered_len(lines, n), len = 0;
+	size_t want = rendered_len(lines, n, seal), len = 0;
 	bool over = want > max_bytes;
-	char *text = render(lines, over ? 0 : n, &len);
+	char *text = render(lines, over ? 0 : n, seal, &len);
 	int rc;
 
 	if (!text)
 		return lagom_errprintf(err, ENOMEM, "out of memory");
-	rc = lagom_profile_replace_at(dfd, LAGOM_DIGEST_FILE, text, len, err);
+	rc = lagom_profile_replace_at(ddfd, LAGOM_DIGEST_NAME, text, len, err);
 	rep->written = rc == 0;
 	free(text);
 	if (rc == 0 && over)
@@ -250,31 +339,39 @@ static int write_digest(int dfd, const struct line *lines, size_t n,
 	return rc;
 }
 
-static int sync_locked(int dfd, const char *dir,
+static int sync_locked(int dfd, int lock, const char *dir,
 		       const struct lagom_trust *trust, size_t max_bytes,
 		       struct lagom_digest_sync_report *rep,
 		       struct lagom_error *err)
 {
 	struct lagom_error old_err = { 0 };
+	struct lagom_digest_seal seal;
 	struct lagom_digest *old = NULL;
 	struct line *lines = NULL;
 	size_t n = 0;
-	int rc;
+	int rc, ddfd = digest_dir(dfd, dir, trust, err);
 
+	if (ddfd < 0)
+		return ddfd;
+	seal = measure_seal(dfd, lock);
 	rc = lagom_digest_read_at(dfd, dir, trust, &old, &old_err);
-	if (rc == -ENOMEM)
+	if (rc == -ENOMEM) {
+		close(ddfd);
 		return lagom_errprintf(err, ENOMEM, "out of memory");
+	}
 	if (rc < 0 && rc != -ENOENT)
 		memcpy(rep->note, old_err.text, sizeof(rep->note));
 	rc = collect(dfd, dir, trust, old, &lines, &n, rep, err);
 	rep->nodes = n;
-	if (rc == 0 && old && rep->kept == n && lagom_digest_count(old) == n) {
+	if (rc == 0 && old && rep->kept == n && lagom_digest_count(old) == n &&
+	    lagom_digest_has_seal(old, &seal)) {
 		rc = 0; /* nothing changed: leave the file alone */
 	} else if (rc == 0) {
-		rc = write_digest(dfd, lines, n, max_bytes, rep, err);
+		rc = write_digest(ddfd, lines, n, &seal, max_bytes, rep, err);
 	}
 	free_lines(lines, n);
 	lagom_digest_destroy(old);
+	close(ddfd);
 	return rc;
 }
 
@@ -305,7 +402,7 @@ int lagom_digest_sync_max(const char *dir, const struct lagom_trust *trust,
 	if (lock < 0) {
 		rc = lock;
 	} else {
-		rc = sync_locked(dfd, dir, trust, max_bytes, rep, err);
+		rc = sync_locked(dfd, lock, dir, trust, max_bytes, rep, err);
 		close(lock); /* releases the lock */
 	}
 	close(dfd);

@@ -35,4 +35,10 @@ int lagom_digest_entry_line(const struct lagom_digest *digest, const char *node,
 			    const struct stat *st, const char **line,
 			    size_t *len);
 
+/* For the digest's writer: digest's seal is seal (both invalid counts as
+ * the same). */
+struct lagom_digest_seal;
+bool lagom_digest_has_seal(const struct lagom_digest *digest,
+			   const struct lagom_digest_seal *seal);
+
 #endif /* LAGOM_PROFILE_PROFILE_INT_H */

@@ -47,7 +47,7 @@ grep -q "^Prolog=" "$SLURM_CONF" || {
 	exit 1
 }
 prof=$CLUSTER_DIR/profiles
-digest=$prof/lagom-cluster.digest
+digest=$prof/lagom-cluster.digest.d/digest
 wl=phi-2:fsdp
 show_env='echo $(hostname) $(env | grep -E "^(NCCL_|LAGOM_)" | sort | tr "\n" " ")'
 run_timeout=90
@@ -81,10 +81,10 @@ run srun -N3 true
 check "the prologs measured every node (n1 n2 n3)" \
 	test -s "$measured/n1.json" -a -s "$measured/n2.json" -a -s "$measured/n3.json"
 check "... and wrote the cluster digest with their 3 entries" \
-	[ "$(entries "$measured/lagom-cluster.digest")" -eq 3 ]
+	[ "$(entries "$measured/lagom-cluster.digest.d/digest")" -eq 3 ]
 check_mode() { [ "$(stat -c '%a %u' "$1" 2>/dev/null)" = "644 0" ]; }
-check "... mode 0644, owned by root" check_mode "$measured/lagom-cluster.digest"
-diag "$(head -c 200 "$measured/lagom-cluster.digest" | head -2 | tail -1 | cut -c1-120)"
+check "... mode 0644, owned by root" check_mode "$measured/lagom-cluster.digest.d/digest"
+diag "$(head -c 200 "$measured/lagom-cluster.digest.d/digest" | head -2 | tail -1 | cut -c1-120)"
 
 # --- the plan from the profiles alone (no digest) -------------------------
 cluster_profiles "$profile_fixture"
@@ -118,7 +118,7 @@ chown nobody "$digest"
 step
 planned "a digest owned by a user: the same plan, from the profiles" "$base"
 check "... srun -v says so in one lagom: line" [ "$(grep -c 'lagom: .*cluster digest .*reading each node.s profile instead' "$err")" -eq 1 ]
-printf 'lagom-digest 3\nnode n1 garbage\nend 1\n' >"$digest"
+printf 'lagom-digest 4 seal=-\nnode n1 garbage\nend 1\n' >"$digest"
 chown root "$digest"
 chmod 0644 "$digest"
 step

@@ -135,6 +135,8 @@ static int teardown(void **state)
 	unlink(f->path);
 	snprintf(path, sizeof(path), "%s/%s", f->dir, LAGOM_DIGEST_LOCK_FILE);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", f->dir, LAGOM_DIGEST_DIR);
+	rmdir(path);
 	rmdir(f->dir);
 	return 0;
 }
@@ -305,18 +307,89 @@ static void rewrite_in_place(const struct fx *f, double hbm_Bps)
 	lagom_profile_destroy(p);
 }
 
-/* A profile rewritten in place with its timestamp restored: stale, read
- * from the file, and the plan the new profile gives. */
+/* Whether the digest of f, read as the planner reads it, is sealed. */
+static bool sealed(const struct fx *f)
+{
+	struct lagom_trust trust = { .owner_uid = getuid() };
+	struct lagom_digest *d = NULL;
+	int dfd = lagom_profile_dir_open(f->dir, &trust, NULL);
+	bool yes;
+
+	assert_true(dfd >= 0);
+	assert_int_equal(lagom_digest_read_at(dfd, f->dir, &trust, &d, NULL),
+			 0);
+	yes = lagom_digest_sealed(d);
+	lagom_digest_destroy(d);
+	close(dfd);
+	return yes;
+}
+
+/* The seal: a digest just synced is sealed (no stat per node); anything
+ * renamed, created or removed in the profile directory unseals it, and the
+ * next sync seals it again. */
+static void test_seal(void **state)
+{
+	struct fx *f = *state;
+	char path[160];
+	int fd;
+
+	sync_digest(f);
+	assert_true(sealed(f));
+	snprintf(path, sizeof(path), "%s/unrelated", f->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_false(sealed(f));
+	sync_digest(f);
+	assert_true(sealed(f));
+	unlink(path);
+	assert_false(sealed(f));
+	sync_digest(f);
+	assert_true(sealed(f));
+}
+
+/*
+ * A profile rewritten in place with its timestamp restored leaves the
+ * profile directory alone (doc/profile-format.md "Cluster digest"): while
+ * the digest is sealed, srun plans from its entry; once anything else
+ * unseals it, the entry's stat shows the change (read from the file: the
+ * plan the new profile gives); and the next sync takes it in.
+ */
 static void test_rewritten_in_place(void **state)
 {
 	struct fx *f = *state;
 	struct outcome with, without;
+	char path[160];
+	int fd;
 
 	sync_digest(f);
+	plan(f, &without);
 	usleep(20 * 1000); /* the change time moves on, however coarse */
 	rewrite_in_place(f, 4000e9);
+	assert_true(sealed(f));
+	plan(f, &with);
+	assert_int_equal(with.from_digest, NNODES);
+	assert_same_plan(&without, &with);
+	free(with.plan_text);
+	free(without.plan_text);
+	/* unsealed: the stat of each entry */
+	snprintf(path, sizeof(path), "%s/unrelated", f->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);
 	plan(f, &with);
 	assert_int_equal(with.from_digest, NNODES - 1);
+	unlink(f->path);
+	plan(f, &without);
+	assert_same_plan(&without, &with);
+	free(with.plan_text);
+	free(without.plan_text);
+	/* the next sync (lagom-prolog --digest) takes it in, sealed */
+	sync_digest(f);
+	assert_true(sealed(f));
+	plan(f, &with);
+	assert_int_equal(with.from_digest, NNODES);
 	unlink(f->path);
 	plan(f, &without);
 	assert_same_plan(&without, &with);
@@ -367,14 +440,21 @@ static void refused(struct fx *f, const char *expect)
 static void test_untrusted(void **state)
 {
 	struct fx *f = *state;
+	char dir[160];
 
 	sync_digest(f);
 	assert_int_equal(chmod(f->path, 0666), 0);
-	refused(f, "lagom-cluster.digest is writable by group or others");
+	refused(f, "file digest is writable by group or others");
 	sync_digest(f);
 	unlink(f->path);
 	assert_int_equal(symlink("/etc/hostname", f->path), 0);
 	refused(f, "is a symlink");
+	unlink(f->path);
+	sync_digest(f);
+	snprintf(dir, sizeof(dir), "%s/%s", f->dir, LAGOM_DIGEST_DIR);
+	assert_int_equal(chmod(dir, 0777), 0);
+	refused(f, LAGOM_DIGEST_DIR " is writable by group or others");
+	assert_int_equal(chmod(dir, 0755), 0);
 }
 
 /* Rewrite the digest with one change (the text from `from` on replaced
@@ -415,8 +495,10 @@ static void test_corrupt(void **state)
 
 	corrupt(f, "numa_nodes=2", "numa_nodes=3", 0);
 	refused(f, "line 2: fingerprint: does not match the hardware");
-	corrupt(f, "lagom-digest 3", "lagom-digest 2", 0);
-	refused(f, "line 1: not \"lagom-digest 3\"");
+	corrupt(f, "lagom-digest 4", "lagom-digest 3", 0);
+	refused(f, "line 1: not \"lagom-digest 4 seal=...\"");
+	corrupt(f, " seal=", " seal=x", 0);
+	refused(f, "line 1: seal: expected INODE:SECONDS.NANOSECONDS or -");
 	corrupt(f, " ctime=", " ctime=x", 0);
 	refused(f, "line 2: ctime: expected SECONDS.NANOSECONDS");
 	corrupt(f, " nccl_version=2.27.3", "", 0);
@@ -554,8 +636,7 @@ static void test_too_big(void **state)
 	assert_int_equal(
 		lagom_digest_sync_max(f->dir, &trust, 5, 2000, &rep, &err),
 		-EFBIG);
-	assert_non_null(
-		strstr(err.text, "lagom-cluster.digest: 4 nodes need "));
+	assert_non_null(strstr(err.text, LAGOM_DIGEST_FILE ": 4 nodes need "));
 	assert_non_null(strstr(err.text, "over the 2000 byte limit: written "
 					 "empty, srun reads each node's "
 					 "profile"));
@@ -578,7 +659,8 @@ static void test_too_big(void **state)
 /* Parsing alone: errors are one line naming the line. */
 static void test_parse(void **state)
 {
-	static const char empty[] = "lagom-digest 3\nend 0\n";
+	static const char empty[] = "lagom-digest 4 seal=-\nend 0\n";
+	static const char bad[] = "lagom-digest 4 seal=-\nnode x\nend 1\n";
 	struct lagom_digest *d = NULL;
 	struct lagom_error err = { 0 };
 
@@ -589,8 +671,7 @@ static void test_parse(void **state)
 	assert_int_equal(lagom_digest_parse("{}", 2, &d, &err),
 			 -EPROTONOSUPPORT);
 	assert_string_equal(err.text, "not a lagom cluster digest");
-	assert_int_equal(lagom_digest_parse("lagom-digest 3\nnode x\nend 1\n",
-					    28, &d, &err),
+	assert_int_equal(lagom_digest_parse(bad, strlen(bad), &d, &err),
 			 -EINVAL);
 	assert_string_equal(err.text, "line 2: ino: missing");
 }
@@ -602,6 +683,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_same_plan),
 		cmocka_unit_test(test_stale_entry),
+		cmocka_unit_test(test_seal),
 		cmocka_unit_test(test_rewritten_in_place),
 		cmocka_unit_test(test_removed_profile),
 		cmocka_unit_test(test_untrusted),

@@ -10,7 +10,7 @@ tool="$top_builddir/tests/profile/profile_tool"
 [ -x "$prolog" ] || plan_skip_all "lagom-prolog not built"
 [ -x "$tool" ] || plan_skip_all "profile_tool not built"
 
-plan 29
+plan 30
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 d="$tmp/profiles"
@@ -34,19 +34,21 @@ check "first run writes a profile the trusted reader accepts" \
 	[ "$("$tool" load "$d" tnode "$(id -u)")" = ok ]
 check "first run adds the node to the cluster digest" \
 	grep -q "^node tnode ino=$(stat -c %i "$d/tnode.json") " \
-	"$d/lagom-cluster.digest"
-check "the digest is 0644 and its lock 0600" \
-	[ "$(stat -c %a "$d/lagom-cluster.digest" "$d/lagom-cluster.digest.lock" | tr '\n' ' ')" = "644 600 " ]
-rm "$d/lagom-cluster.digest"
+	"$d/lagom-cluster.digest.d/digest"
+check "the digest is 0644 in a 0755 directory, its lock 0600" \
+	[ "$(stat -c %a "$d/lagom-cluster.digest.d/digest" "$d/lagom-cluster.digest.d" "$d/lagom-cluster.digest.lock" | tr '\n' ' ')" = "644 755 600 " ]
+check "the digest is sealed with the profile directory's inode and change time" \
+	grep -q "^lagom-digest 4 seal=$(stat -c %i "$d"):$(stat -c %Z "$d")\.[0-9]\{9\}\$" "$d/lagom-cluster.digest.d/digest"
+rm "$d/lagom-cluster.digest.d/digest"
 run --profile-dir "$d" 2>/dev/null
 check "a fresh profile missing from the digest is added" \
-	grep -q "^node tnode " "$d/lagom-cluster.digest"
+	grep -q "^node tnode " "$d/lagom-cluster.digest.d/digest"
 cp "$d/tnode.json" "$d/tnode2.json.tmp"
 sed 's/"tnode"/"tnode2"/' "$d/tnode2.json.tmp" > "$d/tnode2.json"
 rm "$d/tnode2.json.tmp"
 run --profile-dir "$d" --digest 2>/dev/null
 check "--digest takes in every profile of the directory" \
-	[ "$(grep -c '^node ' "$d/lagom-cluster.digest")" = 2 ]
+	[ "$(grep -c '^node ' "$d/lagom-cluster.digest.d/digest")" = 2 ]
 rm "$d/tnode2.json"
 mkdir -m 0755 "$tmp/many"
 for i in 1 2 3 4 5 6 7 8; do
@@ -55,7 +57,7 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 wait
 check "8 prologs at once: the digest holds all 8 nodes" \
-	[ "$(grep -c '^node c' "$tmp/many/lagom-cluster.digest")" = 8 ]
+	[ "$(grep -c '^node c' "$tmp/many/lagom-cluster.digest.d/digest")" = 8 ]
 if [ -e /dev/nvidiactl ]; then
 	skip "this node has an NVIDIA device: not a topology-only node"
 else
