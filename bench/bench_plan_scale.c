@@ -19,7 +19,7 @@
  * open, openat, fstatat and read are wrapped (-Wl,--wrap) to count what
  * the planner does; the benchmark's own writes are not counted.
  *
- *   bench/bench_plan_scale [PROFILE.json [N...]]   default: 512 4096
+ *   bench/bench_plan_scale [PROFILE.json [N...]]   default: 1024 4096 16384
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -318,8 +318,8 @@ int main(int argc, char **argv)
 {
 	const char *fixture_path = argc > 1 ? argv[1] : NULL;
 	char tmpl[] = "/tmp/lagom-bench-scale.XXXXXX";
-	unsigned sizes[8] = { 512, 4096 };
-	int nsizes = 2;
+	unsigned sizes[8] = { 1024, 4096, 16384 };
+	int nsizes = 3;
 	char default_path[4096];
 	const char *no_profiles = getenv("LAGOM_BENCH_NO_PROFILES");
 	int with_profiles = !no_profiles || strcmp(no_profiles, "1") != 0;
@@ -379,6 +379,8 @@ done:
 
 		snprintf(path, sizeof(path), "%s/%s", dir, LAGOM_DIGEST_FILE);
 		unlink(path);
+		snprintf(path, sizeof(path), "%s/%s", dir, LAGOM_DIGEST_DIR);
+		rmdir(path);
 		snprintf(path, sizeof(path), "%s/%s", dir,
 			 LAGOM_DIGEST_LOCK_FILE);
 		unlink(path);

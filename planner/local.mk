@@ -54,6 +54,22 @@ bench_bench_plan_scale_SOURCES = bench/bench_plan_scale.c
 bench_bench_plan_scale_LDFLAGS = -Wl,--wrap=open,--wrap=openat,--wrap=read,--wrap=fstatat
 bench_bench_plan_scale_LDADD = $(tests_planner_test_planner_LDADD)
 
+# A re-profiling herd on one digest (doc/profile-format.md "Cluster
+# digest"): 1024 prologs at once against 16,384 profiles, srun reading
+# meanwhile.  make bench-herd runs it as before lagom_digest_sync_for
+# (every writer a full sync) and as lagom-prolog runs it now.
+LAGOM_BENCHES += bench/bench_digest_herd
+bench_bench_digest_herd_SOURCES = bench/bench_digest_herd.c
+bench_bench_digest_herd_LDADD = $(tests_planner_test_planner_LDADD)
+bench-herd: bench/bench_digest_herd
+	@echo "== bench-herd: every writer a full sync"
+	LAGOM_HERD_PLAIN=1 LAGOM_FIXTURES='$(abs_top_srcdir)/tests/fixtures' \
+		./bench/bench_digest_herd
+	@echo "== bench-herd: lagom_digest_sync_for"
+	LAGOM_FIXTURES='$(abs_top_srcdir)/tests/fixtures' \
+		./bench/bench_digest_herd
+.PHONY: bench-herd
+
 # topology/block decides which of a step's nodes share an NVLink domain.
 UNIT_TESTS += tests/planner/test_blocks
 check_PROGRAMS += tests/planner/test_blocks

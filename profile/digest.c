@@ -696,6 +696,11 @@ static int parse_seal(const char *v, size_t n, struct lagom_digest_seal *s)
 	return 0;
 }
 
+int lagom_digest_parse_seal(const char *text, struct lagom_digest_seal *seal)
+{
+	return parse_seal(text, strlen(text), seal);
+}
+
 /* Line 1: "lagom-digest VERSION seal=..."; the length of the line with its
  * newline, or a negative errno. */
 static int parse_header(struct lagom_digest *d, struct lagom_error *err)

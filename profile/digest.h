@@ -166,6 +166,7 @@ struct lagom_digest_sync_report {
 	size_t read;	/* profiles read because new or changed */
 	size_t skipped; /* profiles that failed to read or validate */
 	bool written;	/* the digest file was replaced */
+	bool already;	/* lagom_digest_sync_for(): the node was in */
 	char note[LAGOM_ERROR_TEXT_MAX]; /* why an old digest was dropped */
 };
 
@@ -186,6 +187,20 @@ struct lagom_digest_sync_report {
 int lagom_digest_sync(const char *dir, const struct lagom_trust *trust,
 		      double lock_wait_s, struct lagom_digest_sync_report *rep,
 		      struct lagom_error *err);
+
+/*
+ * lagom_digest_sync() for the prolog of node, whose profile is in place:
+ * when the lock comes, a digest whose seal is not older than the profile's
+ * change time holds it already (a sync listed the directory after the
+ * profile's rename), and the call returns at once with rep->already set.
+ * So when many prologs re-profile at once, one sync takes in every profile
+ * written before it began, and the prologs waiting meanwhile find their
+ * node in and leave: a herd costs a few full syncs, not one each.
+ */
+int lagom_digest_sync_for(const char *dir, const struct lagom_trust *trust,
+			  const char *node, double lock_wait_s,
+			  struct lagom_digest_sync_report *rep,
+			  struct lagom_error *err);
 
 /* lagom_digest_sync() with max_bytes in place of LAGOM_DIGEST_MAX_BYTES
  * (tests use a small limit to reach the "written empty" path). */

@@ -339,7 +339,66 @@ static int write_digest(int ddfd, const struct line *lines, size_t n,
 	return rc;
 }
 
-static int sync_locked(int dfd, int lock, const char *dir,
+/* The seal on the first line of the digest in ddfd, reading that line
+ * alone (the whole digest of a big cluster is megabytes): 0, or -1 when
+ * there is none or it cannot be read. */
+static int read_seal(int ddfd, const struct lagom_trust *trust,
+		     struct lagom_digest_seal *seal)
+{
+	char head[128], want[32];
+	struct stat st;
+	ssize_t got;
+	char *nl;
+	int fd = openat(ddfd, LAGOM_DIGEST_NAME,
+			O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	size_t wl = (size_t)snprintf(want, sizeof(want),
+				     "%s %d seal=", LAGOM_DIGEST_FORMAT,
+				     LAGOM_DIGEST_VERSION);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 ||
+	    lagom_profile_trust_stat(&st, trust, LAGOM_DIGEST_NAME, NULL) < 0 ||
+	    (got = pread(fd, head, sizeof(head) - 1, 0)) <= 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	head[got] = '\0';
+	if (!(nl = strchr(head, '\n')) || (size_t)(nl - head) < wl ||
+	    memcmp(head, want, wl) != 0)
+		return -1;
+	*nl = '\0';
+	return lagom_digest_parse_seal(head + wl, seal) < 0 || !seal->valid ? -1
+									    : 0;
+}
+
+/*
+ * The herd's shortcut: node's profile is in the digest already when a
+ * sync began its listing after the profile was put in place, that is when
+ * the profile's change time (set by its rename) is not after the seal of
+ * the digest in ddfd.  One stat and one short read, under the lock.
+ */
+static bool already_in(int dfd, int ddfd, const struct lagom_trust *trust,
+		       const char *node)
+{
+	char base[LAGOM_PROFILE_NAME_MAX + 8];
+	struct lagom_digest_seal seal;
+	struct stat d, p;
+
+	if (!node || !lagom_profile_node_name_ok(node) ||
+	    read_seal(ddfd, trust, &seal) < 0 || fstat(dfd, &d) < 0 ||
+	    (uint64_t)d.st_ino != seal.ino)
+		return false;
+	snprintf(base, sizeof(base), "%s.json", node);
+	if (fstatat(dfd, base, &p, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	return p.st_ctim.tv_sec < seal.ctime_s ||
+	       (p.st_ctim.tv_sec == seal.ctime_s &&
+		p.st_ctim.tv_nsec <= seal.ctime_ns);
+}
+
+static int sync_locked(int dfd, int lock, const char *dir, const char *node,
 		       const struct lagom_trust *trust, size_t max_bytes,
 		       struct lagom_digest_sync_report *rep,
 		       struct lagom_error *err)
@@ -353,6 +412,11 @@ static int sync_locked(int dfd, int lock, const char *dir,
 
 	if (ddfd < 0)
 		return ddfd;
+	if (already_in(dfd, ddfd, trust, node)) {
+		rep->already = true;
+		close(ddfd);
+		return 0;
+	}
 	seal = measure_seal(dfd, lock);
 	rc = lagom_digest_read_at(dfd, dir, trust, &old, &old_err);
 	if (rc == -ENOMEM) {
@@ -375,18 +439,40 @@ static int sync_locked(int dfd, int lock, const char *dir,
 	return rc;
 }
 
+static int sync_max(const char *dir, const struct lagom_trust *trust,
+		    const char *node, double lock_wait_s, size_t max_bytes,
+		    struct lagom_digest_sync_report *rep,
+		    struct lagom_error *err);
+
 int lagom_digest_sync(const char *dir, const struct lagom_trust *trust,
 		      double lock_wait_s, struct lagom_digest_sync_report *rep,
 		      struct lagom_error *err)
 {
-	return lagom_digest_sync_max(dir, trust, lock_wait_s,
-				     LAGOM_DIGEST_MAX_BYTES, rep, err);
+	return sync_max(dir, trust, NULL, lock_wait_s, LAGOM_DIGEST_MAX_BYTES,
+			rep, err);
+}
+
+int lagom_digest_sync_for(const char *dir, const struct lagom_trust *trust,
+			  const char *node, double lock_wait_s,
+			  struct lagom_digest_sync_report *rep,
+			  struct lagom_error *err)
+{
+	return sync_max(dir, trust, node, lock_wait_s, LAGOM_DIGEST_MAX_BYTES,
+			rep, err);
 }
 
 int lagom_digest_sync_max(const char *dir, const struct lagom_trust *trust,
 			  double lock_wait_s, size_t max_bytes,
 			  struct lagom_digest_sync_report *rep,
 			  struct lagom_error *err)
+{
+	return sync_max(dir, trust, NULL, lock_wait_s, max_bytes, rep, err);
+}
+
+static int sync_max(const char *dir, const struct lagom_trust *trust,
+		    const char *node, double lock_wait_s, size_t max_bytes,
+		    struct lagom_digest_sync_report *rep,
+		    struct lagom_error *err)
 {
 	struct lagom_digest_sync_report dummy;
 	int dfd, lock, rc;
@@ -402,7 +488,8 @@ int lagom_digest_sync_max(const char *dir, const struct lagom_trust *trust,
 	if (lock < 0) {
 		rc = lock;
 	} else {
-		rc = sync_locked(dfd, lock, dir, trust, max_bytes, rep, err);
+		rc = sync_locked(dfd, lock, dir, node, trust, max_bytes, rep,
+				 err);
 		close(lock); /* releases the lock */
 	}
 	close(dfd);

@@ -40,5 +40,7 @@ int lagom_digest_entry_line(const struct lagom_digest *digest, const char *node,
 struct lagom_digest_seal;
 bool lagom_digest_has_seal(const struct lagom_digest *digest,
 			   const struct lagom_digest_seal *seal);
+/* The seal's text ("INO:SEC.NSEC" or "-") into seal: 0 or -EINVAL. */
+int lagom_digest_parse_seal(const char *text, struct lagom_digest_seal *seal);
 
 #endif /* LAGOM_PROFILE_PROFILE_INT_H */

@@ -302,22 +302,28 @@ static void assemble(struct lagom_profile *p, const struct probe_result *r,
 		memcpy(p->prov.note + sizeof(p->prov.note) - 4, "...", 4);
 }
 
-/* The cluster digest after this node's profile was written (or found
- * fresh): every profile of the directory in one file srun reads
- * (profile/digest.h).  A failure costs srun speed, never a plan. */
-static void sync_digest(const struct opts *o)
+/* The cluster digest after node's profile was written (or found fresh):
+ * every profile of the directory in one file srun reads
+ * (profile/digest.h); with node, nothing to do when a sync already took it
+ * in (a re-profiling herd); NULL (--digest): a full sync.  A failure costs
+ * srun speed, never a plan. */
+static void sync_digest(const struct opts *o, const char *node)
 {
 	struct lagom_trust trust = { .owner_uid = geteuid() };
 	struct lagom_digest_sync_report rep;
 	struct lagom_error err = { 0 };
 
-	if (lagom_digest_sync(o->profile_dir, &trust, DIGEST_LOCK_WAIT_S, &rep,
-			      &err) < 0) {
+	if (lagom_digest_sync_for(o->profile_dir, &trust, node,
+				  DIGEST_LOCK_WAIT_S, &rep, &err) < 0) {
 		say(o, false, "%s", err.text);
 		return;
 	}
 	if (rep.note[0])
 		say(o, false, "%s: rebuilt", rep.note);
+	if (rep.already) {
+		say(o, true, "cluster digest: another sync took this node in");
+		return;
+	}
 	say(o, true,
 	    "cluster digest: %zu nodes (%zu kept, %zu read, %zu skipped), "
 	    "%s",
@@ -392,7 +398,7 @@ static void output(const struct opts *o, const struct lagom_profile *p)
 		return;
 	}
 	say(o, true, "wrote %s/%s.json", o->profile_dir, p->node);
-	sync_digest(o);
+	sync_digest(o, p->node);
 }
 
 /* Everything after the command line: never fails the job. */
@@ -427,7 +433,7 @@ static void run(struct opts *o)
 			say(o, false,
 			    "--print: profile is fresh, not re-measured");
 		if (!o->dry_run && digest_may_lack(o, node))
-			sync_digest(o);
+			sync_digest(o, node);
 		goto out;
 	}
 	po.gpus_per_node_hint = p->hw.gpu_count;
@@ -463,7 +469,7 @@ int main(int argc, char **argv)
 	 * and the probes run in a fork of it: keep CUDA out of the parent. */
 	setenv("HWLOC_COMPONENTS", "-cuda", 0);
 	if (o.digest_only)
-		sync_digest(&o);
+		sync_digest(&o, NULL);
 	else
 		run(&o);
 	return 0;
