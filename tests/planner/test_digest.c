@@ -348,6 +348,44 @@ static void test_seal(void **state)
 	assert_true(sealed(f));
 }
 
+/* The herd's shortcut: a prolog whose profile a sync already listed
+ * leaves without rebuilding; one whose profile came after the seal
+ * rebuilds. */
+static void test_sync_for(void **state)
+{
+	struct fx *f = *state;
+	struct lagom_trust trust = { .owner_uid = getuid() };
+	struct lagom_digest_sync_report rep;
+	struct lagom_error err = { 0 };
+
+	sync_digest(f);
+	assert_int_equal(
+		lagom_digest_sync_for(f->dir, &trust, "gpu001", 5, &rep, &err),
+		0);
+	assert_true(rep.already);
+	assert_false(rep.written);
+	usleep(20 * 1000);
+	write_profile(f->dir, "gpu002", "H100-SXM", 2800e9);
+	assert_false(sealed(f));
+	assert_int_equal(
+		lagom_digest_sync_for(f->dir, &trust, "gpu002", 5, &rep, &err),
+		0);
+	assert_false(rep.already);
+	assert_true(rep.written);
+	assert_int_equal(rep.read, 1);
+	assert_true(sealed(f));
+	assert_int_equal(
+		lagom_digest_sync_for(f->dir, &trust, "gpu002", 5, &rep, &err),
+		0);
+	assert_true(rep.already);
+	/* a node without a profile is never "in": a full sync */
+	assert_int_equal(
+		lagom_digest_sync_for(f->dir, &trust, "nosuch", 5, &rep, &err),
+		0);
+	assert_false(rep.already);
+	write_profile(f->dir, "gpu002", "H100-SXM", 3000e9);
+}
+
 /*
  * A profile rewritten in place with its timestamp restored leaves the
  * profile directory alone (doc/profile-format.md "Cluster digest"): while
@@ -684,6 +722,7 @@ int main(void)
 		cmocka_unit_test(test_same_plan),
 		cmocka_unit_test(test_stale_entry),
 		cmocka_unit_test(test_seal),
+		cmocka_unit_test(test_sync_for),
 		cmocka_unit_test(test_rewritten_in_place),
 		cmocka_unit_test(test_removed_profile),
 		cmocka_unit_test(test_untrusted),
