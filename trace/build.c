@@ -232,11 +232,21 @@ static const struct tr_comm *enclosing(const struct tr_file *f,
 const struct tr_comm *tr_size_of(const struct tr_file *f,
 				 const struct tr_gpu *k)
 {
+	size_t lo = 0, hi = f->nrpc;
+
 	if (k->comm >= 0)
 		return &f->comms[k->comm];
-	for (size_t i = 0; k->ext && i < f->ncomms; i++)
-		if (f->comms[i].src == TR_SRC_RPC && f->comms[i].ext == k->ext)
-			return &f->comms[i];
+	/* the first RPC record with k's External id */
+	while (k->ext && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->rpc[mid].ext < k->ext)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (k->ext && lo < f->nrpc && f->rpc[lo].ext == k->ext)
+		return &f->comms[f->rpc[lo].index];
 	return enclosing(f, launch_of(f, k->corr));
 }
 

@@ -81,9 +81,10 @@ static void copy_small(char *dst, size_t cap, const unsigned char *s, size_t n)
 	dst[k] = '\0';
 }
 
-static bool key_is(const char *k, const char *want)
+/* The first byte before the library call: most keys differ there. */
+static inline bool key_is(const char *k, const char *want)
 {
-	return strcmp(k, want) == 0;
+	return k[0] == want[0] && strcmp(k, want) == 0;
 }
 
 static int fail(struct parser *p, int code, const char *msg)
@@ -351,6 +352,46 @@ static bool in_event(const struct parser *p)
 	return p->top == TOP_EVENTS && p->depth >= 3;
 }
 
+/*
+ * strtod(buf) for the numbers a trace is made of: an integer, or a decimal
+ * without exponent, of at most 15 significant digits and 22 decimals, is
+ * the quotient of two doubles that hold it exactly (the digits, a power of
+ * ten), which IEEE division rounds correctly: the very value strtod gives
+ * (Clinger's fast path).  Anything else goes to strtod.
+ */
+static double to_double(const char *buf)
+{
+	static const double pow10[] = { 1e0,  1e1,  1e2,  1e3,	1e4,  1e5,
+					1e6,  1e7,  1e8,  1e9,	1e10, 1e11,
+					1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+					1e18, 1e19, 1e20, 1e21, 1e22 };
+	const char *c = buf;
+	uint64_t m = 0;
+	int digits = 0, frac = -1;
+	bool neg = *c == '-';
+
+	c += neg;
+	for (; *c; c++) {
+		if (*c >= '0' && *c <= '9') {
+			m = m * 10 + (uint64_t)(*c - '0');
+			if ((m || frac >= 0) && ++digits > 15)
+				return strtod(buf, NULL);
+			frac += frac >= 0;
+		} else if (*c == '.' && frac < 0) {
+			frac = 0;
+		} else {
+			return strtod(buf, NULL);
+		}
+	}
+	if (c == buf + neg || frac > 22 || (frac == 0 && c[-1] == '.'))
+		return strtod(buf, NULL);
+	{
+		double d = (double)m / pow10[frac > 0 ? frac : 0];
+
+		return neg ? -d : d;
+	}
+}
+
 static void take_number(struct parser *p, const char *s, size_t n)
 {
 	char buf[64];
@@ -358,8 +399,15 @@ static void take_number(struct parser *p, const char *s, size_t n)
 	long long v;
 	double d;
 
+	/* numbers the importer never reads are not converted */
+	if (p->top == TOP_EVENTS &&
+	    (p->depth > 6 || (p->depth >= 4 && !p->in_args) ||
+	     (p->depth == 3 && !key_is(p->key3, "ts") &&
+	      !key_is(p->key3, "dur") && !key_is(p->key3, "tid") &&
+	      !key_is(p->key3, "pid"))))
+		return;
 	copy_small(buf, sizeof(buf), (const unsigned char *)s, n);
-	d = strtod(buf, NULL);
+	d = to_double(buf);
 	/* out of range (or NaN): 0, never an undefined conversion */
 	v = d > -9e18 && d < 9e18 ? (long long)d : 0;
 	if (p->top == TOP_DEVICES && p->depth == 3) {
@@ -627,34 +675,101 @@ static bool is_structural(unsigned char c)
 	       c == ']' || c == '{' || c == '}' || c == ',' || c == ':';
 }
 
+static int too_long(struct parser *p)
+{
+	fail(p, EINVAL,
+	     p->in_string ? "a JSON string longer than 1 MiB"
+			  : "a JSON token longer than 1 MiB");
+	return -1;
+}
+
+/* What the guard must look at: in a string, the quote and the backslash;
+ * outside, the quote and the bytes that end a token. */
+enum {
+	G_COUNT,
+	G_QUOTE,
+	G_BACKSLASH,
+	G_END
+};
+
+struct guard_table {
+	unsigned char in[256], out[256];
+};
+
+static const struct guard_table *guard_table(void)
+{
+	static struct guard_table t;
+	static bool made;
+
+	if (!made) { /* the same bytes every time: racing is harmless */
+		for (int c = 0; c < 256; c++)
+			t.out[c] = is_structural((unsigned char)c) ? G_END
+								   : G_COUNT;
+		t.out['"'] = G_QUOTE;
+		t.in['"'] = G_QUOTE;
+		t.in['\\'] = G_BACKSLASH;
+		made = true;
+	}
+	return &t;
+}
+
+/* Whether the 8 bytes at b hold a quote or a backslash: a byte equal to
+ * c is a zero byte of x ^ c..c, and (y - 0x01..01) & ~y & 0x80..80 is
+ * nonzero exactly when y has a zero byte. */
+static inline bool quote_or_backslash(const unsigned char *b)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = ones << 7;
+	uint64_t x, q, s;
+
+	memcpy(&x, b, sizeof(x));
+	q = x ^ (ones * '"');
+	s = x ^ (ones * '\\');
+	return (((q - ones) & ~q) | ((s - ones) & ~s)) & highs;
+}
+
+/*
+ * Every byte of a string but its closing quote counts towards its token,
+ * and every byte of a number or literal; a table says which bytes change
+ * the state, and the loops skip the others (most of a trace).
+ */
 static int guard(struct parser *p, const unsigned char *b, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = b[i];
-		if (p->in_string) {
-			if (p->escape)
-				p->escape = false;
-			else if (c == '\\')
+	const struct guard_table *t = guard_table();
+	size_t i = 0, start;
+
+	while (i < n) {
+		if (p->in_string && p->escape) {
+			p->escape = false;
+			p->token_len++;
+			i++;
+		} else if (p->in_string) {
+			for (start = i;
+			     i + 8 <= n && !quote_or_backslash(b + i); i += 8)
+				;
+			for (; i < n && t->in[b[i]] == G_COUNT; i++)
+				;
+			p->token_len += i - start;
+			if (i < n && t->in[b[i]] == G_BACKSLASH) {
 				p->escape = true;
-			else if (c == '"') {
+				p->token_len++;
+				i++;
+			} else if (i < n && p->token_len <= TR_MAX_TOKEN) {
 				p->in_string = false;
 				p->token_len = 0;
-				continue;
+				i++;
 			}
-		} else if (c == '"') {
-			p->in_string = true;
-			p->token_len = 0;
-			continue;
-		} else if (is_structural(c)) {
-			p->token_len = 0;
-			continue;
+		} else {
+			for (start = i; i < n && t->out[b[i]] == G_COUNT; i++)
+				;
+			p->token_len += i - start;
+			if (p->token_len <= TR_MAX_TOKEN && i < n) {
+				p->in_string = t->out[b[i]] == G_QUOTE;
+				p->token_len = 0;
+				i++;
+			}
 		}
-		if (++p->token_len > TR_MAX_TOKEN) {
-			fail(p, EINVAL,
-			     p->in_string ? "a JSON string longer than 1 MiB"
-					  : "a JSON token longer than 1 MiB");
-			return -1;
-		}
+		if (p->token_len > TR_MAX_TOKEN)
+			return too_long(p);
 	}
 	return 0;
 }
@@ -750,6 +865,35 @@ static int run_gzip(struct parser *p, yajl_handle h, struct source *src,
 	return rc;
 }
 
+static int cmp_rpc(const void *a, const void *b)
+{
+	const struct tr_rpc_key *x = a, *y = b;
+
+	if (x->ext != y->ext)
+		return x->ext < y->ext ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* f->rpc: the RPC records by External id (then by their order). */
+static int index_rpc(struct tr_file *f, struct lagom_error *err)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->ncomms; i++)
+		n += f->comms[i].src == TR_SRC_RPC;
+	if (n == 0)
+		return 0;
+	if (!(f->rpc = malloc(n * sizeof(*f->rpc))))
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < f->ncomms; i++)
+		if (f->comms[i].src == TR_SRC_RPC)
+			f->rpc[f->nrpc++] = (struct tr_rpc_key){
+				.ext = f->comms[i].ext, .index = i
+			};
+	qsort(f->rpc, f->nrpc, sizeof(*f->rpc), cmp_rpc);
+	return 0;
+}
+
 static int run(struct parser *p, struct source *src)
 {
 	unsigned char *in = malloc(CHUNK), *out = malloc(CHUNK);
@@ -782,6 +926,8 @@ static int run(struct parser *p, struct source *src)
 					     "early)");
 	if (!rc && !p->root_seen)
 		rc = lagom_errprintf(p->err, EINVAL, "not JSON (empty)");
+	if (!rc)
+		rc = index_rpc(p->f, p->err);
 out:
 	if (h)
 		yajl_free(h);
@@ -850,5 +996,6 @@ void tr_file_free(struct tr_file *f)
 	free(f->name_index);
 	free(f->syncs);
 	free(f->sync_kind);
+	free(f->rpc);
 	memset(f, 0, sizeof(*f));
 }

@@ -68,6 +68,12 @@ struct tr_comm {
 	char pg[48];
 };
 
+/* An RPC size record's External id and index in comms. */
+struct tr_rpc_key {
+	uint64_t ext;
+	size_t index;
+};
+
 struct tr_step {
 	double ts_us, dur_us;
 	unsigned n;
@@ -104,6 +110,10 @@ struct tr_file {
 	double *syncs;
 	size_t nsyncs, capsyncs;
 	uint8_t *sync_kind; /* 0 wait, 1 record */
+	/* the RPC records of comms by (ext, index), made once the file is
+	 * read: tr_size_of() looks an External id up in log time */
+	struct tr_rpc_key *rpc;
+	size_t nrpc;
 
 	bool is_object, has_events, hip;
 	size_t cpu_ops, kernels, nccl, cupti_ranges;
