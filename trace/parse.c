@@ -359,7 +359,7 @@ static bool in_event(const struct parser *p)
  * ten), which IEEE division rounds correctly: the very value strtod gives
  * (Clinger's fast path).  Anything else goes to strtod.
  */
-static double to_double(const char *buf)
+double tr_to_double(const char *buf)
 {
 	static const double pow10[] = { 1e0,  1e1,  1e2,  1e3,	1e4,  1e5,
 					1e6,  1e7,  1e8,  1e9,	1e10, 1e11,
@@ -407,7 +407,7 @@ static void take_number(struct parser *p, const char *s, size_t n)
 	      !key_is(p->key3, "pid"))))
 		return;
 	copy_small(buf, sizeof(buf), (const unsigned char *)s, n);
-	d = to_double(buf);
+	d = tr_to_double(buf);
 	/* out of range (or NaN): 0, never an undefined conversion */
 	v = d > -9e18 && d < 9e18 ? (long long)d : 0;
 	if (p->top == TOP_DEVICES && p->depth == 3) {

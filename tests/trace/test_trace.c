@@ -6,6 +6,9 @@
  * corpus, hostile buffers).
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -211,6 +214,103 @@ static void test_hostile_buffers(void **state)
 	free(buf);
 }
 
+/* A string (or a number) of exactly the limit is read; one byte more is
+ * refused, escapes counted, across the reader's 64 KiB chunks. */
+static void test_token_guard(void **state)
+{
+	size_t n = TR_MAX_TOKEN, len;
+	char *buf = malloc(n + 64), *p;
+	(void)state;
+
+	assert_non_null(buf);
+	for (int extra = 0; extra < 2; extra++) {
+		p = buf + sprintf(buf, "{\"x\": \"");
+		for (size_t i = 0; i + 2 <= n; i += 2) /* \" pairs */
+			*p++ = '\\', *p++ = '"';
+		if (n % 2 || extra)
+			*p++ = 'a';
+		len = (size_t)(p - buf) + (size_t)sprintf(p, "\"}");
+		expect_refused(buf, len,
+			       extra ? "a JSON string longer than 1 MiB"
+				     : "not a profiler trace");
+	}
+	for (int extra = 0; extra < 2; extra++) {
+		p = buf + sprintf(buf, "{\"x\": ");
+		memset(p, '7', n + (size_t)extra);
+		p += n + (size_t)extra;
+		len = (size_t)(p - buf) + (size_t)sprintf(p, "}");
+		expect_refused(buf, len,
+			       extra ? "a JSON token longer than 1 MiB"
+				     : "not a profiler trace");
+	}
+	free(buf);
+}
+
+static void same_as_strtod(const char *text)
+{
+	double a = tr_to_double(text), b = strtod(text, NULL);
+
+	if (memcmp(&a, &b, sizeof(a)) != 0)
+		fail_msg("%s: %.17g, strtod %.17g", text, a, b);
+}
+
+/* The fast path of the importer's numbers gives strtod's very bits. */
+static void test_to_double(void **state)
+{
+	static const char *const fixed[] = {
+		"0",
+		"-0",
+		"0.0",
+		"-0.0",
+		"1",
+		"-1",
+		"0.1",
+		"0.3",
+		"1700000000000.0",
+		"123456789012345",
+		"1234567890123456",
+		"12345678901234567",
+		"9007199254740993",
+		"0.000000000000000001",
+		"1.0000000000000002",
+		"1e5",
+		"1E-5",
+		"-2.5e+300",
+		"4.35",
+		"123.4567890123456789",
+		"0.1234567890123456789012",
+		"999999999999999.9",
+		"1759834120384312.250",
+		"1.",
+		"-",
+	};
+	uint64_t x = 88172645463325252ull;
+	char text[64];
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
+		same_as_strtod(fixed[i]);
+	for (int i = 0; i < 200000; i++) {
+		unsigned digits, point;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+		digits = 1 + (unsigned)(x % 19);
+		point = (unsigned)((x >> 8) % (digits + 1));
+		snprintf(text, sizeof(text), "%s%.*llu",
+			 (x >> 40) & 1 ? "-" : "", (int)digits,
+			 (unsigned long long)((x >> 3) %
+					      10000000000000000000ull));
+		if (point && point < strlen(text)) {
+			size_t l = strlen(text);
+
+			memmove(text + l - point + 1, text + l - point,
+				point + 1);
+			text[l - point] = '.';
+		}
+		same_as_strtod(text);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +319,8 @@ int main(void)
 		cmocka_unit_test(test_nccl_proto),
 		cmocka_unit_test(test_import_seed),
 		cmocka_unit_test(test_hostile_buffers),
+		cmocka_unit_test(test_token_guard),
+		cmocka_unit_test(test_to_double),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
