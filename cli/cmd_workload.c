@@ -10,10 +10,13 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/escape.h"
 #include "trace/emit.h"
 #include "trace/trace.h"
 #include "workload/workload.h"
@@ -332,9 +335,49 @@ static int import_status(int rc)
 							       : CLI_FAIL;
 }
 
+/* The progress line of a long import, on a terminal only. */
+struct progress {
+	double start_s, last_s;
+	bool shown;
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* lagom_trace_progress_fn: after the first second, one line rewritten in
+ * place at most five times a second, ended when the file is read. */
+static void show_progress(void *ctx, const char *path, uint64_t done,
+			  uint64_t total)
+{
+	struct progress *pr = ctx;
+	double now = mono_s(), el = now - pr->start_s;
+	bool end = done >= total;
+	char name[256];
+
+	if (el < 1.0 || (!end && now - pr->last_s < 0.2) || (end && !pr->shown))
+		return;
+	lagom_escape(path, name, sizeof(name));
+	fprintf(stderr,
+		"\rlagom: reading %s: %.0f of %.0f MiB (%.0f%%), %.0f MB/s%s",
+		name, done / 1048576.0, total / 1048576.0,
+		total ? 100.0 * done / total : 100.0, done / el / 1e6,
+		end ? "\n" : "  ");
+	fflush(stderr);
+	pr->shown = !end;
+	pr->last_s = now;
+	if (end) /* the next file starts its own second */
+		pr->start_s = now;
+}
+
 static int cmd_import(int argc, char **argv)
 {
 	struct import_opts o = { .format = CLI_TEXT };
+	struct progress pr = { 0 };
 	struct lagom_trace_import *imp = NULL;
 	struct lagom_trace_replay rp = { 0 };
 	struct lagom_error err = { 0 }, rerr = { 0 };
@@ -344,8 +387,12 @@ static int cmd_import(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
-	rc = lagom_trace_import((const char *const *)o.traces, o.ntraces, &imp,
-				&err);
+	pr.start_s = mono_s();
+	rc = lagom_trace_import_progress(
+		(const char *const *)o.traces, o.ntraces,
+		isatty(STDERR_FILENO) ? show_progress : NULL, &pr, &imp, &err);
+	if (pr.shown) /* a file cut short: its line ends before the error */
+		fputc('\n', stderr);
 	if (rc)
 		return cli_fail(import_status(rc), "workload import: %s",
 				err.text);

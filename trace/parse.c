@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/param.h> /* MIN */
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <yajl/yajl_parse.h>
@@ -794,6 +795,11 @@ struct source {
 	int fd;
 	const unsigned char *mem;
 	size_t size, off;
+	/* a file's reader reports its progress */
+	lagom_trace_progress_fn progress;
+	void *ctx;
+	const char *path;
+	uint64_t done, total;
 };
 
 static ssize_t source_read(struct source *s, unsigned char *buf, size_t n)
@@ -809,6 +815,11 @@ static ssize_t source_read(struct source *s, unsigned char *buf, size_t n)
 	do
 		r = read(s->fd, buf, n);
 	while (r < 0 && errno == EINTR);
+	if (r > 0 && s->progress) {
+		s->done += (uint64_t)r;
+		s->progress(s->ctx, s->path, s->done,
+			    s->total > s->done ? s->total : s->done);
+	}
 	return r;
 }
 
@@ -946,10 +957,15 @@ static void init(struct parser *p, struct tr_file *f, struct lagom_error *err)
 	f->world_size = 0;
 }
 
-int tr_parse_file(const char *path, struct tr_file *f, struct lagom_error *err)
+int tr_parse_file_progress(const char *path, lagom_trace_progress_fn progress,
+			   void *ctx, struct tr_file *f,
+			   struct lagom_error *err)
 {
 	struct parser *p = malloc(sizeof(*p));
-	struct source src = { .fd = -1 };
+	struct source src = {
+		.fd = -1, .progress = progress, .ctx = ctx, .path = path
+	};
+	struct stat st;
 	int rc;
 
 	if (!p)
@@ -961,10 +977,19 @@ int tr_parse_file(const char *path, struct tr_file *f, struct lagom_error *err)
 		free(p);
 		return rc;
 	}
+	if (fstat(src.fd, &st) == 0 && st.st_size > 0)
+		src.total = (uint64_t)st.st_size;
 	rc = run(p, &src);
+	if (rc == 0 && progress)
+		progress(ctx, path, src.done, src.done);
 	close(src.fd);
 	free(p);
 	return rc;
+}
+
+int tr_parse_file(const char *path, struct tr_file *f, struct lagom_error *err)
+{
+	return tr_parse_file_progress(path, NULL, NULL, f, err);
 }
 
 int tr_parse_buffer(const void *data, size_t size, struct tr_file *f,

@@ -28,6 +28,14 @@ static int finish(struct tr_file *files, size_t n, const char *const *labels,
 int lagom_trace_import(const char *const *paths, size_t npaths,
 		       struct lagom_trace_import **out, struct lagom_error *err)
 {
+	return lagom_trace_import_progress(paths, npaths, NULL, NULL, out, err);
+}
+
+int lagom_trace_import_progress(const char *const *paths, size_t npaths,
+				lagom_trace_progress_fn progress, void *ctx,
+				struct lagom_trace_import **out,
+				struct lagom_error *err)
+{
 	struct tr_file *files;
 	size_t i;
 	int rc = 0;
@@ -39,7 +47,8 @@ int lagom_trace_import(const char *const *paths, size_t npaths,
 	if (!files)
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	for (i = 0; i < npaths && !rc; i++) {
-		rc = tr_parse_file(paths[i], &files[i], err);
+		rc = tr_parse_file_progress(paths[i], progress, ctx, &files[i],
+					    err);
 		if (rc)
 			lagom_error_prefix(err, "%s", paths[i]);
 	}

@@ -132,6 +132,22 @@ int lagom_trace_import(const char *const *paths, size_t npaths,
 		       struct lagom_trace_import **out,
 		       struct lagom_error *err);
 
+/*
+ * How far the reading of one trace file is: called after each read of the
+ * file (every 64 KiB) with its path, the bytes read so far and its size
+ * (as fstat gave it: for a gzip file, the compressed bytes), and once more
+ * with done_bytes == total_bytes when the file is read.
+ */
+typedef void (*lagom_trace_progress_fn)(void *ctx, const char *path,
+					uint64_t done_bytes,
+					uint64_t total_bytes);
+
+/* lagom_trace_import() that reports its reading to progress (NULL: none). */
+int lagom_trace_import_progress(const char *const *paths, size_t npaths,
+				lagom_trace_progress_fn progress, void *ctx,
+				struct lagom_trace_import **out,
+				struct lagom_error *err);
+
 /* The same from one in-memory trace (the fuzz target); data is borrowed. */
 int lagom_trace_import_buffer(const void *data, size_t size,
 			      struct lagom_trace_import **out,

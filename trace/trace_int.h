@@ -131,6 +131,10 @@ double tr_to_double(const char *text);
 /* trace/parse.c: read one file or buffer into f (zeroed by the caller);
  * label names it in messages. */
 int tr_parse_file(const char *path, struct tr_file *f, struct lagom_error *err);
+/* The same, reporting to progress (NULL: none) as trace.h says. */
+int tr_parse_file_progress(const char *path, lagom_trace_progress_fn progress,
+			   void *ctx, struct tr_file *f,
+			   struct lagom_error *err);
 int tr_parse_buffer(const void *data, size_t size, struct tr_file *f,
 		    struct lagom_error *err);
 void tr_file_free(struct tr_file *f);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "tests/lib/lagom_test.h"
@@ -214,6 +215,56 @@ static void test_hostile_buffers(void **state)
 	free(buf);
 }
 
+struct seen {
+	unsigned calls;
+	uint64_t last_done, last_total;
+	bool grew;
+};
+
+static void count_progress(void *ctx, const char *path, uint64_t done,
+			   uint64_t total)
+{
+	struct seen *s = ctx;
+
+	assert_non_null(strstr(path, "hta-v100-2rank"));
+	s->grew = s->calls == 0 || done >= s->last_done;
+	s->calls++;
+	s->last_done = done;
+	s->last_total = total;
+}
+
+/* The progress of a file's reading: growing, and done == total (the file's
+ * size) at the end; the import is the same as without a callback. */
+static void test_progress(void **state)
+{
+	const char *src = getenv("top_srcdir");
+	char path[1024];
+	const char *paths[] = { path };
+	struct lagom_trace_import *a = NULL, *b = NULL;
+	struct lagom_error err = { 0 };
+	struct seen seen = { 0 };
+	struct stat st;
+	(void)state;
+
+	snprintf(
+		path, sizeof(path),
+		"%s/tests/fixtures/traces/hta-v100-2rank-trace_diff_test.json.gz",
+		src ? src : ".");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(lagom_trace_import_progress(paths, 1, count_progress,
+						     &seen, &a, &err),
+			 0);
+	assert_true(seen.calls >= 2);
+	assert_true(seen.grew);
+	assert_int_equal(seen.last_done, (uint64_t)st.st_size);
+	assert_int_equal(seen.last_total, (uint64_t)st.st_size);
+	assert_int_equal(lagom_trace_import(paths, 1, &b, &err), 0);
+	assert_int_equal(a->nrows, b->nrows);
+	assert_double_near(a->rep_window_s, b->rep_window_s, 0);
+	lagom_trace_import_destroy(a);
+	lagom_trace_import_destroy(b);
+}
+
 /* A string (or a number) of exactly the limit is read; one byte more is
  * refused, escapes counted, across the reader's 64 KiB chunks. */
 static void test_token_guard(void **state)
@@ -319,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_nccl_proto),
 		cmocka_unit_test(test_import_seed),
 		cmocka_unit_test(test_hostile_buffers),
+		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_token_guard),
 		cmocka_unit_test(test_to_double),
 	};
