@@ -325,6 +325,8 @@ int main(int argc, char **argv)
 		return 1;
 	if ((rpid = fork()) == 0) {
 		close(stop[1]);
+		close(res[1]); /* the writers' results end when they do */
+		close(go[1]);
 		reader(dir, &trust, writers, stop[0], rout[1]);
 	}
 	for (unsigned i = 0; i < writers; i++) {
@@ -368,8 +370,8 @@ int main(int argc, char **argv)
 	       herd_ms, got, got ? lat[0] : 0, got ? lat[got / 2] : 0,
 	       got ? lat[got - 1] : 0);
 	printf("    syncs: %u rebuilt the digest, %u found their node in, "
-	       "%u gave up (lock wait) or failed\n",
-	       written, already, failed);
+	       "%u gave up (lock wait) or failed, %u died\n",
+	       written, already, failed, writers - got);
 	printf("    srun's reads meanwhile: %ld, %ld sealed (%ld checked "
 	       "against %u profiles), %ld torn, %ld stale\n",
 	       rc.reads, rc.sealed, rc.checked, writers, rc.torn, rc.stale);

@@ -39,8 +39,8 @@ static int take_lock(int dfd, double wait_s, struct lagom_error *err)
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	struct timespec pause = { 0, 20 * 1000 * 1000 };
 	long tries = (long)(wait_s / 0.02) + 1;
-	int fd = lagom_open_at(dfd, LAGOM_DIGEST_LOCK_FILE, O_RDWR | O_CREAT,
-			       0600, NULL);
+	int rc, fd = lagom_open_at(dfd, LAGOM_DIGEST_LOCK_FILE,
+				   O_RDWR | O_CREAT, 0600, NULL);
 
 	if (fd < 0)
 		return lagom_errprintf(
@@ -54,14 +54,14 @@ static int take_lock(int dfd, double wait_s, struct lagom_error *err)
 		nanosleep(&pause, NULL);
 	}
 	if (errno == EACCES || errno == EAGAIN || errno == EINTR)
-		lagom_errprintf(err, EAGAIN,
-				"another writer held the lock for %.1f s",
-				wait_s);
+		rc = lagom_errprintf(err, EAGAIN,
+				     "another writer held the lock for %.1f s",
+				     wait_s);
 	else
-		lagom_errprintf(err, errno, "lock %s: %s",
-				LAGOM_DIGEST_LOCK_FILE, strerror(errno));
+		rc = lagom_errprintf(err, errno, "lock %s: %s",
+				     LAGOM_DIGEST_LOCK_FILE, strerror(errno));
 	close(fd);
-	return -err->errnum;
+	return rc; /* err may be NULL (digest.h) */
 }
 
 /* The directory of the digest, made when missing (mode 0755 whatever the
