@@ -213,20 +213,41 @@ static size_t pick_step(const struct step_view *v, size_t nsteps)
 
 /* The innermost sized record_param_comms or nccl:* annotation on the
  * launching thread that encloses the launch. */
+/*
+ * The latest-starting non-kernel record of r's thread whose span holds
+ * r's start (ties: the later record).  f->encl is sorted by thread, start
+ * and order: from the last record of the thread starting at or before r,
+ * backwards, the first that holds r is the one; none starting before
+ * r's start minus the longest span can.
+ */
 static const struct tr_comm *enclosing(const struct tr_file *f,
 				       const struct tr_runtime *r)
 {
-	const struct tr_comm *best = NULL;
+	size_t lo = 0, hi = f->nencl;
 
-	for (size_t i = 0; r && i < f->ncomms; i++) {
-		const struct tr_comm *c = &f->comms[i];
-		if (c->src == TR_SRC_KERNEL || c->tid != r->tid ||
-		    c->ts_us > r->ts_us || c->ts_us + c->dur_us < r->ts_us)
-			continue;
-		if (!best || c->ts_us >= best->ts_us)
-			best = c;
+	if (!r)
+		return NULL;
+	while (lo < hi) { /* the first key after (tid, ts) */
+		size_t mid = lo + (hi - lo) / 2;
+		const struct tr_encl_key *e = &f->encl[mid];
+
+		if (e->tid < r->tid ||
+		    (e->tid == r->tid && e->ts_us <= r->ts_us))
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return best;
+	while (lo-- > 0) {
+		const struct tr_encl_key *e = &f->encl[lo];
+		const struct tr_comm *c = &f->comms[e->index];
+
+		if (e->tid != r->tid ||
+		    e->ts_us + f->encl_max_dur_us < r->ts_us)
+			break;
+		if (c->ts_us + c->dur_us >= r->ts_us)
+			return c;
+	}
+	return NULL;
 }
 
 const struct tr_comm *tr_size_of(const struct tr_file *f,

@@ -885,7 +885,45 @@ static int cmp_rpc(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
-/* f->rpc: the RPC records by External id (then by their order). */
+static int cmp_encl(const void *a, const void *b)
+{
+	const struct tr_encl_key *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ts_us != y->ts_us)
+		return x->ts_us < y->ts_us ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* f->encl: the non-kernel records by thread and start (then order). */
+static int index_encl(struct tr_file *f, struct lagom_error *err)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->ncomms; i++)
+		n += f->comms[i].src != TR_SRC_KERNEL;
+	if (n == 0)
+		return 0;
+	if (!(f->encl = malloc(n * sizeof(*f->encl))))
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < f->ncomms; i++) {
+		const struct tr_comm *c = &f->comms[i];
+
+		if (c->src == TR_SRC_KERNEL)
+			continue;
+		f->encl[f->nencl++] = (struct tr_encl_key){ .tid = c->tid,
+							    .ts_us = c->ts_us,
+							    .index = i };
+		if (f->nencl == 1 || c->dur_us > f->encl_max_dur_us)
+			f->encl_max_dur_us = c->dur_us;
+	}
+	qsort(f->encl, f->nencl, sizeof(*f->encl), cmp_encl);
+	return 0;
+}
+
+/* f->rpc: the RPC records by External id (then by their order); and
+ * f->encl. */
 static int index_rpc(struct tr_file *f, struct lagom_error *err)
 {
 	size_t n = 0;
@@ -893,7 +931,7 @@ static int index_rpc(struct tr_file *f, struct lagom_error *err)
 	for (size_t i = 0; i < f->ncomms; i++)
 		n += f->comms[i].src == TR_SRC_RPC;
 	if (n == 0)
-		return 0;
+		return index_encl(f, err);
 	if (!(f->rpc = malloc(n * sizeof(*f->rpc))))
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < f->ncomms; i++)
@@ -902,7 +940,7 @@ static int index_rpc(struct tr_file *f, struct lagom_error *err)
 				.ext = f->comms[i].ext, .index = i
 			};
 	qsort(f->rpc, f->nrpc, sizeof(*f->rpc), cmp_rpc);
-	return 0;
+	return index_encl(f, err);
 }
 
 static int run(struct parser *p, struct source *src)
@@ -1022,5 +1060,6 @@ void tr_file_free(struct tr_file *f)
 	free(f->syncs);
 	free(f->sync_kind);
 	free(f->rpc);
+	free(f->encl);
 	memset(f, 0, sizeof(*f));
 }

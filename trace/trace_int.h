@@ -74,6 +74,13 @@ struct tr_rpc_key {
 	size_t index;
 };
 
+/* A non-kernel size record's thread, start and index in comms. */
+struct tr_encl_key {
+	uint64_t tid;
+	double ts_us;
+	size_t index;
+};
+
 struct tr_step {
 	double ts_us, dur_us;
 	unsigned n;
@@ -114,6 +121,11 @@ struct tr_file {
 	 * read: tr_size_of() looks an External id up in log time */
 	struct tr_rpc_key *rpc;
 	size_t nrpc;
+	/* the other non-kernel records of comms by (tid, ts_us, index), and
+	 * their longest dur_us: the record enclosing a launch in log time */
+	struct tr_encl_key *encl;
+	size_t nencl;
+	double encl_max_dur_us;
 
 	bool is_object, has_events, hip;
 	size_t cpu_ops, kernels, nccl, cupti_ranges;
