@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/model.h"
@@ -104,8 +105,8 @@ static void settle_hw(struct lagom_hw *hw)
 	}
 }
 
-int planner_weakest_hw(const struct lagom_hw *hws, size_t n,
-		       struct lagom_hw *out, struct lagom_error *err)
+int planner_weakest_hw_of(const struct lagom_hw *const *hws, size_t n,
+			  struct lagom_hw *out, struct lagom_error *err)
 {
 	struct lagom_hw acc;
 	bool mixed = false;
@@ -121,21 +122,40 @@ int planner_weakest_hw(const struct lagom_hw *hws, size_t n,
 	 * the nodes decide which basis the step plans with.
 	 */
 	for (i = 1; i < n; i++)
-		if (hws[i].bw_measured != hws[0].bw_measured)
+		if (hws[i]->bw_measured != hws[0]->bw_measured)
 			mixed = true;
-	acc = hws[0];
+	acc = *hws[0];
 	if (mixed)
 		lagom_hw_bw_achievable(&acc);
 	for (i = 1; i < n; i++) {
-		struct lagom_hw b = hws[i];
+		struct lagom_hw b;
 
-		if (mixed)
+		if (mixed) {
+			b = *hws[i];
 			lagom_hw_bw_achievable(&b);
-		weakest_hw(&acc, &b);
+			weakest_hw(&acc, &b);
+		} else {
+			weakest_hw(&acc, hws[i]);
+		}
 	}
 	settle_hw(&acc);
 	if ((rc = lagom_hw_check(&acc, err)))
 		return lagom_error_prefix(err, "combined hardware of the step");
 	*out = acc;
 	return 0;
+}
+
+int planner_weakest_hw(const struct lagom_hw *hws, size_t n,
+		       struct lagom_hw *out, struct lagom_error *err)
+{
+	const struct lagom_hw **refs = calloc(n ? n : 1, sizeof(*refs));
+	int rc;
+
+	if (!refs)
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		refs[i] = &hws[i];
+	rc = planner_weakest_hw_of(refs, n, out, err);
+	free(refs);
+	return rc;
 }

@@ -99,22 +99,13 @@ static int step_hardware(const struct lagom_planner_input *in,
 {
 	struct planner_load_report rep = { 0 };
 	const char **names = NULL;
-	struct lagom_hw *hws;
-	size_t nhws = 0;
 	int rc;
 
 	if ((rc = sorted_nodes(in, &names, err)))
 		return rc;
-	hws = calloc(in->node_count, sizeof(*hws));
-	if (!hws) {
-		rc = lagom_errprintf(err, ENOMEM, "out of memory");
-		goto free_names;
-	}
-	rc = planner_load_hw(in->profile_dir, in->profile_path,
-			     in->enforce_trust, in->trusted_uid, names,
-			     in->node_count, hws, &nhws, &rep, err);
-	if (rc == 0)
-		rc = planner_weakest_hw(hws, nhws, g->hw, err);
+	rc = planner_load_weakest_hw(in->profile_dir, in->profile_path,
+				     in->enforce_trust, in->trusted_uid, names,
+				     in->node_count, g->hw, &rep, err);
 	if (rc == 0)
 		rc = planner_step_hops(in->topology_conf, names, in->node_count,
 				       &g->hops, g->hw, err);
@@ -124,8 +115,6 @@ static int step_hardware(const struct lagom_planner_input *in,
 	g->nccl_version = rep.nccl_version;
 	if (rc == 0 && rep.notice[0] && !(g->notice = strdup(rep.notice)))
 		rc = lagom_errprintf(err, ENOMEM, "out of memory");
-	free(hws);
-free_names:
 	free(names);
 	return rc;
 }

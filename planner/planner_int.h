@@ -49,12 +49,29 @@ int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
 		    struct planner_load_report *rep, struct lagom_error *err);
 
 /*
+ * planner_load_hw() for the weakest hardware of the step, and no copy of
+ * what the digest holds: the weakest of the distinct hardware of names
+ * (planner_weakest_hw_of()) into out.
+ */
+int planner_load_weakest_hw(const char *dir, const char *path,
+			    bool enforce_trust, uid_t trusted_uid,
+			    const char *const *names, size_t n,
+			    struct lagom_hw *out,
+			    struct planner_load_report *rep,
+			    struct lagom_error *err);
+
+/*
  * The hardware every node plans for: hws combined field by field, taking the
  * weakest value (lowest rate and count, highest latency and contention).
  * The result does not depend on the order of hws.
  */
 int planner_weakest_hw(const struct lagom_hw *hws, size_t n,
 		       struct lagom_hw *out, struct lagom_error *err);
+
+/* The same over pointers (borrowed): hardware shared by many nodes is
+ * neither copied nor repeated. */
+int planner_weakest_hw_of(const struct lagom_hw *const *hws, size_t n,
+			  struct lagom_hw *out, struct lagom_error *err);
 
 /*
  * The farthest network distance between the step's nodes (names sorted)

@@ -118,9 +118,20 @@ static void calibration_of(int dfd, const char *dir,
 /* Node i's hardware from the digest into hws[*k] unless its hardware text
  * is there already (seen, one flag per text): 1, 0 (read the profile) or
  * a negative errno. */
+/* What one load gathers: each distinct hardware once, by reference (into
+ * the digest, or into own for the nodes read from their profiles). */
+struct gathered {
+	const struct lagom_hw **refs; /* room for n */
+	struct lagom_hw *own;	      /* room for n */
+	size_t nrefs, nown;
+};
+
+/* Node i's hardware from the digest, referenced unless its hardware text
+ * is there already (seen, one flag per text): 1, 0 (read the profile) or
+ * a negative errno. */
 static int from_digest(struct lagom_digest *digest, int dfd,
 		       const struct lagom_trust *t, const char *name,
-		       unsigned char *seen, struct lagom_hw *hws, size_t *k,
+		       unsigned char *seen, struct gathered *g,
 		       const char **nccl_version)
 {
 	const struct lagom_hw *hw;
@@ -130,23 +141,27 @@ static int from_digest(struct lagom_digest *digest, int dfd,
 	if (rc == 1) {
 		*nccl_version = lagom_digest_rec_nccl_version(digest, rec);
 		if (!seen[rec])
-			hws[(*k)++] = *hw;
+			g->refs[g->nrefs++] = hw;
 		seen[rec] = 1;
 	}
 	return rc;
 }
 
-int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
-		    uid_t trusted_uid, const char *const *names, size_t n,
-		    struct lagom_hw *hws, size_t *nhws,
-		    struct planner_load_report *rep, struct lagom_error *err)
+/* Every node's hardware into g, then, while the digest the references
+ * point into is there, done(g, arg). */
+static int load(const char *dir, const char *path, bool enforce_trust,
+		uid_t trusted_uid, const char *const *names, size_t n,
+		struct gathered *g, struct planner_load_report *rep,
+		int (*done)(const struct gathered *, void *,
+			    struct lagom_error *),
+		void *arg, struct lagom_error *err)
 {
 	struct lagom_trust trust = { .owner_uid = trusted_uid };
 	const struct lagom_trust *t = enforce_trust ? &trust : NULL;
 	struct lagom_digest *digest = NULL;
 	unsigned char *seen = NULL;
 	int dfd = -1, rc = 0;
-	size_t i, k = 0;
+	size_t i;
 
 	if (!path && !dir)
 		return lagom_errprintf(err, EINVAL, "no profile directory");
@@ -166,8 +181,8 @@ int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
 
 		if (path && i > 0) /* one file for every node: read once */
 			break;
-		rc = digest ? from_digest(digest, dfd, t, names[i], seen, hws,
-					  &k, &nccl)
+		rc = digest ? from_digest(digest, dfd, t, names[i], seen, g,
+					  &nccl)
 			    : 0;
 		if (rc == 1) {
 			if (rep)
@@ -175,17 +190,86 @@ int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
 			note_nccl(rep, i, nccl);
 			rc = 0;
 		} else if (rc == 0) {
-			rc = load_one(dfd, dir, path, t, names[i], &hws[k++],
-				      rep, i, err);
+			rc = load_one(dfd, dir, path, t, names[i],
+				      &g->own[g->nown], rep, i, err);
+			if (rc == 0)
+				g->refs[g->nrefs++] = &g->own[g->nown++];
 		} else {
 			rc = lagom_errprintf(err, -rc, "out of memory");
 		}
 	}
+	if (rc == 0)
+		rc = done(g, arg, err);
 	free(seen);
 	lagom_digest_destroy(digest);
 	if (dfd >= 0)
 		close(dfd);
-	if (rc == 0)
-		*nhws = k;
 	return rc;
+}
+
+static int copy_out(const struct gathered *g, void *arg,
+		    struct lagom_error *err)
+{
+	struct lagom_hw *hws = arg;
+
+	(void)err;
+	for (size_t i = 0; i < g->nrefs; i++)
+		hws[i] = *g->refs[i];
+	return 0;
+}
+
+static int weakest_out(const struct gathered *g, void *arg,
+		       struct lagom_error *err)
+{
+	return planner_weakest_hw_of(g->refs, g->nrefs, arg, err);
+}
+
+static int gather(const char *dir, const char *path, bool enforce_trust,
+		  uid_t trusted_uid, const char *const *names, size_t n,
+		  struct gathered *g, struct planner_load_report *rep,
+		  int (*done)(const struct gathered *, void *,
+			      struct lagom_error *),
+		  void *arg, struct lagom_error *err)
+{
+	int rc;
+
+	*g = (struct gathered){ 0 };
+	g->refs = calloc(n ? n : 1, sizeof(*g->refs));
+	/* room for every node read from its profile, made as they come */
+	g->own = calloc(n ? n : 1, sizeof(*g->own));
+	if (!g->refs || !g->own)
+		rc = lagom_errprintf(err, ENOMEM, "out of memory");
+	else
+		rc = load(dir, path, enforce_trust, trusted_uid, names, n, g,
+			  rep, done, arg, err);
+	free(g->refs);
+	free(g->own);
+	return rc;
+}
+
+int planner_load_hw(const char *dir, const char *path, bool enforce_trust,
+		    uid_t trusted_uid, const char *const *names, size_t n,
+		    struct lagom_hw *hws, size_t *nhws,
+		    struct planner_load_report *rep, struct lagom_error *err)
+{
+	struct gathered g;
+	int rc = gather(dir, path, enforce_trust, trusted_uid, names, n, &g,
+			rep, copy_out, hws, err);
+
+	if (rc == 0)
+		*nhws = g.nrefs;
+	return rc;
+}
+
+int planner_load_weakest_hw(const char *dir, const char *path,
+			    bool enforce_trust, uid_t trusted_uid,
+			    const char *const *names, size_t n,
+			    struct lagom_hw *out,
+			    struct planner_load_report *rep,
+			    struct lagom_error *err)
+{
+	struct gathered g;
+
+	return gather(dir, path, enforce_trust, trusted_uid, names, n, &g, rep,
+		      weakest_out, out, err);
 }

@@ -630,23 +630,39 @@ static int name_cmp(const char *a, size_t an, const char *b, size_t bn)
  * interning table sees it; texts are compared in full. */
 static uint64_t text_hash(const char *text, size_t len)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+	uint64_t a = 0x9e3779b97f4a7c15ull ^ len, b = 0xc2b2ae3d27d4eb4full;
+	uint64_t w, v;
 	size_t i = 0;
 
+	for (; i + 16 <= len; i += 16) { /* two independent lanes */
+		memcpy(&w, text + i, 8);
+		memcpy(&v, text + i + 8, 8);
+		a = (a ^ w) * 0xff51afd7ed558ccdull;
+		b = (b ^ v) * 0xc4ceb9fe1a85ec53ull;
+		a ^= a >> 32;
+		b ^= b >> 29;
+	}
 	for (; i + 8 <= len; i += 8) {
 		memcpy(&w, text + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
+		a = (a ^ w) * 0xff51afd7ed558ccdull;
+		a ^= a >> 32;
 	}
 	w = 0;
 	memcpy(&w, text + i, len - i);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 29);
+	a = (a ^ w ^ (b * 0x9e3779b97f4a7c15ull)) * 0xc4ceb9fe1a85ec53ull;
+	return a ^ (a >> 29);
 }
 
+/* A slot of the interning table: the text's hash beside its record, so
+ * a probe touches a record only when the hashes agree. */
+struct slot {
+	uint64_t hash;
+	size_t rec; /* record index + 1; 0: empty */
+};
+
 /* Find or add the record of the hardware text at c (hash table tab of
- * size mask + 1 holding record index + 1). */
-static int intern(struct lagom_digest *d, struct cur *c, size_t *tab,
+ * size mask + 1). */
+static int intern(struct lagom_digest *d, struct cur *c, struct slot *tab,
 		  size_t mask, size_t *out)
 {
 	const char *text = c->p;
@@ -656,20 +672,22 @@ static int intern(struct lagom_digest *d, struct cur *c, size_t *tab,
 	struct digest_rec *r;
 	int rc;
 
-	for (; tab[i]; i = (i + 1) & mask) {
-		r = &d->recs[tab[i] - 1];
-		if (r->hash == h && r->len == len &&
+	for (; tab[i].rec; i = (i + 1) & mask) {
+		r = &d->recs[tab[i].rec - 1];
+		if (tab[i].hash == h && r->len == len &&
 		    memcmp(r->text, text, len) == 0) {
-			*out = tab[i] - 1;
+			*out = tab[i].rec - 1;
 			return 0;
 		}
 	}
-	r = &d->recs[d->nrecs];
-	*r = (struct digest_rec){ .text = text, .len = len, .hash = h };
+	r = &d->recs[d->nrecs]; /* zeroed by calloc, used once */
+	r->text = text;
+	r->len = len;
+	r->hash = h;
 	d->nrecs++; /* counted before parsing: destroy frees its points */
 	if ((rc = parse_rec(c, r)))
 		return rc;
-	tab[i] = d->nrecs;
+	tab[i] = (struct slot){ .hash = h, .rec = d->nrecs };
 	*out = d->nrecs - 1;
 	return 0;
 }
@@ -731,7 +749,8 @@ static int parse_lines(struct lagom_digest *d, struct lagom_error *err)
 {
 	struct cur c = { .err = err, .line = 1 };
 	const char *p = d->buf, *end = d->buf + d->len, *nl;
-	size_t lines = 0, mask = 1, *tab = NULL;
+	size_t lines = 0, mask = 1;
+	struct slot *tab = NULL;
 	int rc = 0, head_len = parse_header(d, err);
 
 	if (head_len < 0)
@@ -954,11 +973,14 @@ static int convert(struct lagom_digest *d, struct digest_rec *r,
 {
 	struct lagom_profile *p = d->scratch;
 	struct lagom_profile_measurements *m;
+	size_t len;
 
 	if (!p && !(p = d->scratch = calloc(1, sizeof(*p))))
 		return -ENOMEM;
 	m = &p->meas;
-	snprintf(p->node, sizeof(p->node), "%s", node);
+	len = strnlen(node, sizeof(p->node) - 1);
+	memcpy(p->node, node, len);
+	p->node[len] = '\0';
 	p->hw = r->hw;
 	memcpy(p->fingerprint, r->fingerprint, sizeof(p->fingerprint));
 	memcpy(m->gemm_flops, r->gemm, sizeof(r->gemm));
