@@ -240,13 +240,26 @@ static void run(const char *dir, char **names, unsigned n, int profiles_only,
 	printf("\n");
 }
 
-/* The plans from the digest, in a child process: its peak RSS is the
- * plan's (the parent holds little).  The child writes the plan id to fd. */
+/* Resident memory of this process now, KiB (0 when unknown). */
+static long rss_kib(void)
+{
+	long pages = 0, resident = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f && fscanf(f, "%ld %ld", &pages, &resident) != 2)
+		resident = 0;
+	if (f)
+		fclose(f);
+	return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* The plans from the digest, in a child process: its peak RSS, and how
+ * much of it the planning added to what the child started with (the
+ * parent's pages, shared at fork). */
 static void run_measured(const char *dir, char **names, unsigned n,
 			 char *plan_id)
 {
 	int pfd[2];
-	struct rusage ru;
 	int status = 0;
 	pid_t pid;
 
@@ -256,11 +269,18 @@ static void run_measured(const char *dir, char **names, unsigned n,
 		return;
 	}
 	if (pid == 0) {
+		long start_kib = rss_kib();
+		struct rusage ru;
 		char id[17] = "";
 
 		close(pfd[0]);
 		run(dir, names, n, 1, NULL, 0);
 		run(dir, names, n, 0, id, 0);
+		getrusage(RUSAGE_SELF, &ru);
+		printf("    memory:      %.1f MiB peak RSS, %.1f MiB above the "
+		       "process's start\n",
+		       ru.ru_maxrss / 1024.0,
+		       (ru.ru_maxrss - start_kib) / 1024.0);
 		fflush(stdout);
 		if (write(pfd[1], id, sizeof(id)) != (ssize_t)sizeof(id))
 			_exit(1);
@@ -271,10 +291,7 @@ static void run_measured(const char *dir, char **names, unsigned n,
 		plan_id[0] = '\0';
 	plan_id[16] = '\0';
 	close(pfd[0]);
-	if (wait4(pid, &status, 0, &ru) == pid)
-		printf("    memory:      %.1f MiB peak RSS of the process that "
-		       "planned\n",
-		       ru.ru_maxrss / 1024.0);
+	waitpid(pid, &status, 0);
 }
 
 /* Without then with the digest; the plans must be the same. */
