@@ -106,6 +106,11 @@ EXTRA_DIST += tests/integration/carrier_trust.sh \
 # What srun sends beside the plan reaches the nodes under --export=NONE.
 INTEGRATION_TESTS += tests/integration/export_none.sh
 EXTRA_DIST += tests/integration/export_none.sh
+# A step of 128 nodes of a real Slurm (128 slurmd here), with a probe plugin
+# that logs the carrier each node received (issue 34).
+INTEGRATION_TESTS += tests/integration/many_nodes.sh
+EXTRA_DIST += tests/integration/many_nodes.sh \
+	tests/integration/carrier_probe.c
 dist_man_MANS += doc/lagom-spank.8
 EXTRA_DIST += doc/consistency.md
 
