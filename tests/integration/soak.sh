@@ -14,7 +14,7 @@ log=$(mktemp /tmp/lagom-soak-test.XXXXXX)
 trap 'rm -f "$log"' EXIT
 t0=$SECONDS
 rc=0
-LAGOM_SOAK_STEPS=$steps LAGOM_SOAK_CHUNK=$steps top_srcdir=$top_srcdir top_builddir=$top_builddir \
+LAGOM_PLUGIN=$LAGOM_PLUGIN LAGOM_SOAK_STEPS=$steps LAGOM_SOAK_CHUNK=$steps top_srcdir=$top_srcdir top_builddir=$top_builddir \
 	bash "$top_srcdir/bench/bench_soak.sh" >"$log" 2>&1 || rc=$?
 sed 's/^/# /' "$log" | grep -v '^# bench: ' | head -80
 diag "the soak took $((SECONDS - t0)) s"
