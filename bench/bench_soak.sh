@@ -18,6 +18,9 @@
 #   make bench-soak
 #   LAGOM_SOAK_STEPS=100 make bench-soak
 #   LAGOM_SOAK_KEEP=DIR   keep the figures and messages in DIR
+#   LAGOM_BENCH_ARGS=verbose=2 make bench-soak
+#       # also how long node 0 held its first task's exit for the job
+#       # comment (lagom's "comment took" lines in n1's slurmd log)
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-.}
@@ -41,7 +44,7 @@ fixture=$top_srcdir/tests/profile/valid/a100-full.json
 
 soak=${LAGOM_SOAK_KEEP:-$(mktemp -d /tmp/lagom-soak.XXXXXX)}
 mkdir -p "$soak" || exit 1
-for f in without auto failed.without failed.auto messages; do : >"$soak/$f"; done
+for f in without auto failed.without failed.auto messages comment; do : >"$soak/$f"; done
 bench_messages=$soak/messages
 [ -n "${LAGOM_SOAK_KEEP:-}" ] || trap 'cluster_stop; rm -rf "$soak"' EXIT
 [ -z "${LAGOM_SOAK_KEEP:-}" ] || trap cluster_stop EXIT
@@ -84,6 +87,9 @@ for ((done_pairs = 0; done_pairs < steps; )); do
 		done
 	done
 	busy_s=$((busy_s + SECONDS - t_chunk))
+	# node 0's comment (plugstack verbose=2, LAGOM_BENCH_ARGS): how long
+	# its first task's exit waited for slurmctld to take the comment
+	grep -ah "comment took" "$CLUSTER_DIR/log/slurmd.n1.log" >>"$soak/comment" 2>/dev/null
 	cd / || exit 1
 	cluster_stop
 	export LAGOM_CLUSTER_NODES=$nodes
@@ -96,6 +102,12 @@ echo "bench_soak: $version: $steps steps without lagom and $steps with --lagom=a
 printf '  %-22s %5s steps, %3s failed; median %s ms, slowest %s ms\n' \
 	"without lagom:" "$(wc -l <"$soak/without")" "$(failed without)" "$(median <"$soak/without")" "$(slowest <"$soak/without")" \
 	"with --lagom=auto:" "$(wc -l <"$soak/auto")" "$(failed auto)" "$(median <"$soak/auto")" "$(slowest <"$soak/auto")"
+if [ -s "$soak/comment" ]; then
+	sed -n 's/.*comment took \([0-9.]*\) ms, \([0-9.]*\) ms of it after.*/\1 \2/p' "$soak/comment" |
+		sort -k2,2g | awk '{t[NR] = $1; h[NR] = $2; if ($1 > tm) tm = $1; if ($2 > 1) n1++}
+		END {printf "  node 0 held its first task'"'"'s exit for the comment (verbose=2): median %.1f ms, slowest %.1f ms, %d of %d steps over 1 ms; the round trips took at most %.1f ms\n",
+			h[int((NR + 1) / 2)], h[NR], n1, NR, tm}'
+fi
 rc=0
 bench_failed=$soak/failed.without report_failures "bench_soak: without lagom" || rc=1
 bench_failed=$soak/failed.auto report_failures "bench_soak: with --lagom=auto" || rc=1

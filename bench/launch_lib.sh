@@ -26,10 +26,12 @@ time_us() {
 	t0=$(date +%s%N)
 	timeout 60 "$@" >/dev/null 2>"$msg" || rc=$?
 	t1=$(date +%s%N)
-	if [ "$rc" -eq 0 ] && [ -n "${bench_messages:-}" ] && [ -s "$msg" ]; then
+	# lagom's own lines at verbose (srun: lagom: ...) are no message here
+	if [ "$rc" -eq 0 ] && [ -n "${bench_messages:-}" ] &&
+		grep -qv '^srun: lagom: ' "$msg"; then
 		{
 			echo "rc=0 $*"
-			head -20 "$msg" | sed 's/^/    | /'
+			grep -v '^srun: lagom: ' "$msg" | head -20 | sed 's/^/    | /'
 		} >>"$bench_messages"
 	fi
 	if [ "$rc" -ne 0 ]; then
