@@ -296,10 +296,9 @@ start_slurm() {
 			>"$dir/log/slurmd.n$i.out" 2>&1 &
 		record_pid "slurmd-n$i" $!
 	done
-	[ "$nodes" -le 16 ] || say "$nodes slurmd started; waiting for them to register"
-
 	# the slurmd start in parallel; on 2 CPUs 128 of them register in
-	# about 10 s
+	# 5 to 11 s
+	[ "$nodes" -le 16 ] || say "$nodes slurmd started; waiting for them to register"
 	wait_for $((30 + nodes / 4)) "$pid" "$nodes idle nodes" all_idle
 }
 
