@@ -17,7 +17,7 @@ rc=0
 LAGOM_PLUGIN=$LAGOM_PLUGIN LAGOM_SOAK_STEPS=$steps LAGOM_SOAK_CHUNK=$steps top_srcdir=$top_srcdir top_builddir=$top_builddir \
 	bash "$top_srcdir/bench/bench_soak.sh" >"$log" 2>&1 || rc=$?
 sed 's/^/# /' "$log" | grep -v '^# bench: ' | head -80
-diag "the soak took $((SECONDS - t0)) s"
+diag "the soak took $((SECONDS - t0)) s, any wait for another test's cluster included"
 row() { grep "^  $1" "$log"; }
 check_that "$steps steps without lagom ran, none failed (rc $rc)" \
 	'[[ "$(row "without lagom:")" =~ \ $steps\ steps,\ +0\ failed ]]'
