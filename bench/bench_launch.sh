@@ -21,13 +21,15 @@
 #   contrib/slurm-release.sh 24.11 bench   # on another Slurm release
 #       # (doc/slurm-releases.md "The launch bench per release")
 #
-# A timed srun that fails is named on stderr and counted; the bench then
-# exits 1 (its time would be in the medians).
+# A timed srun that fails is named on stderr and listed at the end with its
+# exit status and srun's message (bench/launch_lib.sh); the bench then
+# exits 1 (its time is in the medians).
 set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=${top_builddir:-.}
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/cluster.sh"
+. "$top_srcdir/bench/launch_lib.sh"
 
 runs=${LAGOM_BENCH_RUNS:-40}
 if reason=$(cluster_skip_reason); then
@@ -65,24 +67,6 @@ fi
 args="profile_dir=$CLUSTER_DIR/profiles topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=none ${LAGOM_BENCH_ARGS:-}"
 cd "$CLUSTER_DIR/work" || exit 1
 
-# time_ms CMD...: wall-clock milliseconds of one bounded run
-# (after a pause of LAGOM_BENCH_SETTLE seconds, default 0, untimed: the
-# job before completes in slurmctld, slurmdbd and MariaDB meanwhile, which
-# would otherwise land on whichever run comes next)
-time_ms() {
-	local t0 t1
-	sleep "${LAGOM_BENCH_SETTLE:-0}"
-	t0=$(date +%s%N)
-	timeout 60 "$@" >/dev/null 2>&1 || {
-		echo "bench_launch: '$*' failed" >&2
-		echo "$*" >>"$CLUSTER_DIR/failed"
-	}
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000))
-}
-
-median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m/1000}'; }
-
 for f in failed without with gres auto nocomment null before query gres_sleep auto_sleep; do
 	: >"$CLUSTER_DIR/$f"
 done
@@ -92,16 +76,16 @@ auto=(srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp true)
 # one_run NAME: set the plugstack.conf of configuration NAME, time its srun
 one_run() {
 	case $1 in
-	without) : >"$CLUSTER_DIR/etc/plugstack.conf"; time_ms srun -N3 true ;;
-	gres) : >"$CLUSTER_DIR/etc/plugstack.conf"; time_ms srun -N3 --gres=gpu:4 true ;;
-	null) echo "required $null_so" >"$CLUSTER_DIR/etc/plugstack.conf"; time_ms srun -N3 true ;;
-	with) cluster_plugstack $args; time_ms srun -N3 true ;;
-	auto) cluster_plugstack $args; time_ms "${auto[@]}" ;;
-	nocomment) cluster_plugstack $args comment=no; time_ms "${auto[@]}" ;;
-	query) cluster_plugstack $args step_query=always; time_ms "${auto[@]}" ;;
-	before) echo "required $before $args" >"$CLUSTER_DIR/etc/plugstack.conf"; time_ms "${auto[@]}" ;;
-	gres_sleep) : >"$CLUSTER_DIR/etc/plugstack.conf"; time_ms srun -N3 --gres=gpu:4 sleep 0.05 ;;
-	auto_sleep) cluster_plugstack $args; time_ms "${auto[@]:0:5}" sleep 0.05 ;;
+	without) : >"$CLUSTER_DIR/etc/plugstack.conf"; time_us srun -N3 true ;;
+	gres) : >"$CLUSTER_DIR/etc/plugstack.conf"; time_us srun -N3 --gres=gpu:4 true ;;
+	null) echo "required $null_so" >"$CLUSTER_DIR/etc/plugstack.conf"; time_us srun -N3 true ;;
+	with) cluster_plugstack $args; time_us srun -N3 true ;;
+	auto) cluster_plugstack $args; time_us "${auto[@]}" ;;
+	nocomment) cluster_plugstack $args comment=no; time_us "${auto[@]}" ;;
+	query) cluster_plugstack $args step_query=always; time_us "${auto[@]}" ;;
+	before) echo "required $before $args" >"$CLUSTER_DIR/etc/plugstack.conf"; time_us "${auto[@]}" ;;
+	gres_sleep) : >"$CLUSTER_DIR/etc/plugstack.conf"; time_us srun -N3 --gres=gpu:4 sleep 0.05 ;;
+	auto_sleep) cluster_plugstack $args; time_us "${auto[@]:0:5}" sleep 0.05 ;;
 	esac
 }
 configs="without gres with auto nocomment query gres_sleep auto_sleep"
@@ -116,25 +100,6 @@ for ((i = 0; i < runs + 3; i++)); do
 		[ "$i" -lt 3 ] || echo "$t" >>"$CLUSTER_DIR/$c" # 3 warm-ups
 	done
 done
-# paired X Y LABEL: the per-iteration difference Y - X (interleaved runs
-# share the machine's state at that moment), its median and a
-# distribution-free 95 % confidence interval of that median (order
-# statistics n/2 -/+ 0.98 sqrt(n)), in ms and in % of X's median.
-paired() {
-	local base
-	base=$(median <"$CLUSTER_DIR/$1")
-	paste "$CLUSTER_DIR/$1" "$CLUSTER_DIR/$2" | awk '{print ($2 - $1) / 1000}' | sort -g |
-		awk -v base="$base" -v label="$3" '{d[NR] = $1}
-		END {
-			n = NR; if (n == 0 || base <= 0) exit
-			m = (n % 2) ? d[(n + 1) / 2] : (d[n / 2] + d[n / 2 + 1]) / 2
-			k = int(n / 2 - 0.98 * sqrt(n)); if (k < 1) k = 1
-			h = n - k + 1
-			printf "  %-34s %+6.2f ms (95 %% CI %+.2f .. %+.2f), %+5.1f %% (CI %+.1f .. %+.1f %%)\n",
-				label, m, d[k], d[h], 100 * m / base, 100 * d[k] / base, 100 * d[h] / base
-		}'
-}
-
 m0=$(median <"$CLUSTER_DIR/without")
 m1=$(median <"$CLUSTER_DIR/with")
 m2=$(median <"$CLUSTER_DIR/auto")
@@ -163,9 +128,4 @@ paired gres nocomment "auto, comment=no - without:"
 paired gres query "auto, step_query=always - without:"
 paired gres_sleep auto_sleep "50 ms step: auto - without:"
 [ -z "$before" ] || paired gres before "auto, before - without:"
-nfail=$(wc -l <"$CLUSTER_DIR/failed")
-if [ "$nfail" -gt 0 ]; then
-	echo "bench_launch: $nfail timed runs failed (their times are in the figures above):"
-	sort "$CLUSTER_DIR/failed" | uniq -c
-	exit 1
-fi
+report_failures bench_launch || exit 1

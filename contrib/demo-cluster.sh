@@ -17,9 +17,11 @@
 #   LAGOM_PLUGIN=PATH         lagom.so to load (none: no plugstack line)
 #   LAGOM_PLUGSTACK_ARGS=...  extra plugstack.conf arguments for lagom
 #   LAGOM_PROLOG=PATH         Prolog= program (lagom-prolog), optional
-#   LAGOM_CLUSTER_NODES=3     number of slurmd (n1..nN)
+#   LAGOM_CLUSTER_NODES=3     number of slurmd (n1..nN, 1 to 512), each in
+#                             its own UTS namespace, port 17710 + I - 1;
+#                             about 6 MiB of memory per idle slurmd
 #   LAGOM_CLUSTER_GPUS=4      fake GPUs per node
-#   LAGOM_CLUSTER_PORT=17700  first of the TCP ports used (about 20)
+#   LAGOM_CLUSTER_PORT=17700  first of the TCP ports used (N + 10)
 #   LAGOM_CLUSTER_ACCT=1      0: no slurmdbd/MariaDB (no sacct)
 #   LAGOM_JOB_SUBMIT_LUA=PATH  JobSubmitPlugins=lua with this job_submit.lua
 set -euo pipefail
@@ -40,6 +42,10 @@ port=${LAGOM_CLUSTER_PORT:-17700}
 acct=${LAGOM_CLUSTER_ACCT:-1}
 cluster_name=lagomdemo
 dbpass=lagom-demo-only
+case $nodes in
+'' | *[!0-9]* | 0*) die "LAGOM_CLUSTER_NODES='$nodes': want a number of nodes, 1 to 512" ;;
+esac
+[ "$nodes" -le 512 ] || die "LAGOM_CLUSTER_NODES=$nodes: at most 512 nodes"
 
 # --- PID bookkeeping --------------------------------------------------------
 
@@ -290,7 +296,10 @@ start_slurm() {
 			>"$dir/log/slurmd.n$i.out" 2>&1 &
 		record_pid "slurmd-n$i" $!
 	done
-	wait_for 30 "$pid" "$nodes idle nodes" all_idle
+	# the slurmd start in parallel; on 2 CPUs 128 of them register in
+	# 5 to 11 s
+	[ "$nodes" -le 16 ] || say "$nodes slurmd started; waiting for them to register"
+	wait_for $((30 + nodes / 4)) "$pid" "$nodes idle nodes" all_idle
 }
 
 all_idle() {
@@ -331,21 +340,43 @@ cmd_start() {
 }
 
 # Stop exactly the recorded PIDs, newest first: TERM, then KILL after 15 s.
+# The slurmd (recorded one after the other) get TERM together and share the
+# 15 s: stopping 128 of them one by one could take half an hour.
 cmd_stop() {
-	local name pid deadline
+	local name pid batch=()
 	[ -f "$dir/pids" ] || return 0
 	if [ -s "$dir/pids" ] && [ -f "$dir/etc/slurm.conf" ]; then
 		SLURM_CONF=$dir/etc/slurm.conf timeout 5 scancel --user=root --full >/dev/null 2>&1 || true
 	fi
-	tac "$dir/pids" | while read -r name pid; do
-		kill -TERM "$pid" 2>/dev/null || continue
-		deadline=$((SECONDS + 15))
-		while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
-			sleep 0.1
-		done
-		kill -KILL "$pid" 2>/dev/null || true
-	done
+	while read -r name pid; do
+		case $name in
+		slurmd-*) batch+=("$pid") ;;
+		*)
+			stop_pids "${batch[@]}"
+			batch=()
+			stop_pids "$pid"
+			;;
+		esac
+	done < <(tac "$dir/pids")
+	stop_pids "${batch[@]}"
 	: >"$dir/pids"
+}
+
+# stop_pids PID...: TERM to all, wait at most 15 s for all, KILL the rest.
+stop_pids() {
+	local pid live deadline=$((SECONDS + 15))
+	[ "$#" -gt 0 ] || return 0
+	kill -TERM "$@" 2>/dev/null || true
+	while :; do
+		live=()
+		for pid in "$@"; do
+			! kill -0 "$pid" 2>/dev/null || live+=("$pid")
+		done
+		[ "${#live[@]}" -gt 0 ] && [ "$SECONDS" -lt "$deadline" ] || break
+		set -- "${live[@]}"
+		sleep 0.1
+	done
+	[ "${#live[@]}" -eq 0 ] || kill -KILL "${live[@]}" 2>/dev/null || true
 }
 
 cmd_env() {
@@ -512,7 +543,7 @@ demo)
 	cmd_demo "${2:-}"
 	;;
 *)
-	sed -n '2,23p' "$0" >&2
+	sed -n '2,25p' "$0" >&2
 	exit 2
 	;;
 esac

@@ -174,4 +174,33 @@ a_bench() {
 	return "$rc"
 }
 
+# make bench-soak (bench/bench_soak.sh): LAGOM_SOAK_STEPS (default 1000)
+# steps with and as many without --lagom=auto on this release's cluster,
+# every failed step with srun's message; output also in /out/soak.log.  It
+# fails when a step failed or the table is missing.
+a_soak() {
+	local rc=0
+	[ -f /build/b/spank/.libs/lagom.so ] || a_build || return 1
+	echo "# LAGOM_SOAK_STEPS=${LAGOM_SOAK_STEPS:-1000}${LAGOM_BENCH_ARGS:+ LAGOM_BENCH_ARGS=$LAGOM_BENCH_ARGS}"
+	make -s -C /build/b bench-soak 2>&1 | tee /out/soak.log || rc=$?
+	grep -q 'with --lagom=auto: ' /out/soak.log || {
+		echo "soak: no table printed (see above)"
+		return 1
+	}
+	return "$rc"
+}
+
+# make bench-nodes (bench/bench_nodes.sh): a 50 ms step at 4, 16, 64 and
+# 128 nodes with and without --lagom=auto; output also in /out/nodes.log.
+a_nodes() {
+	local rc=0
+	[ -f /build/b/spank/.libs/lagom.so ] || a_build || return 1
+	make -s -C /build/b bench-nodes 2>&1 | tee /out/nodes.log || rc=$?
+	grep -q '^ *[0-9][0-9]* .* ms (95 % CI' /out/nodes.log || {
+		echo "nodes: no table printed (see above)"
+		return 1
+	}
+	return "$rc"
+}
+
 echo "=== release $LAGOM_RELEASE_SERIES: Slurm $(dpkg-query -W -f '${Version}' slurmctld), gcc $(gcc -dumpfullversion), kernel $(uname -r)"

@@ -20,6 +20,11 @@
 #          bench    make bench-launch (bench/bench_launch.sh): lagom's launch
 #                   overhead on that release's cluster; the LAGOM_BENCH_*
 #                   knobs of the host's environment pass through
+#          soak     make bench-soak (bench/bench_soak.sh): 1000 steps with
+#                   and 1000 without --lagom=auto, every failure with srun's
+#                   message; LAGOM_SOAK_* and LAGOM_BENCH_* pass through
+#          nodes    make bench-nodes (bench/bench_nodes.sh): a 50 ms step at
+#                   4, 16, 64 and 128 nodes (128 slurmd in the chroot)
 #          shell    an interactive shell (not without a terminal)
 #
 # The chroot is made with mmdebstrap from Debian's archive, with lagom's
@@ -336,8 +341,8 @@ rc=0"
 		for a in "$@"; do
 			case "$a" in
 			build | check | demo | deb | foreign) ;;
-			bench) # env -i in the chroot: the bench's knobs pass here
-				for v in ${!LAGOM_BENCH_@}; do
+			bench | soak | nodes) # env -i in the chroot: the knobs pass here
+				for v in ${!LAGOM_BENCH_@} ${!LAGOM_SOAK_@}; do
 					script="$script
 export $v=$(printf %q "${!v}")"
 				done

@@ -93,7 +93,8 @@ EXTRA_DIST += tests/spank/symbols.sh
 INTEGRATION_TESTS += tests/integration/spank.sh tests/integration/one_plan.sh
 EXTRA_DIST += tests/integration/spank.sh tests/integration/one_plan.sh \
 	tests/lib/cluster.sh \
-	bench/bench_launch.sh bench/spank_null.c
+	bench/bench_launch.sh bench/spank_null.c bench/launch_lib.sh \
+	bench/bench_nodes.sh bench/bench_soak.sh
 # The cluster digest written by the prologs, read by srun (real cluster).
 INTEGRATION_TESTS += tests/integration/digest.sh
 EXTRA_DIST += tests/integration/digest.sh
@@ -106,6 +107,15 @@ EXTRA_DIST += tests/integration/carrier_trust.sh \
 # What srun sends beside the plan reaches the nodes under --export=NONE.
 INTEGRATION_TESTS += tests/integration/export_none.sh
 EXTRA_DIST += tests/integration/export_none.sh
+# A step of 128 nodes of a real Slurm (128 slurmd here), with a probe plugin
+# that logs the carrier each node received (issue 34).
+INTEGRATION_TESTS += tests/integration/many_nodes.sh
+EXTRA_DIST += tests/integration/many_nodes.sh \
+	tests/integration/carrier_probe.c
+# The short soak: 100 steps with and 100 without --lagom=auto, none fails
+# (bench/bench_soak.sh; `make bench-soak` runs 1000 + 1000).
+INTEGRATION_TESTS += tests/integration/soak.sh
+EXTRA_DIST += tests/integration/soak.sh
 dist_man_MANS += doc/lagom-spank.8
 EXTRA_DIST += doc/consistency.md
 
@@ -113,4 +123,15 @@ EXTRA_DIST += doc/consistency.md
 bench-launch: spank/lagom.la
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 		$(SHELL) $(top_srcdir)/bench/bench_launch.sh
-.PHONY: bench-launch
+# `make bench-nodes`: a 50 ms step at 4, 16, 64 and 128 nodes, with and
+# without --lagom=auto (root only; 128 slurmd on this machine).
+bench-nodes: spank/lagom.la
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+		$(SHELL) $(top_srcdir)/bench/bench_nodes.sh
+# `make bench-soak`: LAGOM_SOAK_STEPS (1000) steps with and as many without
+# --lagom=auto, short and 50 ms, interleaved; every failure with srun's
+# message (root only).
+bench-soak: spank/lagom.la
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+		$(SHELL) $(top_srcdir)/bench/bench_soak.sh
+.PHONY: bench-launch bench-nodes bench-soak
