@@ -78,3 +78,10 @@ tests_model_calib_report_SOURCES = tests/model/calib_report.c \
 tests_model_calib_report_LDADD = libplanner.la libprofile.la libmeasurement.la \
 	libcatalog.la libmodel.la libcommon.la $(JANSSON_LIBS) -lm
 EXTRA_DIST += tests/model/calib.sh
+
+# What one CTA carries, against the A100 CTA sweep (doc/model.md 2.8).
+UNIT_TESTS += tests/model/cta_a100.sh
+check_PROGRAMS += tests/model/cta_a100
+tests_model_cta_a100_SOURCES = tests/model/cta_a100.c
+tests_model_cta_a100_LDADD = libmodel.la libcommon.la -lm
+EXTRA_DIST += tests/model/cta_a100.sh
