@@ -25,8 +25,8 @@ static int arch_row(unsigned sm_arch)
 static const double ceiling_Bps[4] = { 10e9, 20e9, 24e9, 45e9 };
 
 /*
- * Per-CTA rates measured on real hardware, by row (0: none).  Ampere: the
- * A100 CTA sweep (tests/fixtures/measurements/overlap-cta-sweep-a100.csv,
+ * Per-CTA rates measured on real NVLink/NVSwitch hardware, by row (0:
+ * none).  Ampere: the A100 CTA sweep (tests/fixtures/measurements/overlap-cta-sweep-a100.csv,
  * 64 MiB all-reduce beside a GEMM): the curve flattens from 12 CTAs on
  * NVSwitch's 240 GB/s, 20 GB/s per CTA (tests/model/cta_a100.sh).
  */
@@ -54,9 +54,9 @@ double lagom_channel_Bps_nocheck(const struct lagom_hw *hw,
 
 	if (hw->ch_Bps > 0)
 		return hw->ch_Bps;
-	if (hw->intra == LAGOM_INTRA_PCIE || ppn <= 1)
+	if (ppn <= 1)
 		return ceiling_Bps[row];
-	if (measured_Bps[row] > 0)
+	if (hw->intra != LAGOM_INTRA_PCIE && measured_Bps[row] > 0)
 		return measured_Bps[row];
 	nch = lagom_nccl_comm_channels_nocheck(hw, comm);
 	share = lagom_intra_Bps(hw, ppn) / (nch ? nch : 1);

@@ -3,6 +3,7 @@
  * one-value-per-process constraint, baselines, the plan records.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -274,7 +275,9 @@ int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
 				}
 			}
 		}
-	if (rc == 0 && !(best < def_s * (1 - p->min_gain))) {
+	if (rc == 0 &&
+	    !(best < def_s * (1 - fmax(p->min_gain, search_env_gain_needed(
+							    p, def, def_s))))) {
 		env->env_max_ctas = 0; /* not worth leaving NCCL's defaults */
 		env->env_buffsize_bytes = 0;
 		env->env_cta_policy = LAGOM_CTA_POLICY_DEFAULT;
@@ -507,6 +510,8 @@ static void set_ctas(struct lagom_plan *plan,
 	for (size_t j = 0; j < plan->ncolls; j++) {
 		unsigned nchannels = plan->colls[j].config.nchannels;
 
+		if (plan->colls[j].keep)
+			continue;
 		if (nchannels > max)
 			max = nchannels;
 		if (nchannels > def[j].nchannels)
@@ -576,6 +581,8 @@ static int plan_workload(struct sproblem *p, struct lagom_plan *plan)
 		goto out;
 	if (better(plan->comm_only_s, plan->lagom_s) &&
 	    (rc = adopt_comm_only(p, plan, co, co_buff)) < 0)
+		goto out;
+	if ((rc = search_deviation_gates(p, plan, def)) < 0)
 		goto out;
 	set_ctas(plan, def);
 	if (!(plan->lagom_s < plan->nccl_s * (1 - p->min_gain)))

@@ -35,6 +35,8 @@ struct sproblem {
 	double min_gain;	 /* see lagom_search_opts */
 	unsigned nccl_version;	 /* see lagom_search_opts */
 	bool registered_buffers; /* see lagom_search_opts */
+	bool symmetric_buffers;	 /* see lagom_search_opts */
+	bool no_gate;		 /* see lagom_search_opts */
 	unsigned nchannels_grid[SEARCH_NCHANNELS_GRID_MAX];
 	unsigned n_nchannels;
 
@@ -141,5 +143,23 @@ void search_keep_nccl(struct lagom_plan *plan);
  * are in the ranges doc/plan-format.md allows), else -EINVAL / -ENOSPC. */
 int search_check_encodable(const struct lagom_plan *plan,
 			   struct lagom_error *err);
+
+/*
+ * The deviation gates (search/deviate.c, doc/search.md): on a table
+ * profile (hw->ch_Bps 0), a tuned class on the critical path under NCCL's
+ * defaults def gets at least NCCL's channels (floored); then each tuned
+ * class is kept at NCCL's choice (held back) unless its predicted
+ * iteration gain exceeds the model's known error on it times its share
+ * of NCCL's iteration.  Updates plan->colls and plan->lagom_s; 0 or the
+ * model's error.  Skipped with opts->no_gate.
+ */
+int search_deviation_gates(struct sproblem *p, struct lagom_plan *plan,
+			   const struct lagom_coll_config *def);
+/* What the gates ask of the environment-only plan: the sum over classes
+ * of the model's error times the class's share of NCCL's iteration
+ * nccl_s (0 with no_gate). */
+double search_env_gain_needed(struct sproblem *p,
+			      const struct lagom_coll_config *def,
+			      double nccl_s);
 
 #endif /* LAGOM_SEARCH_INTERNAL_H */
