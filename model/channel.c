@@ -54,9 +54,9 @@ double lagom_channel_Bps_nocheck(const struct lagom_hw *hw,
 
 	if (hw->ch_Bps > 0)
 		return hw->ch_Bps;
-	if (ppn <= 1)
+	if (hw->intra == LAGOM_INTRA_PCIE || ppn <= 1)
 		return ceiling_Bps[row];
-	if (hw->intra != LAGOM_INTRA_PCIE && measured_Bps[row] > 0)
+	if (measured_Bps[row] > 0)
 		return measured_Bps[row];
 	nch = lagom_nccl_comm_channels_nocheck(hw, comm);
 	share = lagom_intra_Bps(hw, ppn) / (nch ? nch : 1);

@@ -348,9 +348,12 @@ static void rates_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
 	double net = lagom_nic_line_Bps(hw, comm) *
 		     (hw->bw_measured ? 1.0 : cal->eff[lagom_hw_transport(hw)]);
 
+	/* multimem: the switch does the copies, and NCCL's own NVLS counts
+	 * (16-32, ceil(32 / ranks) under NCCL_CTA_POLICY=efficiency) are
+	 * sized to the per-CTA ceiling, not to the ring's share */
 	if (cfg->algo == LAGOM_ALGO_NVLS || cfg->algo == LAGOM_ALGO_NVLS_TREE) {
-		ch *= 2; /* multimem: the switch does the copies */
 		ceiling *= 2;
+		ch = hw->ch_Bps > 0 ? 2 * ch : ceiling;
 	}
 	if (coll == LAGOM_COLL_SENDRECV)
 		net = fmin(net, hw->nic_Bps);
