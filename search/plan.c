@@ -585,7 +585,10 @@ static int plan_workload(struct sproblem *p, struct lagom_plan *plan)
 	if ((rc = search_deviation_gates(p, plan, def)) < 0)
 		goto out;
 	set_ctas(plan, def);
-	if (!(plan->lagom_s < plan->nccl_s * (1 - p->min_gain)))
+	if (!(plan->lagom_s <
+	      plan->nccl_s *
+		      (1 - fmax(p->min_gain,
+				search_env_gain_needed(p, def, plan->nccl_s)))))
 		search_keep_nccl(plan);
 out:
 	free(def);
