@@ -29,6 +29,14 @@ tests_search_test_cta_floor_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_search_test_cta_floor_LDADD = libsearch.la libcatalog.la libmodel.la \
 	libcommon.la $(CMOCKA_LIBS) -lm
 
+# Copy-engine collectives (NCCL_CTA_POLICY=zero): model term and gates.
+UNIT_TESTS += tests/search/test_ce
+check_PROGRAMS += tests/search/test_ce
+tests_search_test_ce_SOURCES = tests/search/test_ce.c
+tests_search_test_ce_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_search_test_ce_LDADD = libsearch.la libcatalog.la libmodel.la \
+	libcommon.la $(CMOCKA_LIBS) -lm
+
 # Prints the greedy-vs-exhaustive figures and the paper-workload table.
 noinst_PROGRAMS += tests/search/search_report
 tests_search_search_report_SOURCES = tests/search/search_report.c \

@@ -218,6 +218,10 @@ static int env_time(struct sproblem *p, const struct lagom_coll_config *base,
 					  &c[j], &c[j]) &&
 		    (rc = class_time(p, j, &c[j], &cx[j])) < 0)
 			return rc;
+		/* copy engines: no SM beside the computation */
+		if (policy == LAGOM_CTA_POLICY_ZERO &&
+		    search_ce_class(p, j, &cx[j]))
+			c[j].nchannels = 0;
 	}
 	sproblem_apply(p, c);
 	return sproblem_iteration_x(p, p->valid ? cx : NULL, t_s);
@@ -239,17 +243,24 @@ int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
 	double best = 0, def_s = 0;
 	int rc = 0, have = 0;
 	unsigned def_max = 0;
-	unsigned npolicies = search_cta_policy_candidate(p) ? 2 : 1;
+	unsigned policies[LAGOM_CTA_POLICY_COUNT], npolicies = 0;
 
 	if (!c || !x) {
 		rc = lagom_errprintf(p->err, ENOMEM, "out of memory");
 		goto out;
 	}
+	policies[npolicies++] = LAGOM_CTA_POLICY_DEFAULT;
+	if (search_cta_policy_candidate(p))
+		policies[npolicies++] = LAGOM_CTA_POLICY_EFFICIENCY;
+	if (search_ce_candidate(p))
+		policies[npolicies++] = LAGOM_CTA_POLICY_ZERO;
 	for (size_t j = 0; j < p->nclass; j++)
 		if (def[j].nchannels > def_max)
 			def_max = def[j].nchannels;
-	for (unsigned pol = 0; pol < npolicies && rc == 0; pol++)
+	for (unsigned q = 0; q < npolicies && rc == 0; q++)
 		for (unsigned b = 0; b < N_BUFF && rc == 0; b++) {
+			unsigned pol = policies[q];
+
 			/* c, x: scratch per class; c + n, x + n: env_configs() */
 			env_configs(p, def, b, c + n, x + n);
 			for (unsigned i = 0; i <= p->n_nchannels && rc == 0;

@@ -137,6 +137,11 @@ bool search_cta_efficiency(const struct sproblem *p, size_t j, unsigned cap,
 			   uint64_t buffsize_bytes,
 			   const struct lagom_coll_config *base,
 			   struct lagom_coll_config *out);
+/* NCCL_CTA_POLICY=zero is a candidate (NCCL 2.28+, symmetric buffers),
+ * and class j runs on the copy engines under it, taking *x_s per call
+ * and no SM (search/ctapolicy.c). */
+bool search_ce_candidate(const struct sproblem *p);
+bool search_ce_class(const struct sproblem *p, size_t j, double *x_s);
 /* Turn the plan into NCCL's defaults (never slower by its own prediction). */
 void search_keep_nccl(struct lagom_plan *plan);
 /* 0 when the plan encodes with and without the tuner plugin (its values
