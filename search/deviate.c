@@ -141,6 +141,9 @@ static int hold_back(struct sproblem *p, struct lagom_plan *plan,
 		}
 		pc->held_back = true;
 		pc->keep = true;
+		pc->config = def[j]; /* what runs: NCCL's own choice */
+		pc->config.chunk_bytes = 0;
+		pc->config.nthreads = 0;
 		pc->time_s = pc->nccl_time_s;
 		*t_plan = t_def;
 	}

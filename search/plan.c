@@ -598,9 +598,15 @@ static int plan_workload(struct sproblem *p, struct lagom_plan *plan)
 	set_ctas(plan, def);
 	if (!(plan->lagom_s <
 	      plan->nccl_s *
-		      (1 - fmax(p->min_gain,
-				search_env_gain_needed(p, def, plan->nccl_s)))))
+		      (1 - fmax(p->min_gain, search_env_gain_needed(
+						     p, def, plan->nccl_s))))) {
+		for (size_t j = 0; j < plan->ncolls; j++) {
+			plan->colls[j].config = def[j]; /* what runs */
+			plan->colls[j].config.chunk_bytes = 0;
+			plan->colls[j].config.nthreads = 0;
+		}
 		search_keep_nccl(plan);
+	}
 out:
 	free(def);
 	free(co);
