@@ -103,14 +103,17 @@ static void explain_deviation(FILE *f, const struct lagom_plan *p)
 		if (c->held_back)
 			fprintf(f,
 				"  %s %s: held back to NCCL's choice: "
-				"predicted gain %.2f %% is inside the model's "
-				"error on it (%.2f %%)\n",
-				op, b, c->gain * 100, c->gain_needed * 100);
+				"predicted gain %.2f %%, %.2f %% with its time "
+				"off by the model's known error\n",
+				op, b, c->gain * 100,
+				(c->gain - c->gain_needed) * 100);
 		else if (!c->keep && c->gain_needed > 0)
 			fprintf(f,
-				"  %s %s: tuned: predicted gain %.2f %% beyond "
-				"the model's error on it (%.2f %%)\n",
-				op, b, c->gain * 100, c->gain_needed * 100);
+				"  %s %s: tuned: predicted gain %.2f %%, still "
+				"%.2f %% with its time off by the model's "
+				"known error\n",
+				op, b, c->gain * 100,
+				(c->gain - c->gain_needed) * 100);
 	}
 }
 

@@ -92,24 +92,61 @@ static int floor_critical(struct sproblem *p, struct lagom_plan *plan,
 	return 0;
 }
 
-double search_env_gain_needed(struct sproblem *p,
-			      const struct lagom_coll_config *def,
-			      double nccl_s)
+/* Iteration with configurations c and class j's time per call scaled by
+ * scale (x: scratch, per class). */
+static int iteration_scaled(struct sproblem *p,
+			    const struct lagom_coll_config *c, size_t j,
+			    double scale, double *x, double *t_s)
 {
-	double need = 0, x;
+	int rc;
 
-	if (p->no_gate || !(nccl_s > 0))
-		return 0;
-	for (size_t j = 0; j < p->nclass; j++)
-		if (sproblem_coll_time(p, j, &def[j], &x) == 0)
-			need += lagom_model_error(p->hw, &p->cls[j].comm,
-						  p->cls[j].bytes) *
-				fmin(1.0, p->cls[j].calls * x / nccl_s);
-	return fmin(need, 0.5);
+	for (size_t k = 0; k < p->nclass; k++)
+		if ((rc = sproblem_coll_time(p, k, &c[k], &x[k])) < 0)
+			return rc;
+	x[j] *= scale;
+	sproblem_apply(p, c);
+	return sproblem_iteration_x(p, p->valid ? x : NULL, t_s);
+}
+
+/*
+ * Class j's gain (NCCL's choice def_j against mine, the other classes as
+ * in c) when its time per call is off by the model's known error e either
+ * way: the smallest of the gains at 1 - e, 1 and 1 + e.  *gain1: the gain
+ * at 1, *t_def1: the iteration with def_j at 1.
+ */
+static int robust_gain(struct sproblem *p, struct lagom_coll_config *c,
+		       size_t j, const struct lagom_coll_config *def_j,
+		       double e, double *x, double *gain1, double *t_def1,
+		       double *worst)
+{
+	const double scales[3] = { 1.0, 1.0 - e, 1.0 + e };
+	struct lagom_coll_config mine = c[j];
+	int rc = 0;
+
+	*worst = INFINITY;
+	for (int i = 0; i < 3 && rc == 0; i++) {
+		double t_mine = 0, t_def = 0, g;
+
+		c[j] = mine;
+		if ((rc = iteration_scaled(p, c, j, scales[i], x, &t_mine)) < 0)
+			break;
+		c[j] = *def_j;
+		if ((rc = iteration_scaled(p, c, j, scales[i], x, &t_def)) < 0)
+			break;
+		g = t_def / t_mine - 1;
+		if (i == 0) {
+			*gain1 = g;
+			*t_def1 = t_def;
+		}
+		*worst = fmin(*worst, g);
+	}
+	c[j] = mine;
+	return rc;
 }
 
 /* The gain each tuned class brings over NCCL's choice, in turn: a class
- * whose gain stays inside the model's error goes back to NCCL's. */
+ * whose gain does not survive the model's error on its own time (doc/
+ * model.md 2.10) goes back to NCCL's. */
 static int hold_back(struct sproblem *p, struct lagom_plan *plan,
 		     const struct lagom_coll_config *def,
 		     struct lagom_coll_config *c, double *x, double *t_plan)
@@ -118,27 +155,23 @@ static int hold_back(struct sproblem *p, struct lagom_plan *plan,
 
 	for (size_t j = 0; j < plan->ncolls; j++) {
 		struct lagom_plan_coll *pc = &plan->colls[j];
-		struct lagom_coll_config mine = c[j];
-		double xd = 0, t_def = 0;
+		struct lagom_coll_config d = def[j];
+		double t_def = 0, worst = 0;
+		double e = lagom_model_error(p->hw, &pc->comm, pc->bytes);
 
 		if (pc->keep)
 			continue;
-		if ((rc = sproblem_coll_time(p, j, &def[j], &xd)) < 0)
+		d.chunk_bytes = search_chunk_bytes(plan->env.buffsize_bytes,
+						   d.algo, d.proto,
+						   p->cls[j].bytes);
+		if ((rc = robust_gain(p, c, j, &d, e, x, &pc->gain, &t_def,
+				      &worst)) < 0)
 			return rc;
-		c[j] = def[j];
-		c[j].chunk_bytes = search_chunk_bytes(plan->env.buffsize_bytes,
-						      c[j].algo, c[j].proto,
-						      p->cls[j].bytes);
-		if ((rc = iteration_of(p, c, x, &t_def)) < 0)
-			return rc;
-		pc->gain = t_def / *t_plan - 1;
-		pc->gain_needed = lagom_model_error(p->hw, &pc->comm,
-						    pc->bytes) *
-				  fmin(1.0, pc->calls * xd / plan->nccl_s);
-		if (pc->gain > pc->gain_needed) {
-			c[j] = mine;
+		/* the part of the gain the model's error can take away */
+		pc->gain_needed = pc->gain - worst;
+		if (worst > 0)
 			continue;
-		}
+		c[j] = d;
 		pc->held_back = true;
 		pc->keep = true;
 		pc->config = def[j]; /* what runs: NCCL's own choice */
@@ -148,6 +181,70 @@ static int hold_back(struct sproblem *p, struct lagom_plan *plan,
 		*t_plan = t_def;
 	}
 	return 0;
+}
+
+/* Iteration with configurations c taking x per call (per class), every
+ * class's time scaled by 1 + sign x its model error (xs: scratch). */
+static int iteration_err(struct sproblem *p, const struct lagom_coll_config *c,
+			 const double *x, double sign, double *xs, double *t_s)
+{
+	for (size_t k = 0; k < p->nclass; k++)
+		xs[k] = x[k] *
+			(1 + sign * lagom_model_error(p->hw, &p->cls[k].comm,
+						      p->cls[k].bytes));
+	sproblem_apply(p, c);
+	return sproblem_iteration_x(p, p->valid ? xs : NULL, t_s);
+}
+
+int search_times_pay(struct sproblem *p, const struct lagom_coll_config *c,
+		     const double *x, const struct lagom_coll_config *def,
+		     bool *pays)
+{
+	double *xd = calloc(2 * p->nclass + 1, sizeof(*xd)), *xs;
+	int rc = 0;
+
+	*pays = true;
+	if (!xd)
+		return lagom_errprintf(p->err, ENOMEM, "out of memory");
+	xs = xd + p->nclass;
+	for (size_t k = 0; k < p->nclass && rc == 0; k++)
+		rc = sproblem_coll_time(p, k, &def[k], &xd[k]);
+	for (int sign = -1; sign <= 1 && *pays && rc == 0; sign += 2) {
+		double t_mine = 0, t_def = 0;
+
+		if ((rc = iteration_err(p, c, x, sign, xs, &t_mine)) < 0 ||
+		    (rc = iteration_err(p, def, xd, sign, xs, &t_def)) < 0)
+			break;
+		*pays = t_mine < t_def * (1 - p->min_gain);
+	}
+	free(xd);
+	return rc;
+}
+
+int search_plan_pays(struct sproblem *p, const struct lagom_plan *plan,
+		     const struct lagom_coll_config *def, bool *pays)
+{
+	struct lagom_coll_config *c = calloc(p->nclass + 1, sizeof(*c));
+	double *x = calloc(p->nclass + 1, sizeof(*x));
+	int rc = 0;
+
+	*pays = true;
+	if (!c || !x) {
+		rc = lagom_errprintf(p->err, ENOMEM, "out of memory");
+		goto out;
+	}
+	if (p->no_gate || plan->ncolls != p->nclass)
+		goto out;
+	for (size_t j = 0; j < p->nclass && rc == 0; j++) {
+		applied_config(p, plan, def, j, &c[j]);
+		rc = sproblem_coll_time(p, j, &c[j], &x[j]);
+	}
+	if (rc == 0)
+		rc = search_times_pay(p, c, x, def, pays);
+out:
+	free(c);
+	free(x);
+	return rc;
 }
 
 int search_deviation_gates(struct sproblem *p, struct lagom_plan *plan,

@@ -160,11 +160,15 @@ int search_check_encodable(const struct lagom_plan *plan,
  */
 int search_deviation_gates(struct sproblem *p, struct lagom_plan *plan,
 			   const struct lagom_coll_config *def);
-/* What the gates ask of the environment-only plan: the sum over classes
- * of the model's error times the class's share of NCCL's iteration
- * nccl_s (0 with no_gate). */
-double search_env_gain_needed(struct sproblem *p,
-			      const struct lagom_coll_config *def,
-			      double nccl_s);
+/* The plan (its records and process-wide values) is still faster than
+ * NCCL's defaults def by min_gain when every class's time is off by the
+ * model's known error, both ways together (*pays; true with no_gate). */
+int search_plan_pays(struct sproblem *p, const struct lagom_plan *plan,
+		     const struct lagom_coll_config *def, bool *pays);
+/* The same for configurations c taking x per call (per class; a
+ * copy-engine class has no channel count, only its time). */
+int search_times_pay(struct sproblem *p, const struct lagom_coll_config *c,
+		     const double *x, const struct lagom_coll_config *def,
+		     bool *pays);
 
 #endif /* LAGOM_SEARCH_INTERNAL_H */

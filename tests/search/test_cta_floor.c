@@ -231,10 +231,12 @@ static void test_issue_repro_b200(void **state)
 }
 
 /*
- * The error gate: on 2 x 8 A40 (NVLink, 2 x 400G) mpt-7b:tp8,mb1's tuned
- * classes gain less than the model's error on them: every class is held
- * back (gain < gain_needed, both set) and the plan is NCCL's; without the
- * gates the same search tunes it (1.7 % predicted).
+ * The error gate: on 2 x 8 A40 (NVLink, 2 x 400G) llama-3.1-8b:fsdp,mb1's
+ * all-gather gains 0.14 % tuned, which does not survive its time being
+ * off by the model's known error: it is held back (gain <= gain_needed,
+ * the part of the gain the error can take away) and runs NCCL's choice;
+ * without the gates nothing is held back (the plan still keeps NCCL's
+ * defaults there, its 0.14 % being below min_gain).
  */
 static void test_hold_back(void **state)
 {
@@ -248,28 +250,27 @@ static void test_hold_back(void **state)
 	assert_int_equal(lagom_hw_from_spec("A40", 8, LAGOM_INTRA_NVLINK, 2,
 					    400, &hw, NULL),
 			 0);
-	assert_int_equal(
-		lagom_workload_from_name("mpt-7b:tp8,mb1", &hw, 2, 8, &w, NULL),
-		0);
+	assert_int_equal(lagom_workload_from_name("llama-3.1-8b:fsdp,mb1", &hw,
+						  2, 8, &w, NULL),
+			 0);
 	assert_int_equal(lagom_search_plan(&hw, w, 2, 8, NULL, &on, NULL), 0);
 	assert_int_equal(lagom_search_plan(&hw, w, 2, 8, &off, &raw, NULL), 0);
 	for (size_t j = 0; j < on->ncolls; j++) {
 		const struct lagom_plan_coll *c = &on->colls[j];
 
-		assert_true(c->keep);
-		if (c->held_back) {
-			held++;
-			assert_true(c->gain_needed > 0);
-			assert_true(c->gain <= c->gain_needed);
-		}
 		assert_false(raw->colls[j].held_back);
+		if (!c->held_back)
+			continue;
+		held++;
+		assert_true(c->keep);
+		assert_true(c->gain_needed > 0);
+		assert_true(c->gain <= c->gain_needed);
+		printf("# A40 llama-3.1-8b:fsdp,mb1: %s held back: gain %.2f "
+		       "%%, %.2f %% at the model's error\n",
+		       lagom_coll_name(c->coll), c->gain * 100,
+		       (c->gain - c->gain_needed) * 100);
 	}
-	printf("# A40 mpt-7b:tp8,mb1: %u of %zu classes held back; speedup "
-	       "%.3f with the gates, %.3f without\n",
-	       held, on->ncolls, on->speedup_nccl, raw->speedup_nccl);
 	assert_true(held >= 1);
-	assert_true(on->speedup_nccl == 1.0);
-	assert_true(raw->speedup_nccl > 1.01);
 	lagom_search_plan_destroy(on);
 	lagom_search_plan_destroy(raw);
 	lagom_workload_destroy(w);
