@@ -962,8 +962,9 @@ double lagom_ce_time_s(const struct lagom_hw *hw, const struct lagom_comm *comm,
  * the validation rows of the same interconnect class and size band
  * (below 1 MiB, 1-64 MiB, above 64 MiB; busbw.sh's tables: single node
  * NVLink/NVSwitch, PCIe, several nodes), raised to the site calibration's
- * error when one is applied and larger.  Used by the search's
- * deviation gate (lagom_search_opts.min_gain, doc/search.md).  In (0, 1).
+ * error when one is applied and larger (not yet: built-in only).  The
+ * search's deviation gate asks a gain to survive a class's time being off
+ * by this much either way (doc/search.md).  In (0, 1).
  */
 double lagom_model_error(const struct lagom_hw *hw,
 			 const struct lagom_comm *comm, uint64_t bytes);

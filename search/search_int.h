@@ -153,10 +153,10 @@ int search_check_encodable(const struct lagom_plan *plan,
  * The deviation gates (search/deviate.c, doc/search.md): on a table
  * profile (hw->ch_Bps 0), a tuned class on the critical path under NCCL's
  * defaults def gets at least NCCL's channels (floored); then each tuned
- * class is kept at NCCL's choice (held back) unless its predicted
- * iteration gain exceeds the model's known error on it times its share
- * of NCCL's iteration.  Updates plan->colls and plan->lagom_s; 0 or the
- * model's error.  Skipped with opts->no_gate.
+ * class is kept at NCCL's choice (held back) unless its gain over NCCL's
+ * choice stays positive with its time off by the model's known error
+ * (lagom_model_error()) either way.  Updates plan->colls and
+ * plan->lagom_s; 0 or the model's error.  Skipped with opts->no_gate.
  */
 int search_deviation_gates(struct sproblem *p, struct lagom_plan *plan,
 			   const struct lagom_coll_config *def);
