@@ -11,7 +11,6 @@
 
 /* Calibrated once on tests/fixtures/measurements/nccl-busbw.csv. */
 static const struct {
-	double ch_Bps[4];  /* Simple per-channel copy rate by arch row */
 	double ch_tcp_Bps; /* per-channel network rate (sockets) */
 	double proto_link[LAGOM_PROTO_COUNT]; /* payload share of a link */
 	double proto_ch[LAGOM_PROTO_COUNT];   /* per-channel rate factor */
@@ -23,7 +22,6 @@ static const struct {
 	double proto_lat[LAGOM_PROTO_COUNT]; /* hop latency vs Simple */
 	double base_lat_us[LAGOM_PROTO_COUNT];
 } K = {
-	.ch_Bps = { 10e9, 20e9, 24e9, 45e9 },
 	.ch_tcp_Bps = 2e9,
 	.proto_link = { 0.5, 0.92, 1.0 },
 	.proto_ch = { 0.5, 0.9, 1.0 },
@@ -341,22 +339,28 @@ static void rates_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		       const struct traffic *t, const struct lagom_netcal *cal,
 		       struct rates *r)
 {
-	double ch = K.ch_Bps[arch_row(hw->gpu.sm_arch)] *
-		    K.proto_ch[cfg->proto] * thread_factor(cfg);
+	double f = K.proto_ch[cfg->proto] * thread_factor(cfg);
+	double ch = lagom_channel_Bps_nocheck(hw, comm) * f;
+	double ceiling = lagom_channel_ceiling_Bps(hw->gpu.sm_arch) * f;
 	double ch_net = (hw->nic_gdr ? cal->ch_net_Bps : K.ch_tcp_Bps) *
 			K.proto_ch[cfg->proto];
 	double link = K.proto_link[cfg->proto] * t->algo_eff;
 	double net = lagom_nic_line_Bps(hw, comm) *
 		     (hw->bw_measured ? 1.0 : cal->eff[lagom_hw_transport(hw)]);
 
-	if (cfg->algo == LAGOM_ALGO_NVLS || cfg->algo == LAGOM_ALGO_NVLS_TREE)
-		ch *= 2; /* multimem: the switch does the copies */
+	/* multimem: the switch does the copies, and NCCL's own NVLS counts
+	 * (16-32, ceil(32 / ranks) under NCCL_CTA_POLICY=efficiency) are
+	 * sized to the per-CTA ceiling, not to the ring's share */
+	if (cfg->algo == LAGOM_ALGO_NVLS || cfg->algo == LAGOM_ALGO_NVLS_TREE) {
+		ceiling *= 2;
+		ch = hw->ch_Bps > 0 ? 2 * ch : ceiling;
+	}
 	if (coll == LAGOM_COLL_SENDRECV)
 		net = fmin(net, hw->nic_Bps);
 	r->intra_link_Bps = lagom_intra_Bps(hw, comm->ranks_per_node) * link;
 	r->net_link_Bps = net * link;
 	r->ch_Bps = ch;
-	r->ch_net_Bps = fmin(ch, ch_net);
+	r->ch_net_Bps = fmin(ceiling, ch_net);
 	r->fan = coll == LAGOM_COLL_ALLTOALL ? comm->ranks_per_node : 1;
 }
 

@@ -398,5 +398,12 @@ int lagom_hw_check(const struct lagom_hw *hw, struct lagom_error *err)
 	     !(hw->contention_l2_x0 < hw->contention_l2_x1)))
 		return lagom_errprintf(err, EINVAL,
 				       "contention coefficients out of range");
+	if (hw->ch_Bps != 0 && !(hw->ch_Bps >= LAGOM_CHANNEL_BPS_MIN &&
+				 hw->ch_Bps <= LAGOM_CHANNEL_BPS_MAX))
+		return lagom_errprintf(err, EINVAL,
+				       "one channel's rate %g B/s outside "
+				       "%g..%g",
+				       hw->ch_Bps, LAGOM_CHANNEL_BPS_MIN,
+				       LAGOM_CHANNEL_BPS_MAX);
 	return lagom_net_site_check(&hw->net_site, err);
 }

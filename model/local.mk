@@ -5,6 +5,7 @@ libmodel_la_SOURCES = model/model.h model/model_int.h model/names.c \
 	model/workload.c
 libmodel_la_SOURCES += model/fit.c model/netcal_int.h model/net.c model/netcal_data.c \
 	model/netfit.c model/netsite.c
+libmodel_la_SOURCES += model/channel.c
 
 MODEL_TEST_LIBS = libcatalog.la libmodel.la libcommon.la -lm $(CMOCKA_LIBS)
 
@@ -77,3 +78,10 @@ tests_model_calib_report_SOURCES = tests/model/calib_report.c \
 tests_model_calib_report_LDADD = libplanner.la libprofile.la libmeasurement.la \
 	libcatalog.la libmodel.la libcommon.la $(JANSSON_LIBS) -lm
 EXTRA_DIST += tests/model/calib.sh
+
+# What one CTA carries, against the A100 CTA sweep (doc/model.md 2.8).
+UNIT_TESTS += tests/model/cta_a100.sh
+check_PROGRAMS += tests/model/cta_a100
+tests_model_cta_a100_SOURCES = tests/model/cta_a100.c
+tests_model_cta_a100_LDADD = libmodel.la libcommon.la -lm
+EXTRA_DIST += tests/model/cta_a100.sh

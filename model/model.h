@@ -317,6 +317,13 @@ struct lagom_hw {
 	 * calibration file.
 	 */
 	struct lagom_net_site net_site;
+	/*
+	 * What one channel (one CTA) moves over the intra-node fabric,
+	 * Simple protocol, bytes/s (doc/model.md 2.8): the prolog's measured
+	 * busbw-over-channels curve (lagom_channel_fit()); 0 = the model's
+	 * rule (lagom_channel_Bps()).  Else within LAGOM_CHANNEL_BPS_MIN..MAX.
+	 */
+	double ch_Bps;
 };
 
 /*
@@ -883,5 +890,83 @@ double lagom_net_meas_predict_s(const struct lagom_net_meas *m,
 /* hw->net_site = calib's values for hw's transport (calib NULL: unset). */
 void lagom_hw_apply_calib(struct lagom_hw *hw,
 			  const struct lagom_net_calib *calib);
+
+/* ------------------------------------------------------------------ */
+/* What a CTA carries, copy-engine collectives, the model's known      */
+/* error (issue 32; doc/model.md 2.8-2.10).  Kept as one block.        */
+/* ------------------------------------------------------------------ */
+
+#define LAGOM_CHANNEL_BPS_MIN 1e9
+#define LAGOM_CHANNEL_BPS_MAX 200e9
+
+/*
+ * The rate one channel moves over the intra-node fabric with the Simple
+ * protocol (bytes/s; protocol and thread factors apply on top), for a
+ * communicator comm on hw (doc/model.md 2.8): hw->ch_Bps when a curve was
+ * measured; else, on NVLink/NVSwitch, the architecture's measured per-CTA
+ * rate where a fixture holds one (Ampere: the A100 CTA sweep), otherwise
+ * NCCL's own sizing: the fabric's achievable rate shared by the channels
+ * NCCL gives the communicator (lagom_nccl_comm_channels()), never above
+ * the architecture's per-CTA copy ceiling; PCIe and one rank per node:
+ * the ceiling.  0 for invalid input.
+ */
+double lagom_channel_Bps(const struct lagom_hw *hw,
+			 const struct lagom_comm *comm);
+
+/*
+ * Fit one channel's rate from a measured bus-bandwidth-over-channels curve
+ * (lagom-prolog's nccl_busbw grid of one collective): the curve is read as
+ * busbw(nc) = min(L, nc * c) with L its largest point; c is the median of
+ * busbw / nc over the points below 0.85 L (channel-bound), or L over the
+ * fewest channels measured when every point is at the link (a lower
+ * bound: the curve saturates there).  Points with nchannels 0 or above
+ * LAGOM_NCHANNELS_MAX or a busbw not finite and > 0 are refused.
+ * -EINVAL (err says why, *ch_Bps untouched): fewer than two points, two
+ * points at one channel count only, or c outside LAGOM_CHANNEL_BPS_MIN..MAX.
+ */
+int lagom_channel_fit(const unsigned *nchannels, const double *busbw_Bps,
+		      size_t n, double *ch_Bps, struct lagom_error *err);
+
+/*
+ * Copy-engine collectives (NCCL 2.28 NCCL_CTA_POLICY=2 "zero"): NCCL moves
+ * an all-gather or an alltoall of one node through the GPUs' copy engines
+ * when the buffers are symmetric-registered windows (driver 12.5+): no
+ * SM is taken.  LAGOM_CE_SINCE: the first NCCL_VERSION_CODE.
+ * lagom_ce_supported(): those collectives, one node, ranks_per_node >= 2,
+ * NVLink or NVSwitch, SM90+ (the parts NCCL's CE path is documented on),
+ * nccl_version >= LAGOM_CE_SINCE; false for invalid input.
+ */
+#define LAGOM_CE_SINCE 22800
+bool lagom_ce_supported(const struct lagom_hw *hw,
+			const struct lagom_comm *comm, enum lagom_coll coll,
+			unsigned nccl_version);
+
+/*
+ * Predicted time of a copy-engine collective (doc/model.md 2.9): a fixed
+ * start-up LAGOM_CE_LAT_US per call plus one per peer (each peer is one
+ * copy the engines serialise), and the bus bytes at LAGOM_CE_EFF of the
+ * fabric's achievable rate.  Not fitted: no copy-engine measurement is in
+ * the fixtures; the constants are placeholders the search only uses when a
+ * site opts in (lagom_search_opts.symmetric_buffers).  Precondition:
+ * lagom_ce_supported(); returns 0 otherwise.
+ */
+#define LAGOM_CE_LAT_US 10.0
+#define LAGOM_CE_PEER_US 2.0
+#define LAGOM_CE_EFF 0.8
+double lagom_ce_time_s(const struct lagom_hw *hw, const struct lagom_comm *comm,
+		       enum lagom_coll coll, uint64_t bytes);
+
+/*
+ * The relative error the model is known to have for one collective on this
+ * hardware (doc/model.md 2.10): the median |predicted / measured - 1| of
+ * the validation rows of the same interconnect class and size band
+ * (below 1 MiB, 1-64 MiB, above 64 MiB; busbw.sh's tables: single node
+ * NVLink/NVSwitch, PCIe, several nodes), raised to the site calibration's
+ * error when one is applied and larger (not yet: built-in only).  The
+ * search's deviation gate asks a gain to survive a class's time being off
+ * by this much either way (doc/search.md).  In (0, 1).
+ */
+double lagom_model_error(const struct lagom_hw *hw,
+			 const struct lagom_comm *comm, uint64_t bytes);
 
 #endif /* LAGOM_MODEL_MODEL_H */

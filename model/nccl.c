@@ -145,6 +145,12 @@ static unsigned comm_channels(const struct lagom_hw *hw,
 	return nch > LAGOM_NCHANNELS_MAX ? LAGOM_NCHANNELS_MAX : nch;
 }
 
+unsigned lagom_nccl_comm_channels_nocheck(const struct lagom_hw *hw,
+					  const struct lagom_comm *comm)
+{
+	return comm_channels(hw, comm);
+}
+
 unsigned lagom_nccl_comm_channels(const struct lagom_hw *hw,
 				  const struct lagom_comm *comm)
 {

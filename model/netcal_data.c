@@ -28,13 +28,13 @@ const struct lagom_netcal lagom_netcal_prior = {
 
 /* BEGIN GENERATED NETCAL */
 const struct lagom_netcal lagom_netcal_fitted = {
-	.eff = { 0.950000, 1.000000, 0.732624, 0.940332, 0.490600, 0.849213 },
-	.step_us = { 0.000000, 15.204256, 19.154245, 59.999980, 59.999980,
+	.eff = { 0.950000, 1.000000, 0.732624, 0.940375, 0.490425, 0.849383 },
+	.step_us = { 0.000000, 15.340915, 19.573560, 59.999980, 59.999980,
 		     0.000000 },
-	.mn_step_us = 4.324254,
+	.mn_step_us = 4.206126,
 	.tree2_eff = 1.000000,
 	.p2p_peer_us = 0.000000,
-	.net_fill = 0.887117,
-	.ch_net_Bps = 1.488519e+10,
+	.net_fill = 0.891164,
+	.ch_net_Bps = 1.490286e+10,
 };
 /* END GENERATED NETCAL */

@@ -83,6 +83,40 @@ static void explain_colls(FILE *f, const struct lagom_plan *p)
 	}
 }
 
+/* The deviation gates (doc/search.md "Deviate only when it pays"). */
+static void explain_deviation(FILE *f, const struct lagom_plan *p)
+{
+	char b[24];
+	size_t i;
+
+	for (i = 0; i < p->ncolls; i++) {
+		const struct lagom_plan_coll *c = &p->colls[i];
+		const char *op = lagom_coll_name(c->coll);
+
+		lagom_fmt_bytes(b, sizeof(b), c->bytes);
+		if (c->floored)
+			fprintf(f,
+				"  %s %s: channels raised to NCCL's own count "
+				"(on the critical path under NCCL's defaults; "
+				"a table profile measured no channel curve)\n",
+				op, b);
+		if (c->held_back)
+			fprintf(f,
+				"  %s %s: held back to NCCL's choice: "
+				"predicted gain %.2f %%, %.2f %% with its time "
+				"off by the model's known error\n",
+				op, b, c->gain * 100,
+				(c->gain - c->gain_needed) * 100);
+		else if (!c->keep && c->gain_needed > 0)
+			fprintf(f,
+				"  %s %s: tuned: predicted gain %.2f %%, still "
+				"%.2f %% with its time off by the model's "
+				"known error\n",
+				op, b, c->gain * 100,
+				(c->gain - c->gain_needed) * 100);
+	}
+}
+
 /* What the measured step corrected (planner/learned.c). */
 static void explain_measured(FILE *f, const struct lagom_planner_input *in,
 			     const struct lagom_planner_result *res)
@@ -195,6 +229,7 @@ int planner_explain(const struct lagom_planner_input *in,
 		fprintf(f, "network constants: %s\n", res->calibrated);
 	explain_measured(f, in, res);
 	explain_colls(f, res->plan);
+	explain_deviation(f, res->plan);
 	explain_env(f, res);
 	explain_gates(f, res);
 	explain_search(f, res->plan);

@@ -85,6 +85,9 @@ static void weakest_hw(struct lagom_hw *a, const struct lagom_hw *b)
 	a->contention_rate_cap = MAX(a->contention_rate_cap,
 				     b->contention_rate_cap);
 	a->channel_sm_share = MAX(a->channel_sm_share, b->channel_sm_share);
+	/* a measured channel rate only when every node measured one */
+	a->ch_Bps = a->ch_Bps > 0 && b->ch_Bps > 0 ? MIN(a->ch_Bps, b->ch_Bps)
+						   : 0;
 }
 
 /* Keep the combined description self-consistent. */

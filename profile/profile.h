@@ -327,8 +327,10 @@ int lagom_profile_write_atomic_at(int dfd, const char *dir,
  * contention curve is fitted (lagom_profile_fit_contention()) into the
  * model's contention coefficients; when the fit refuses the curve the
  * built-in coefficients stay and this is no error (call
- * lagom_profile_fit_contention() to see why).  The NCCL busbw grid is not
- * folded into struct lagom_hw; callers that want it read profile->meas.
+ * lagom_profile_fit_contention() to see why).  A measured NCCL busbw grid
+ * gives one channel's rate (hw->ch_Bps, lagom_channel_fit() per
+ * collective, the smallest kept; doc/model.md 2.8); a grid that does not
+ * fit leaves 0 (the model's rule) and is no error.
  * Errors: -ENODEV when the profile has no GPU, -EINVAL when the GPU model is
  * not in the built-in table or the result fails lagom_hw_check().
  */

@@ -60,6 +60,37 @@ static void apply_hw(const struct lagom_profile_hw *h, struct lagom_hw *hw)
 		hw->nvl_domain_nodes = (unsigned)h->nvl_domain_nodes;
 }
 
+/*
+ * One channel's rate from the prolog's measured busbw-over-channels grid
+ * (doc/model.md 2.8): each collective's curve fitted alone, the smallest
+ * rate kept (an NVLS all-reduce's busbw can exceed what a ring channel
+ * carries).  A grid that does not fit leaves the model's rule (0).
+ */
+static double channel_rate(const struct lagom_profile_measurements *m)
+{
+	unsigned nch[LAGOM_PROFILE_MAX_POINTS];
+	double bw[LAGOM_PROFILE_MAX_POINTS], best = 0;
+
+	if (m->busbw_source != LAGOM_SOURCE_MEASURED)
+		return 0;
+	for (int c = 0; c < LAGOM_COLL_COUNT; c++) {
+		size_t n = 0;
+		double rate;
+
+		for (size_t i = 0;
+		     i < m->n_busbw && i < LAGOM_PROFILE_MAX_POINTS; i++)
+			if ((int)m->busbw[i].collective == c &&
+			    m->busbw[i].channels > 0) {
+				nch[n] = (unsigned)m->busbw[i].channels;
+				bw[n++] = m->busbw[i].busbw_Bps;
+			}
+		if (n >= 2 && lagom_channel_fit(nch, bw, n, &rate, NULL) == 0 &&
+		    (best == 0 || rate < best))
+			best = rate;
+	}
+	return best;
+}
+
 /* Measured (or tabled) numbers of the profile beat the model's table. */
 static void apply_meas(const struct lagom_profile_measurements *m,
 		       struct lagom_hw *hw)
@@ -83,6 +114,7 @@ static void apply_meas(const struct lagom_profile_measurements *m,
 	 * bandwidth it uses was achieved on this node: one flag covers them
 	 * all, so a partly measured node keeps the efficiencies.
 	 */
+	hw->ch_Bps = channel_rate(m);
 	hw->bw_measured = m->intra_bw_Bps.source == LAGOM_SOURCE_MEASURED &&
 			  (hw->nic_count == 0 ||
 			   m->nic_bw_Bps.source == LAGOM_SOURCE_MEASURED);

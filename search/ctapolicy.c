@@ -61,3 +61,30 @@ bool search_cta_efficiency(const struct sproblem *p, size_t j, unsigned cap,
 					      LAGOM_PROTO_SIMPLE, k->bytes);
 	return true;
 }
+
+/*
+ * NCCL_CTA_POLICY=zero (doc/search.md): copy-engine collectives on
+ * symmetric windows, NCCL 2.28+.  A candidate only when the site says the
+ * buffers are symmetric (the model's copy-engine term is not fitted:
+ * lagom_ce_time_s()), and for a class only where every occurrence shares
+ * its communicator (the timeline then takes the class's time as given and
+ * no channel count is priced).
+ */
+bool search_ce_candidate(const struct sproblem *p)
+{
+	return p->valid && p->symmetric_buffers &&
+	       p->nccl_version >= LAGOM_CE_SINCE;
+}
+
+bool search_ce_class(const struct sproblem *p, size_t j, double *x_s)
+{
+	const struct sclass *k = &p->cls[j];
+
+	if (!lagom_ce_supported(p->hw, &k->comm, k->coll, p->nccl_version))
+		return false;
+	for (size_t o = 0; o < p->nocc; o++)
+		if (p->occ_class[o] == j && !p->occ_class_comm[o])
+			return false;
+	*x_s = lagom_ce_time_s(p->hw, &k->comm, k->coll, k->bytes);
+	return *x_s > 0;
+}

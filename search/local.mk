@@ -3,7 +3,8 @@
 noinst_LTLIBRARIES += libsearch.la
 libsearch_la_SOURCES = search/search.h search/search_int.h search/engine_int.h \
 	search/engine.c search/problem.c search/search.c search/plan.c \
-	search/nowork.c search/encode.c search/ctapolicy.c
+	search/nowork.c search/encode.c search/ctapolicy.c \
+	search/deviate.c
 # The plan text: plan/'s encoder travels with the search.
 libsearch_la_LIBADD = libplan.la
 
@@ -19,6 +20,22 @@ tests_search_test_search_SOURCES = tests/search/test_search.c \
 tests_search_test_search_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_search_test_search_LDADD = libsearch.la libcatalog.la libmodel.la libcommon.la \
 	$(CMOCKA_LIBS) -lm
+
+# A table profile never pins a critical-path class below NCCL's channels.
+UNIT_TESTS += tests/search/test_cta_floor
+check_PROGRAMS += tests/search/test_cta_floor
+tests_search_test_cta_floor_SOURCES = tests/search/test_cta_floor.c
+tests_search_test_cta_floor_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_search_test_cta_floor_LDADD = libsearch.la libcatalog.la libmodel.la \
+	libcommon.la $(CMOCKA_LIBS) -lm
+
+# Copy-engine collectives (NCCL_CTA_POLICY=zero): model term and gates.
+UNIT_TESTS += tests/search/test_ce
+check_PROGRAMS += tests/search/test_ce
+tests_search_test_ce_SOURCES = tests/search/test_ce.c
+tests_search_test_ce_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_search_test_ce_LDADD = libsearch.la libcatalog.la libmodel.la \
+	libcommon.la $(CMOCKA_LIBS) -lm
 
 # Prints the greedy-vs-exhaustive figures and the paper-workload table.
 noinst_PROGRAMS += tests/search/search_report

@@ -3,6 +3,7 @@
  * one-value-per-process constraint, baselines, the plan records.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,6 +218,10 @@ static int env_time(struct sproblem *p, const struct lagom_coll_config *base,
 					  &c[j], &c[j]) &&
 		    (rc = class_time(p, j, &c[j], &cx[j])) < 0)
 			return rc;
+		/* copy engines: no SM beside the computation */
+		if (policy == LAGOM_CTA_POLICY_ZERO &&
+		    search_ce_class(p, j, &cx[j]))
+			c[j].nchannels = 0;
 	}
 	sproblem_apply(p, c);
 	return sproblem_iteration_x(p, p->valid ? cx : NULL, t_s);
@@ -237,18 +242,27 @@ int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
 	double *x = calloc(n * (p->n_nchannels + 2), sizeof(*x));
 	double best = 0, def_s = 0;
 	int rc = 0, have = 0;
+	unsigned best_i = 0, best_b = 0;
+	bool pays = true;
 	unsigned def_max = 0;
-	unsigned npolicies = search_cta_policy_candidate(p) ? 2 : 1;
+	unsigned policies[LAGOM_CTA_POLICY_COUNT], npolicies = 0;
 
 	if (!c || !x) {
 		rc = lagom_errprintf(p->err, ENOMEM, "out of memory");
 		goto out;
 	}
+	policies[npolicies++] = LAGOM_CTA_POLICY_DEFAULT;
+	if (search_cta_policy_candidate(p))
+		policies[npolicies++] = LAGOM_CTA_POLICY_EFFICIENCY;
+	if (search_ce_candidate(p))
+		policies[npolicies++] = LAGOM_CTA_POLICY_ZERO;
 	for (size_t j = 0; j < p->nclass; j++)
 		if (def[j].nchannels > def_max)
 			def_max = def[j].nchannels;
-	for (unsigned pol = 0; pol < npolicies && rc == 0; pol++)
+	for (unsigned q = 0; q < npolicies && rc == 0; q++)
 		for (unsigned b = 0; b < N_BUFF && rc == 0; b++) {
+			unsigned pol = policies[q];
+
 			/* c, x: scratch per class; c + n, x + n: env_configs() */
 			env_configs(p, def, b, c + n, x + n);
 			for (unsigned i = 0; i <= p->n_nchannels && rc == 0;
@@ -266,6 +280,8 @@ int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
 					def_s = t;
 				if (!have || better(t, best)) {
 					best = t;
+					best_i = i;
+					best_b = b;
 					env->env_max_ctas = cap;
 					env->env_buffsize_bytes =
 						b ? buffsize_grid[b] : 0;
@@ -274,7 +290,18 @@ int search_env_only(struct sproblem *p, const struct lagom_coll_config *def,
 				}
 			}
 		}
-	if (rc == 0 && !(best < def_s * (1 - p->min_gain))) {
+	/* it must also pay when every class's time is off by the model's
+	 * known error (doc/search.md "Deviate only when it pays") */
+	if (rc == 0 && have && !p->no_gate &&
+	    best < def_s * (1 - p->min_gain)) {
+		double t;
+
+		env_configs(p, def, best_b, c + n, x + n);
+		if ((rc = env_time(p, c + n, x + n, best_i, env->env_cta_policy,
+				   best_b, c, x, &t)) == 0)
+			rc = search_times_pay(p, c, x, def, &pays);
+	}
+	if (rc == 0 && (!pays || !(best < def_s * (1 - p->min_gain)))) {
 		env->env_max_ctas = 0; /* not worth leaving NCCL's defaults */
 		env->env_buffsize_bytes = 0;
 		env->env_cta_policy = LAGOM_CTA_POLICY_DEFAULT;
@@ -507,6 +534,8 @@ static void set_ctas(struct lagom_plan *plan,
 	for (size_t j = 0; j < plan->ncolls; j++) {
 		unsigned nchannels = plan->colls[j].config.nchannels;
 
+		if (plan->colls[j].keep)
+			continue;
 		if (nchannels > max)
 			max = nchannels;
 		if (nchannels > def[j].nchannels)
@@ -557,6 +586,7 @@ static int plan_workload(struct sproblem *p, struct lagom_plan *plan)
 	struct lagom_coll_config *def = calloc(p->nclass + 1, sizeof(*def));
 	struct lagom_coll_config *co = calloc(p->nclass + 1, sizeof(*co));
 	uint64_t co_buff = 0;
+	bool pays = true;
 	int rc = 0;
 
 	if (!def || !co) {
@@ -577,9 +607,19 @@ static int plan_workload(struct sproblem *p, struct lagom_plan *plan)
 	if (better(plan->comm_only_s, plan->lagom_s) &&
 	    (rc = adopt_comm_only(p, plan, co, co_buff)) < 0)
 		goto out;
+	if ((rc = search_deviation_gates(p, plan, def)) < 0)
+		goto out;
 	set_ctas(plan, def);
-	if (!(plan->lagom_s < plan->nccl_s * (1 - p->min_gain)))
+	if ((rc = search_plan_pays(p, plan, def, &pays)) < 0)
+		goto out;
+	if (!pays || !(plan->lagom_s < plan->nccl_s * (1 - p->min_gain))) {
+		for (size_t j = 0; j < plan->ncolls; j++) {
+			plan->colls[j].config = def[j]; /* what runs */
+			plan->colls[j].config.chunk_bytes = 0;
+			plan->colls[j].config.nthreads = 0;
+		}
 		search_keep_nccl(plan);
+	}
 out:
 	free(def);
 	free(co);

@@ -295,6 +295,8 @@ int sproblem_init(struct sproblem *p, const struct lagom_hw *hw,
 						 : SEARCH_DEFAULT_MIN_GAIN;
 	p->nccl_version = opts ? opts->nccl_version : 0;
 	p->registered_buffers = opts && opts->registered_buffers;
+	p->symmetric_buffers = opts && opts->symmetric_buffers;
+	p->no_gate = opts && opts->no_gate;
 	if (!hw || !w || (w->nregions && !w->regions))
 		return lagom_errprintf(err, EINVAL, "no hardware or workload");
 	if ((rc = alloc_problem(p)) < 0)

@@ -42,6 +42,19 @@ struct lagom_plan_coll {
 	unsigned calls;			 /* calls per iteration */
 	double time_s;			 /* predicted per call, chosen config */
 	double nccl_time_s; /* predicted per call, NCCL's defaults */
+	/*
+	 * The deviation gates (doc/search.md "Deviate only when it pays"):
+	 * floored: the channels were raised to NCCL's own count (a table
+	 * profile, a class on the critical path under NCCL's defaults);
+	 * held_back: keep is set because the predicted iteration gain of
+	 * this class (gain, a fraction) is below gain_needed, the model's
+	 * known error on it (lagom_model_error()) times its share of NCCL's
+	 * iteration.  gain and gain_needed are set for every tuned class.
+	 */
+	bool floored;
+	bool held_back;
+	double gain;
+	double gain_needed;
 };
 
 /* Global values: NCCL accepts one of each per process. */
@@ -127,6 +140,16 @@ struct lagom_search_opts {
 	 * registered buffers, so it is a candidate only when this is set.
 	 */
 	bool registered_buffers;
+	/*
+	 * The application's collective buffers are symmetric-registered
+	 * windows (ncclCommWindowRegister with NCCL_WIN_COLL_SYMMETRIC):
+	 * NCCL_CTA_POLICY=zero (copy-engine collectives, NCCL 2.28+) is then
+	 * a candidate of the environment-only plan (doc/search.md).  Its
+	 * model is not fitted (lagom_ce_time_s()): off unless a site says so.
+	 */
+	bool symmetric_buffers;
+	/* Skip the deviation gates (tests and the CLI's --no-gate only). */
+	bool no_gate;
 };
 
 /* The first NCCL_VERSION_CODE whose NCCL_CTA_POLICY lagom models (2.28.0:

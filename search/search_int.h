@@ -35,6 +35,8 @@ struct sproblem {
 	double min_gain;	 /* see lagom_search_opts */
 	unsigned nccl_version;	 /* see lagom_search_opts */
 	bool registered_buffers; /* see lagom_search_opts */
+	bool symmetric_buffers;	 /* see lagom_search_opts */
+	bool no_gate;		 /* see lagom_search_opts */
 	unsigned nchannels_grid[SEARCH_NCHANNELS_GRID_MAX];
 	unsigned n_nchannels;
 
@@ -135,11 +137,38 @@ bool search_cta_efficiency(const struct sproblem *p, size_t j, unsigned cap,
 			   uint64_t buffsize_bytes,
 			   const struct lagom_coll_config *base,
 			   struct lagom_coll_config *out);
+/* NCCL_CTA_POLICY=zero is a candidate (NCCL 2.28+, symmetric buffers),
+ * and class j runs on the copy engines under it, taking *x_s per call
+ * and no SM (search/ctapolicy.c). */
+bool search_ce_candidate(const struct sproblem *p);
+bool search_ce_class(const struct sproblem *p, size_t j, double *x_s);
 /* Turn the plan into NCCL's defaults (never slower by its own prediction). */
 void search_keep_nccl(struct lagom_plan *plan);
 /* 0 when the plan encodes with and without the tuner plugin (its values
  * are in the ranges doc/plan-format.md allows), else -EINVAL / -ENOSPC. */
 int search_check_encodable(const struct lagom_plan *plan,
 			   struct lagom_error *err);
+
+/*
+ * The deviation gates (search/deviate.c, doc/search.md): on a table
+ * profile (hw->ch_Bps 0), a tuned class on the critical path under NCCL's
+ * defaults def gets at least NCCL's channels (floored); then each tuned
+ * class is kept at NCCL's choice (held back) unless its gain over NCCL's
+ * choice stays positive with its time off by the model's known error
+ * (lagom_model_error()) either way.  Updates plan->colls and
+ * plan->lagom_s; 0 or the model's error.  Skipped with opts->no_gate.
+ */
+int search_deviation_gates(struct sproblem *p, struct lagom_plan *plan,
+			   const struct lagom_coll_config *def);
+/* The plan (its records and process-wide values) is still faster than
+ * NCCL's defaults def by min_gain when every class's time is off by the
+ * model's known error, both ways together (*pays; true with no_gate). */
+int search_plan_pays(struct sproblem *p, const struct lagom_plan *plan,
+		     const struct lagom_coll_config *def, bool *pays);
+/* The same for configurations c taking x per call (per class; a
+ * copy-engine class has no channel count, only its time). */
+int search_times_pay(struct sproblem *p, const struct lagom_coll_config *c,
+		     const double *x, const struct lagom_coll_config *def,
+		     bool *pays);
 
 #endif /* LAGOM_SEARCH_INTERNAL_H */

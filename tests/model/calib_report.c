@@ -555,6 +555,10 @@ static const struct known_miss known[] = {
 	  "EFA borrows InfiniBand's step_us (17.1 us) when left out; EFA's "
 	  "own fits 68.5 us (SRD software path): no other system shows it" },
 	{ "AWS", 1, C_BUILTIN, 0.65, "same: EFA's per-step cost" },
+	{ "Lambda", 1, C_BUILTIN, 0.28,
+	  "B200 one channel's intra-node share (22.5 GB/s at NCCL's 32, "
+	  "doc/model.md 2.8) at NCCL's reduced channel counts of 1-16 MiB: "
+	  "25.5 % (was under 25 % with the 45 GB/s per-CTA ceiling)" },
 	{ "Lambda", 2, C_BUILTIN, 0.32, "see the left-out-by-size line" },
 	{ "GCP", 2, C_BUILTIN, 0.71,
 	  "TCPX borrows TCP's eff (0.85); its own fits 0.44" },

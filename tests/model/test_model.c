@@ -4,6 +4,7 @@
  * the published overlap cases of tests/fixtures/measurements/overlap.md.
  */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "tests/lib/lagom_test.h"
@@ -337,6 +338,74 @@ static void test_properties(void **state)
 }
 
 /* Bandwidth saturates with channels: per-channel caps below, link above. */
+/* One channel's rate (doc/model.md 2.8): the fit of a measured curve and
+ * the rule without one. */
+static void test_channel_rate(void **state)
+{
+	const unsigned nc[] = { 2, 4, 8, 16, 32 };
+	const double flat[] = { 300e9, 301e9, 299e9, 300e9, 302e9 };
+	double bw[5], c = -1;
+	struct lagom_comm node = { .ranks = 8,
+				   .nodes = 1,
+				   .ranks_per_node = 8 };
+	struct lagom_comm one = { .ranks = 1, .nodes = 1, .ranks_per_node = 1 };
+	struct lagom_hw a100, h100, b200, pcie;
+
+	(void)state;
+	for (int i = 0; i < 5; i++)
+		bw[i] = fmin(240e9, nc[i] * 18e9);
+	assert_int_equal(lagom_channel_fit(nc, bw, 5, &c, NULL), 0);
+	assert_double_rel(c, 18e9, 1e-12);
+	/* every point at the link: L over the fewest channels, a bound */
+	assert_int_equal(lagom_channel_fit(nc, flat, 5, &c, NULL), 0);
+	assert_double_rel(c, 151e9, 1e-12);
+	assert_int_equal(lagom_channel_fit(nc, bw, 1, &c, NULL), -EINVAL);
+	assert_int_equal(
+		lagom_channel_fit((unsigned[]){ 4, 4 }, bw, 2, &c, NULL),
+		-EINVAL);
+	assert_int_equal(
+		lagom_channel_fit((unsigned[]){ 0, 4 }, bw, 2, &c, NULL),
+		-EINVAL);
+	assert_int_equal(lagom_channel_fit(nc, (double[]){ 1e9, NAN, 1, 1, 1 },
+					   5, &c, NULL),
+			 -EINVAL);
+	assert_int_equal(
+		lagom_channel_fit(nc, (double[]){ 1e6, 2e6, 4e6, 8e6, 16e6 }, 5,
+				  &c, NULL),
+		-EINVAL); /* 0.5 MB/s per channel: not a GPU */
+
+	assert_int_equal(lagom_hw_from_spec("A100-SXM", 8, LAGOM_INTRA_DEFAULT,
+					    0, 0, &a100, NULL),
+			 0);
+	assert_int_equal(lagom_hw_from_spec("H100-SXM", 8, LAGOM_INTRA_DEFAULT,
+					    0, 0, &h100, NULL),
+			 0);
+	assert_int_equal(lagom_hw_from_spec("B200", 8, LAGOM_INTRA_DEFAULT, 0,
+					    0, &b200, NULL),
+			 0);
+	assert_int_equal(lagom_hw_from_spec("A40", 8, LAGOM_INTRA_PCIE, 0, 0,
+					    &pcie, NULL),
+			 0);
+	/* Ampere: the A100 sweep's measured 20 GB/s */
+	assert_double_rel(lagom_channel_Bps(&a100, &node), 20e9, 1e-12);
+	/* Hopper, Blackwell: the fabric shared by NCCL's channels, which
+	 * then reach the link exactly */
+	assert_double_rel(lagom_channel_Bps(&h100, &node) *
+				  lagom_nccl_comm_channels(&h100, &node),
+			  h100.intra_links * h100.intra_link_Bps * 0.8, 1e-9);
+	assert_double_rel(lagom_channel_Bps(&b200, &node), 22.5e9, 1e-9);
+	assert_true(lagom_channel_Bps(&b200, &node) <= 45e9);
+	/* PCIe and one rank: the per-CTA ceiling */
+	assert_double_rel(lagom_channel_Bps(&pcie, &node), 20e9, 1e-12);
+	assert_double_rel(lagom_channel_Bps(&b200, &one), 45e9, 1e-12);
+	/* a measured rate wins */
+	b200.ch_Bps = 40e9;
+	assert_double_rel(lagom_channel_Bps(&b200, &node), 40e9, 1e-12);
+	b200.ch_Bps = 500e9;
+	assert_true(lagom_channel_Bps(&b200, &node) == 0); /* hw invalid */
+	assert_int_equal(lagom_hw_check(&b200, NULL), -EINVAL);
+}
+
 static void test_channel_saturation(void **state)
 {
 	struct lagom_hw hw = spec("H100", 8, LAGOM_INTRA_DEFAULT, 0, 0);
@@ -736,6 +805,7 @@ int main(void)
 		cmocka_unit_test(test_supported),
 		cmocka_unit_test(test_nccl_default),
 		cmocka_unit_test(test_properties),
+		cmocka_unit_test(test_channel_rate),
 		cmocka_unit_test(test_channel_saturation),
 		cmocka_unit_test(test_contention_properties),
 		cmocka_unit_test(test_compute_invalid),

@@ -326,6 +326,57 @@ static void to_hw_prefers_measured_values(void **state)
 	lagom_profile_destroy(p);
 }
 
+/* A measured busbw-over-channels grid is what the plan uses (doc/model.md
+ * 2.8): one channel's rate, the smallest over the collectives' curves. */
+static void to_hw_takes_the_measured_channel_curve(void **state)
+{
+	static const int nc[] = { 2, 4, 8, 16, 32 };
+	struct lagom_profile *p = sample("gpu001");
+	struct lagom_comm comm = { .ranks = 8,
+				   .nodes = 1,
+				   .ranks_per_node = 8 };
+	struct lagom_coll_config c = { .algo = LAGOM_ALGO_RING,
+				       .proto = LAGOM_PROTO_SIMPLE };
+	struct lagom_coll_time t8;
+	struct lagom_error err = { 0 };
+	struct lagom_hw hw;
+
+	(void)state;
+	p->meas.busbw_source = LAGOM_SOURCE_MEASURED;
+	p->meas.n_busbw = 0;
+	for (size_t i = 0; i < 5; i++) {
+		/* a ring all-gather at 20 GB/s per CTA up to 360 GB/s, an NVLS
+		 * all-reduce whose busbw is not a ring channel's */
+		p->meas.busbw[p->meas.n_busbw++] = (struct lagom_busbw_point){
+			LAGOM_COLL_ALLGATHER, nc[i], 1 << 20, 1 << 30,
+			fmin(360e9, nc[i] * 20e9)
+		};
+		p->meas.busbw[p->meas.n_busbw++] = (struct lagom_busbw_point){
+			LAGOM_COLL_ALLREDUCE, nc[i], 1 << 20, 1 << 30,
+			fmin(480e9, nc[i] * 40e9)
+		};
+	}
+	assert_int_equal(lagom_profile_to_hw(p, &hw, &err), 0);
+	assert_double_rel(hw.ch_Bps, 20e9, 1e-12);
+	assert_double_rel(lagom_channel_Bps(&hw, &comm), 20e9, 1e-12);
+	/* the plan's model moves 8 x 20 GB/s on 8 channels (the table's
+	 * H100 rule would give 8 x 11.25) */
+	c.nchannels = 8;
+	assert_int_equal(lagom_coll_predict(&hw, &comm, LAGOM_COLL_ALLGATHER,
+					    1u << 30, &c, &t8, NULL),
+			 0);
+	assert_double_rel(t8.busbw_Bps, 160e9, 0.05);
+	/* a table grid, or one that does not fit, leaves the model's rule */
+	p->meas.busbw_source = LAGOM_SOURCE_TABLE;
+	assert_int_equal(lagom_profile_to_hw(p, &hw, &err), 0);
+	assert_true(hw.ch_Bps == 0);
+	p->meas.busbw_source = LAGOM_SOURCE_MEASURED;
+	p->meas.n_busbw = 1;
+	assert_int_equal(lagom_profile_to_hw(p, &hw, &err), 0);
+	assert_true(hw.ch_Bps == 0);
+	lagom_profile_destroy(p);
+}
+
 static void to_hw_needs_a_known_gpu(void **state)
 {
 	struct lagom_profile *p = sample("gpu001");
@@ -469,6 +520,7 @@ int main(void)
 		cmocka_unit_test(unknown_major_is_eprotonosupport),
 		cmocka_unit_test(to_hw_prefers_measured_values),
 		cmocka_unit_test(to_hw_needs_a_known_gpu),
+		cmocka_unit_test(to_hw_takes_the_measured_channel_curve),
 		cmocka_unit_test(to_hw_fits_a_measured_contention_curve),
 		cmocka_unit_test(to_hw_keeps_defaults_for_a_garbage_curve),
 	};
