@@ -374,7 +374,7 @@ static void test_untrusted(void **state)
 	sync_digest(f);
 	unlink(f->path);
 	assert_int_equal(symlink("/etc/hostname", f->path), 0);
-	refused(f, "is a symlink");
+	refused(f, "a symbolic link");
 }
 
 /* Rewrite the digest with one change (the text from `from` on replaced
