@@ -14,7 +14,6 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -120,41 +119,6 @@ static int cal_record(void *ctx, const struct lagom_spool_at *at)
 	return LAGOM_SPOOL_NEXT;
 }
 
-/* Whether the directory fd holds a record (a bounded look at its first
- * DIR_SCAN entries); with deep, a step directory that does. */
-static bool holds_records(int fd, bool deep)
-{
-	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
-	struct dirent *e;
-	bool found = false;
-
-	if (!d) {
-		if (dup_fd >= 0)
-			close(dup_fd);
-		return false;
-	}
-	for (unsigned seen = 0; !found && seen < DIR_SCAN && (e = readdir(d));
-	     seen++) {
-		int sub;
-
-		if (!deep) {
-			found = lagom_rec_is_name(e->d_name);
-			continue;
-		}
-		if (!lagom_spool_dir_name_ok(e->d_name))
-			continue;
-		sub = lagom_open_at(fd, e->d_name, O_RDONLY | O_DIRECTORY, 0,
-				    NULL);
-		if (sub >= 0) {
-			found = holds_records(sub, false);
-			close(sub);
-		}
-	}
-	closedir(d);
-	return found;
-}
-
 /*
  * One argument: a record file (read whoever owns it: the invoker named
  * it), or a directory of the spool's layout (measurement/spool.h): a step
@@ -174,7 +138,7 @@ static void scan_arg(struct scan *s, const char *arg)
 	struct lagom_error err = { 0 };
 	char parent[4096];
 	struct stat st;
-	int fd;
+	int fd, level;
 
 	s->arg = arg;
 	if (fstatat(AT_FDCWD, arg, &st, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -196,10 +160,11 @@ static void scan_arg(struct scan *s, const char *arg)
 		refuse(s, arg, strerror(-fd));
 		return;
 	}
-	if (holds_records(fd, false)) {
+	level = lagom_spool_level(fd);
+	if (level == LAGOM_SPOOL_LEVEL_STEP) {
 		s->arg = ""; /* the step is named by arg itself */
 		lagom_spool_walk_step(AT_FDCWD, arg, st.st_uid, &w);
-	} else if (holds_records(fd, true)) {
+	} else if (level == LAGOM_SPOOL_LEVEL_USER) {
 		/* where's USER/STEP/NAME under arg's parent */
 		snprintf(parent, sizeof(parent), "%.*s",
 			 base > arg ? (int)(base - arg - 1) : 1,

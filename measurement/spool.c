@@ -23,6 +23,7 @@
 #define DEF_RECORDS_MAX 4096
 #define DEF_USER_RECORDS_MAX 1000000UL
 #define DEF_USER_SCAN_MAX 4000000UL
+#define LEVEL_SCAN 4096 /* entries lagom_spool_level() looks at */
 
 typedef char spool_name[LAGOM_SPOOL_NAME_MAX];
 
@@ -419,6 +420,50 @@ int lagom_spool_walk_step(int dfd, const char *step, uid_t uid,
 	rc = walk_records(&k);
 	close(fd);
 	return rc;
+}
+
+/* Whether the directory fd holds a record among its first LEVEL_SCAN
+ * entries; with deep, a step directory there that does. */
+static bool holds_records(int fd, bool deep)
+{
+	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *e;
+	bool found = false;
+
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return false;
+	}
+	rewinddir(d);
+	for (unsigned seen = 0; !found && seen < LEVEL_SCAN && (e = readdir(d));
+	     seen++) {
+		int sub;
+
+		if (!deep) {
+			found = lagom_rec_is_name(e->d_name);
+			continue;
+		}
+		if (!lagom_spool_dir_name_ok(e->d_name))
+			continue;
+		sub = lagom_open_at(fd, e->d_name, O_RDONLY | O_DIRECTORY, 0,
+				    NULL);
+		if (sub >= 0) {
+			found = holds_records(sub, false);
+			close(sub);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+enum lagom_spool_level lagom_spool_level(int fd)
+{
+	if (holds_records(fd, false))
+		return LAGOM_SPOOL_LEVEL_STEP;
+	return holds_records(fd, true) ? LAGOM_SPOOL_LEVEL_USER
+				       : LAGOM_SPOOL_LEVEL_ROOT;
 }
 
 int lagom_spool_read_record(const struct lagom_spool_at *at, char *buf,

@@ -120,6 +120,18 @@ int lagom_spool_walk_step(int dfd, const char *step, uid_t uid,
 			  const struct lagom_spool_walk *w);
 
 /*
+ * Which part of the spool the directory fd is, from where its records are
+ * (a bounded look at its first entries and theirs): a step's (it holds a
+ * record), a user's (a step of it does) or the whole spool (anything else).
+ */
+enum lagom_spool_level {
+	LAGOM_SPOOL_LEVEL_ROOT,
+	LAGOM_SPOOL_LEVEL_USER,
+	LAGOM_SPOOL_LEVEL_STEP,
+};
+enum lagom_spool_level lagom_spool_level(int fd);
+
+/*
  * Read and parse the record at (lagom_rec_read_at(): relative to the
  * step's descriptor, owned by at->uid).  buf: LAGOM_REC_MAX_BYTES + 1
  * bytes.  0, or -errno with err saying why (not where: see below).

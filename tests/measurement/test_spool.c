@@ -294,6 +294,24 @@ static void owner_is_the_users_directory(void **state)
 	close(at.step_fd);
 }
 
+/* What calibrate's operand is, from where its records are. */
+static void level_of_a_directory(void **state)
+{
+	int fd;
+
+	(void)state;
+	make("hal", true);
+	make("hal/3.0", true);
+	make("hal/3.0/task-0.rec", false);
+	assert_int_equal(lagom_spool_level(root_fd), LAGOM_SPOOL_LEVEL_ROOT);
+	fd = openat(root_fd, "hal", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(lagom_spool_level(fd), LAGOM_SPOOL_LEVEL_USER);
+	close(fd);
+	fd = openat(root_fd, "hal/3.0", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_int_equal(lagom_spool_level(fd), LAGOM_SPOOL_LEVEL_STEP);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +320,7 @@ int main(void)
 		cmocka_unit_test(limits_per_user),
 		cmocka_unit_test(names_escaped),
 		cmocka_unit_test(owner_is_the_users_directory),
+		cmocka_unit_test(level_of_a_directory),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
