@@ -351,7 +351,7 @@ static struct lagom_spool_walk runs_walk_of(struct runs_walk *w)
 }
 
 /* Every step of the user's spool directory root, in the spool's order. */
-static void show_user(struct runs_walk *w, const char *root)
+static void show_user(struct runs_walk *w, const char *root, const char *user)
 {
 	struct lagom_spool_walk walk = runs_walk_of(w);
 	struct stat st;
@@ -368,7 +368,7 @@ static void show_user(struct runs_walk *w, const char *root)
 		return;
 	}
 	if (fd >= 0)
-		lagom_spool_walk_user(fd, "", &walk);
+		lagom_spool_walk_user(fd, user, &walk);
 	if (fd >= 0)
 		close(fd);
 	if (w->n_steps == 0 && w->format == CLI_TEXT)
@@ -422,7 +422,7 @@ int cli_cmd_runs(int argc, char **argv)
 	}
 	if (a.n_dirs == 0) {
 		snprintf(root, sizeof(root), "%s/%s", a.spool, pw->pw_name);
-		show_user(&w, root);
+		show_user(&w, root, pw->pw_name);
 	}
 	for (i = 0; i < a.n_dirs; i++)
 		show_dir(&w, a.dirs[i]);

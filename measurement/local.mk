@@ -35,3 +35,9 @@ tests_measurement_test_spool_SOURCES = tests/measurement/test_spool.c
 tests_measurement_test_spool_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_measurement_test_spool_LDADD = libmeasurement.la libmodel.la \
 	libcommon.la $(CMOCKA_LIBS) -lm
+
+# The spool's walk at site scale: 1,000,000 records (hard links of one),
+# read and parsed; time and peak memory (make bench).
+LAGOM_BENCHES += bench/bench_spool
+bench_bench_spool_SOURCES = bench/bench_spool.c
+bench_bench_spool_LDADD = libmeasurement.la libmodel.la libcommon.la -lm

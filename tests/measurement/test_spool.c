@@ -83,6 +83,16 @@ static void rm_tree(const char *path)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* An empty spool again, for the next case. */
+static void reset_root(void)
+{
+	rm_tree(root);
+	assert_int_equal(mkdir(root, 0700), 0);
+	close(root_fd);
+	root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(root_fd >= 0);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -158,10 +168,7 @@ static void order_by_name(void **state)
 	assert_string_equal(s.steps[3], "100.0");
 	assert_int_equal(s.n_lines, 0);
 	assert_true(lagom_spool_cmp("task-9.rec", "task-10.rec") < 0);
-	rm_tree(root);
-	assert_int_equal(mkdir(root, 0700), 0);
-	close(root_fd);
-	root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	reset_root();
 }
 
 /* A user's steps latest first: learn.c's "the latest step with the same
@@ -233,10 +240,7 @@ static void limits_per_user(void **state)
 					"read");
 	assert_string_equal(s.lines[2], "spool: user dave: more than 5 "
 					"records: the rest not read");
-	rm_tree(root);
-	assert_int_equal(mkdir(root, 0700), 0);
-	close(root_fd);
-	root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	reset_root();
 }
 
 /* A record's name reaches a line escaped: no escape sequence, no newline
@@ -253,10 +257,7 @@ static void names_escaped(void **state)
 	assert_int_equal(lagom_spool_walk_root(root_fd, &w), 0);
 	assert_int_equal(s.n, 1);
 	assert_string_equal(s.rec[0], "frank/1.0/\\x1b]0;owned\\x07\\x0a.rec");
-	rm_tree(root);
-	assert_int_equal(mkdir(root, 0700), 0);
-	close(root_fd);
-	root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	reset_root();
 }
 
 /* The user is the owner of the user's directory, and a record there is
