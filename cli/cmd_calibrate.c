@@ -3,16 +3,17 @@
  * constants to the measurement records of its steps (doc/model.md 2.7)
  * and write the calibration file (doc/calibration-format.md).
  *
- * Records are untrusted input (any user writes their spool): each file is
- * opened relative to its directory's descriptor with the profiler
- * reader's rules (no symbolic link, O_NONBLOCK, fstat: a regular file of
- * at most 1 MiB) and parsed by its strict parser (measurement/record.h);
- * directories are opened the same way (no link), at most MAX_DEPTH deep,
- * at most DIR_SCAN entries each, at most MAX_RECORDS records in all.
+ * Records are untrusted input (any user writes their spool): the spool is
+ * walked by measurement/spool.h (its layout, its order by name, no
+ * symbolic link followed, every limit per user and said when reached),
+ * each record read relative to its step's descriptor with common/io.h's
+ * reader (no link, O_NONBLOCK, a regular file of at most 1 MiB, owned by
+ * the user whose directory holds it) and parsed by the strict parser
+ * (measurement/record.h); at most DIR_SCAN steps per user and records per
+ * step, at most MAX_RECORDS records per user.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -24,12 +25,14 @@
 
 #include "cli/hw_int.h"
 #include "common/io.h"
+#include "model/size_band.h"
 #include "planner/calib.h"
+#include "common/escape.h"
 #include "measurement/record.h"
+#include "measurement/spool.h"
 
-#define MAX_RECORDS 65536
-#define DIR_SCAN 4096
-#define MAX_DEPTH 3 /* spool / user / job.step / records */
+#define MAX_RECORDS 65536 /* per user */
+#define DIR_SCAN 4096	  /* steps per user, records per step */
 
 static const char calibrate_usage[] =
 	"Usage: lagom calibrate (--profile FILE | --gpu MODEL ...)\n"
@@ -63,7 +66,8 @@ struct scan {
 	struct lagom_calib_evidence *ev;
 	char *text;
 	struct lagom_rec *rec, *scratch;
-	size_t records, refused, skipped;
+	const char *arg; /* the argument being walked */
+	size_t records, refused;
 };
 
 static int cal_opt(void *ctx, int c, const char *arg)
@@ -81,128 +85,96 @@ static int cal_opt(void *ctx, int c, const char *arg)
 
 static void refuse(struct scan *s, const char *path, const char *why)
 {
-	fprintf(stderr, "lagom: calibrate: record %s refused: %s\n", path, why);
+	char esc[4096 * 4];
+
+	lagom_escape(path, esc, sizeof(esc));
+	fprintf(stderr, "lagom: calibrate: record %s refused: %s\n", esc, why);
 	s->refused++;
 }
 
-/*
- * The record name of the directory dfd (path names it in messages): the
- * profiler reader's rules (doc/profiler.md), relative to the directory
- * already opened, so a user who swaps a directory for a link between two
- * steps of the walk gains nothing: never through a symbolic link, never
- * blocking on a FIFO, a regular file of at most LAGOM_REC_MAX_BYTES, then
- * the strict parser.
- */
-static void read_record_at(struct scan *s, int dfd, const char *name,
-			   const char *path)
+static void cal_say(void *ctx, const char *line)
 {
-	struct lagom_error err = { 0 };
-	struct stat st;
-	size_t len = 0;
-	int fd, rc;
+	(void)ctx;
+	fprintf(stderr, "lagom: calibrate: %s\n", line);
+}
 
-	if (s->records >= MAX_RECORDS) {
-		s->skipped++;
-		return;
-	}
-	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		refuse(s, path,
-		       errno == ELOOP ? "a symbolic link" : strerror(errno));
-		return;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		rc = -EINVAL, refuse(s, path, "not a regular file");
-	else if (st.st_size > LAGOM_REC_MAX_BYTES)
-		rc = -EFBIG, refuse(s, path, "larger than 1 MiB");
-	else if ((rc = lagom_read_all(fd, s->text, LAGOM_REC_MAX_BYTES + 1,
-				      &len)) != 0)
-		refuse(s, path, strerror(-rc));
-	else if (len > LAGOM_REC_MAX_BYTES)
-		rc = -EFBIG, refuse(s, path, "grew beyond 1 MiB");
-	else if ((rc = lagom_rec_parse(s->text, len, s->rec, s->scratch,
-				       &err)) != 0)
+/* A record of the walk: read with measurement/spool.h's rules (relative
+ * to its step's descriptor, owned by the user whose directory holds it),
+ * then the strict parser. */
+static int cal_record(void *ctx, const struct lagom_spool_at *at)
+{
+	struct scan *s = ctx;
+	struct lagom_error err = { 0 };
+	char where[LAGOM_SPOOL_NAME_MAX * 12], path[sizeof(where) + 4096];
+
+	if (lagom_spool_read_record(at, s->text, s->rec, s->scratch, &err)) {
+		lagom_spool_where(at, where, sizeof(where));
+		snprintf(path, sizeof(path), "%s%s%s", s->arg,
+			 s->arg[0] ? "/" : "", where);
 		refuse(s, path, err.text);
-	close(fd);
-	if (rc)
-		return;
+		return LAGOM_SPOOL_NEXT;
+	}
 	s->records++;
 	lagom_calib_evidence_add(s->ev, s->rec);
+	return LAGOM_SPOOL_NEXT;
 }
 
-static int cmp_name(const void *a, const void *b)
+/*
+ * One argument: a record file (read whoever owns it: the invoker named
+ * it), or a directory of the spool's layout (measurement/spool.h): a step
+ * (it holds records), a user's (its steps do) or the whole spool.
+ */
+static void scan_arg(struct scan *s, const char *arg)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void scan_at(struct scan *s, int dfd, const char *name, const char *path,
-		    int depth);
-
-/* A directory's entries (the first DIR_SCAN), sorted so the fit never
- * depends on its order: records read, directories descended. */
-static void scan_dir(struct scan *s, int fd, const char *path, int depth)
-{
-	DIR *d = fdopendir(fd);
-	char **names = NULL;
-	size_t n = 0;
-	struct dirent *e;
-
-	if (!d) {
-		close(fd);
-		refuse(s, path, strerror(errno));
-		return;
-	}
-	names = calloc(DIR_SCAN, sizeof(*names));
-	for (unsigned seen = 0; names && seen < DIR_SCAN && (e = readdir(d));
-	     seen++)
-		if (e->d_name[0] != '.' && strlen(e->d_name) < 256)
-			names[n++] = strdup(e->d_name);
-	if (names)
-		qsort(names, n, sizeof(*names), cmp_name);
-	for (size_t i = 0; i < n; i++) {
-		char sub[4096];
-		if (names[i] && (size_t)snprintf(sub, sizeof(sub), "%s/%s",
-						 path, names[i]) < sizeof(sub))
-			scan_at(s, dirfd(d), names[i], sub, depth + 1);
-		free(names[i]);
-	}
-	free(names);
-	closedir(d);
-}
-
-/* name in the directory dfd: a directory (not a link) is walked, a
- * record name (or anything named on the command line) is read. */
-static void scan_at(struct scan *s, int dfd, const char *name, const char *path,
-		    int depth)
-{
+	struct lagom_spool_walk w = {
+		.lim = { .steps_max = DIR_SCAN,
+			 .records_max = DIR_SCAN,
+			 .user_records_max = MAX_RECORDS },
+		.on_record = cal_record,
+		.say = cal_say,
+		.ctx = s,
+	};
+	const char *base = strrchr(arg, '/') ? strrchr(arg, '/') + 1 : arg;
+	struct lagom_error err = { 0 };
+	char parent[4096];
 	struct stat st;
-	int fd;
+	int fd, level;
 
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-		refuse(s, path, strerror(errno));
+	s->arg = arg;
+	if (fstatat(AT_FDCWD, arg, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		refuse(s, arg, strerror(errno));
 		return;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		if (depth >= MAX_DEPTH)
+	if (!S_ISDIR(st.st_mode)) {
+		if (lagom_rec_read_at(AT_FDCWD, arg, -1, s->text, s->rec,
+				      s->scratch, &err) != 0) {
+			refuse(s, arg, err.text);
 			return;
-		fd = openat(dfd, name,
-			    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK |
-				    O_CLOEXEC);
-		if (fd < 0)
-			refuse(s, path, strerror(errno));
-		else
-			scan_dir(s, fd, path, depth);
+		}
+		s->records++;
+		lagom_calib_evidence_add(s->ev, s->rec);
 		return;
 	}
-	if (depth == 0 || lagom_rec_is_name(name))
-		read_record_at(s, dfd, name, path);
-}
-
-static const char *const band_names[] = { "< 1 MiB", "1-64 MiB", ">= 64 MiB" };
-
-static int size_band(uint64_t bytes)
-{
-	return bytes < (1u << 20) ? 0 : bytes < (64u << 20) ? 1 : 2;
+	fd = lagom_open_at(AT_FDCWD, arg, O_RDONLY | O_DIRECTORY, 0, &st);
+	if (fd < 0) {
+		refuse(s, arg, strerror(-fd));
+		return;
+	}
+	level = lagom_spool_level(fd);
+	if (level == LAGOM_SPOOL_LEVEL_STEP) {
+		s->arg = ""; /* the step is named by arg itself */
+		lagom_spool_walk_step(AT_FDCWD, arg, st.st_uid, &w);
+	} else if (level == LAGOM_SPOOL_LEVEL_USER) {
+		/* where's USER/STEP/NAME under arg's parent */
+		snprintf(parent, sizeof(parent), "%.*s",
+			 base > arg ? (int)(base - arg - 1) : 1,
+			 base > arg ? arg : ".");
+		s->arg = parent;
+		lagom_spool_walk_user(fd, base, &w);
+	} else {
+		lagom_spool_walk_root(fd, &w);
+	}
+	close(fd);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -215,18 +187,18 @@ static int cmp_double(const void *a, const void *b)
 /* --check: each class predicted by the fit on the others. */
 static int check_loco(const struct lagom_net_meas *m, size_t n)
 {
-	double *e[2][3];
-	size_t k[3] = { 0 };
+	double *e[2][LAGOM_SIZE_BANDS];
+	size_t k[LAGOM_SIZE_BANDS] = { 0 };
 	struct lagom_net_meas *rest = malloc(n * sizeof(*rest));
 	int rc = CLI_OK;
 
 	for (int c = 0; c < 2; c++)
-		for (int b = 0; b < 3; b++)
+		for (int b = 0; b < LAGOM_SIZE_BANDS; b++)
 			e[c][b] = malloc(n * sizeof(double));
 	for (size_t i = 0; rest && i < n && rc == CLI_OK; i++) {
 		struct lagom_net_calib cal;
 		struct lagom_error err = { 0 };
-		int b = size_band(m[i].bytes);
+		int b = lagom_size_band(m[i].bytes);
 		size_t r = 0;
 
 		for (size_t j = 0; j < n; j++)
@@ -246,7 +218,7 @@ static int check_loco(const struct lagom_net_meas *m, size_t n)
 	printf("leave-one-class-out, median |measured / predicted - 1|:\n");
 	printf("  %-10s %8s %12s %14s\n", "size", "classes", "calibrated",
 	       "uncalibrated");
-	for (int b = 0; b < 3; b++) {
+	for (int b = 0; b < LAGOM_SIZE_BANDS; b++) {
 		double med[2];
 		if (!k[b])
 			continue;
@@ -257,11 +229,12 @@ static int check_loco(const struct lagom_net_meas *m, size_t n)
 					     e[c][b][k[b] / 2]) /
 						    2;
 		}
-		printf("  %-10s %8zu %11.1f%% %13.1f%%\n", band_names[b], k[b],
-		       100 * med[0], 100 * med[1]);
+		printf("  %-10s %8zu %11.1f%% %13.1f%%\n",
+		       lagom_size_band_name(b), k[b], 100 * med[0],
+		       100 * med[1]);
 	}
 	for (int c = 0; c < 2; c++)
-		for (int b = 0; b < 3; b++)
+		for (int b = 0; b < LAGOM_SIZE_BANDS; b++)
 			free(e[c][b]);
 	free(rest);
 	return rc;
@@ -389,12 +362,7 @@ int cli_cmd_calibrate(int argc, char **argv)
 	if (!s.ev || !s.text || !s.rec || !s.scratch)
 		rc = cli_fail(CLI_FAIL, "calibrate: out of memory");
 	for (int i = optind; rc == 0 && i < argc; i++)
-		scan_at(&s, AT_FDCWD, argv[i], argv[i], 0);
-	if (rc == 0 && s.skipped)
-		fprintf(stderr,
-			"lagom: calibrate: %zu records beyond the first %d "
-			"not read\n",
-			s.skipped, MAX_RECORDS);
+		scan_arg(&s, argv[i]);
 	if (rc == 0)
 		rc = fit_and_write(&o, &s, &hw);
 	lagom_calib_evidence_destroy(s.ev);

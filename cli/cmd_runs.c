@@ -5,13 +5,13 @@
  * (and the predicted one where the step's plan left it), the iteration.
  *
  * Everything here was written by the user's own processes: it is read
- * with the invoker's privileges, through the strict record reader, and a
+ * with the invoker's privileges, in the spool's order (version order of
+ * names, measurement/spool.h), through the strict record reader, and a
  * file that is refused (a link, too large, corrupt, someone else's) costs
  * one "lagom: " line and exit status 1; the other files are still listed.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -23,7 +23,10 @@
 
 #include "cli/cli.h"
 #include "cli/runs_int.h"
+#include "common/escape.h"
+#include "common/io.h"
 #include "measurement/record.h"
+#include "measurement/spool.h"
 
 #define MAX_STEPS 4096
 #define MAX_FILES 4096 /* records read per step */
@@ -47,7 +50,7 @@ static const char runs_usage[] =
 	"  -h, --help          this help\n";
 
 struct step_view {
-	char name[256];
+	char name[1024]; /* escaped */
 	char job[LAGOM_REC_TOKEN_MAX + 1], step[LAGOM_REC_TOKEN_MAX + 1];
 	char plan[LAGOM_REC_TOKEN_MAX + 1];
 	bool plan_mixed;
@@ -132,88 +135,6 @@ static void add_record(struct step_view *v, const struct lagom_rec *r)
 			v->period_n++;
 		}
 	}
-}
-
-/* Read every record of one step directory; refused ones are counted. */
-static int read_step(struct step_view *v, const char *dir, long uid)
-{
-	struct lagom_error err;
-	char path[4096];
-	struct dirent *e;
-	unsigned files = 0;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return cli_fail(CLI_FAIL, "runs: %s: %s", dir, strerror(errno));
-	while ((e = readdir(d)) != NULL && files < MAX_FILES) {
-		if (!lagom_rec_is_name(e->d_name))
-			continue;
-		files++;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		memset(&err, 0, sizeof(err));
-		if (lagom_rec_read_file(path, uid, text, &rec, &scratch,
-					&err) != 0) {
-			cli_fail(CLI_FAIL, "runs: refused %s", err.text);
-			v->refused++;
-			continue;
-		}
-		add_record(v, &rec);
-	}
-	closedir(d);
-	cli_runs_predicted(dir, uid, v->plan, v->agg, v->n_agg);
-	return CLI_OK;
-}
-
-static int step_name_ok(const char *n)
-{
-	size_t i;
-
-	if (n[0] == '.' || strlen(n) > 200)
-		return 0;
-	for (i = 0; n[i]; i++)
-		if (!lagom_rec_token_char((unsigned char)n[i]))
-			return 0;
-	return 1;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The step directories under spool/user, sorted; NULL-terminated. */
-static char **list_steps(const char *root, size_t *n_out)
-{
-	char **names = calloc(MAX_STEPS + 1, sizeof(*names));
-	struct dirent *e;
-	struct stat st;
-	size_t n = 0;
-	DIR *d;
-	int fd;
-
-	*n_out = 0;
-	if (!names)
-		return NULL;
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return names; /* no steps */
-	}
-	while ((e = readdir(d)) != NULL && n < MAX_STEPS) {
-		if (!step_name_ok(e->d_name) ||
-		    fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISDIR(st.st_mode))
-			continue;
-		names[n] = strdup(e->d_name);
-		if (names[n])
-			n++;
-	}
-	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
-	*n_out = n;
-	return names;
 }
 
 static double mean_us(uint64_t sum_ns, uint64_t n)
@@ -358,29 +279,127 @@ static int parse_args(int argc, char **argv, struct runs_args *a)
 	return CLI_OK;
 }
 
-static int show(struct step_view *v, const char *dir, const char *name,
-		long uid, enum cli_format format, json_t *steps)
+/* The walk's state: the step being read and where its view goes. */
+struct runs_walk {
+	struct step_view *v;
+	const char *shown; /* the step's name as shown; NULL: its own */
+	long uid;
+	enum cli_format format;
+	json_t *steps;
+	size_t n_steps;
+	int status;
+};
+
+static void runs_say(void *ctx, const char *line)
 {
-	memset(v, 0, sizeof(*v));
-	snprintf(v->name, sizeof(v->name), "%s", name);
-	if (read_step(v, dir, uid) != CLI_OK)
-		return CLI_FAIL;
-	if (format == CLI_JSON)
-		json_array_append_new(steps, step_json(v));
+	(void)ctx;
+	fprintf(stderr, "lagom: runs: %s\n", line);
+}
+
+static int runs_step(void *ctx, const struct lagom_spool_at *at)
+{
+	struct runs_walk *w = ctx;
+	memset(w->v, 0, sizeof(*w->v));
+	lagom_escape(w->shown ? w->shown : at->step, w->v->name,
+		     sizeof(w->v->name));
+	return LAGOM_SPOOL_NEXT;
+}
+
+static int runs_record(void *ctx, const struct lagom_spool_at *at)
+{
+	struct runs_walk *w = ctx;
+	struct lagom_error err = { 0 };
+	char where[sizeof(w->v->name) + LAGOM_SPOOL_NAME_MAX * 4 + 2],
+		name[LAGOM_SPOOL_NAME_MAX * 4];
+
+	if (lagom_spool_read_record(at, text, &rec, &scratch, &err) != 0) {
+		lagom_escape(at->name, name, sizeof(name));
+		snprintf(where, sizeof(where), "%s/%s", w->v->name, name);
+		cli_fail(CLI_FAIL, "runs: refused %s: %s", where, err.text);
+		w->v->refused++;
+		return LAGOM_SPOOL_NEXT;
+	}
+	add_record(w->v, &rec);
+	return LAGOM_SPOOL_NEXT;
+}
+
+static void runs_step_end(void *ctx, const struct lagom_spool_at *at)
+{
+	struct runs_walk *w = ctx;
+
+	cli_runs_predicted(at->step_fd, w->v->name, w->uid, w->v->plan,
+			   w->v->agg, w->v->n_agg);
+	w->n_steps++;
+	if (w->format == CLI_JSON)
+		json_array_append_new(w->steps, step_json(w->v));
 	else
-		print_text(v);
-	return v->refused ? CLI_FAIL : CLI_OK;
+		print_text(w->v);
+	if (w->v->refused)
+		w->status = CLI_FAIL;
+}
+
+static struct lagom_spool_walk runs_walk_of(struct runs_walk *w)
+{
+	return (struct lagom_spool_walk){
+		.lim = { .steps_max = MAX_STEPS, .records_max = MAX_FILES },
+		.on_step = runs_step,
+		.on_record = runs_record,
+		.on_step_end = runs_step_end,
+		.say = runs_say,
+		.ctx = w,
+	};
+}
+
+/* Every step of the user's spool directory root, in the spool's order. */
+static void show_user(struct runs_walk *w, const char *root, const char *user)
+{
+	struct lagom_spool_walk walk = runs_walk_of(w);
+	struct stat st;
+	char esc[4096 * 4];
+	int fd = lagom_open_at(AT_FDCWD, root, O_RDONLY | O_DIRECTORY, 0, &st);
+
+	lagom_escape(root, esc, sizeof(esc));
+	if (fd >= 0 && st.st_uid != (uid_t)w->uid) {
+		w->status = cli_fail(CLI_FAIL,
+				     "runs: %s is owned by uid %u, not the "
+				     "user's",
+				     esc, (unsigned)st.st_uid);
+		close(fd);
+		return;
+	}
+	if (fd >= 0)
+		lagom_spool_walk_user(fd, user, &walk);
+	if (fd >= 0)
+		close(fd);
+	if (w->n_steps == 0 && w->format == CLI_TEXT)
+		printf("no measured steps under %s\n", esc);
+}
+
+/* One step directory the invoker named. */
+static void show_dir(struct runs_walk *w, const char *dir)
+{
+	struct lagom_spool_walk walk = runs_walk_of(w);
+	char esc[4096 * 4];
+	int rc;
+
+	w->shown = dir;
+	rc = lagom_spool_walk_step(AT_FDCWD, dir, (uid_t)w->uid, &walk);
+	w->shown = NULL;
+	if (rc < 0) {
+		lagom_escape(dir, esc, sizeof(esc));
+		w->status = cli_fail(CLI_FAIL, "runs: %s: %s", esc,
+				     strerror(-rc));
+	}
 }
 
 int cli_cmd_runs(int argc, char **argv)
 {
 	struct runs_args a = { .format = CLI_TEXT };
-	json_t *doc = NULL, *steps = NULL;
-	struct step_view *v = NULL;
-	char **names = NULL, root[4096], dir[4096 + 256];
+	struct runs_walk w = { .status = CLI_OK };
+	json_t *doc = NULL;
+	char root[4096];
 	struct passwd *pw;
-	int rc, status = CLI_OK, i;
-	size_t n = 0, k;
+	int rc, i;
 
 	rc = parse_args(argc, argv, &a);
 	if (rc)
@@ -391,43 +410,27 @@ int cli_cmd_runs(int argc, char **argv)
 	if (!pw)
 		return cli_fail(CLI_USAGE, "runs: unknown user '%s'",
 				a.user ? a.user : "(you)");
-	v = malloc(sizeof(*v));
-	if (!v)
+	w.v = malloc(sizeof(*w.v));
+	if (!w.v)
 		return cli_fail(CLI_FAIL, "out of memory");
+	w.uid = (long)pw->pw_uid;
+	w.format = a.format;
 	if (a.format == CLI_JSON) {
 		doc = cli_json_doc("runs");
-		steps = json_array();
+		w.steps = json_array();
 		json_object_set_new(doc, "user", json_string(pw->pw_name));
 	}
 	if (a.n_dirs == 0) {
 		snprintf(root, sizeof(root), "%s/%s", a.spool, pw->pw_name);
-		names = list_steps(root, &n);
-		if (!names) {
-			free(v);
-			json_decref(doc);
-			json_decref(steps);
-			return cli_fail(CLI_FAIL, "out of memory");
-		}
-		if (n == 0 && a.format == CLI_TEXT)
-			printf("no measured steps under %s\n", root);
-		for (k = 0; k < n; k++) {
-			snprintf(dir, sizeof(dir), "%s/%s", root, names[k]);
-			if (show(v, dir, names[k], (long)pw->pw_uid, a.format,
-				 steps) != CLI_OK)
-				status = CLI_FAIL;
-			free(names[k]);
-		}
-		free(names);
+		show_user(&w, root, pw->pw_name);
 	}
 	for (i = 0; i < a.n_dirs; i++)
-		if (show(v, a.dirs[i], a.dirs[i], (long)pw->pw_uid, a.format,
-			 steps) != CLI_OK)
-			status = CLI_FAIL;
-	free(v);
+		show_dir(&w, a.dirs[i]);
+	free(w.v);
 	if (doc) {
-		json_object_set_new(doc, "steps", steps);
+		json_object_set_new(doc, "steps", w.steps);
 		if (cli_json_print(doc) != CLI_OK)
-			status = CLI_FAIL;
+			w.status = CLI_FAIL;
 	}
-	return status;
+	return w.status;
 }

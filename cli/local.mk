@@ -15,8 +15,9 @@ lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 	cli/cmd_runs.c cli/runs_int.h cli/runs_predicted.c \
 	cli/cmd_calibrate.c
 lagom_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(HWLOC_CFLAGS)
-lagom_LDADD = libmeasurement.la libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libpolicy.la \
-	libplanner.la libsearch.la libprofile.la libworkload.la \
+lagom_LDADD = libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libpolicy.la \
+	libplanner.la libmeasurement.la libsearch.la libprofile.la \
+	libworkload.la \
 	libtopology.la libplacement.la libcatalog.la libmodel.la libcommon.la \
 	$(JANSSON_LIBS) $(HWLOC_LIBS) -lslurm -lm
 

@@ -20,12 +20,13 @@ struct agg {
 };
 
 /*
- * Fill agg[].predicted_us from STEP_DIR/predicted, the per-class
- * predictions the SPANK plugin left next to the records (doc/profiler.md),
- * when it exists, is owned by uid, parses strictly and names plan_id.
- * Silent when there is none; one "lagom: " line when it is refused.
+ * Fill agg[].predicted_us from the step directory step_fd's "predicted"
+ * (where names it in messages, escaped), the per-class predictions the
+ * SPANK plugin left next to the records (doc/profiler.md), when it
+ * exists, is owned by uid, parses strictly and names plan_id.  Silent when
+ * there is none; one "lagom: " line when it is refused.
  */
-void cli_runs_predicted(const char *step_dir, long uid, const char *plan_id,
-			struct agg *agg, size_t n_agg);
+void cli_runs_predicted(int step_fd, const char *where, long uid,
+			const char *plan_id, struct agg *agg, size_t n_agg);
 
 #endif /* LAGOM_CLI_CLI_RUNS_H */

@@ -18,6 +18,8 @@ check_PROGRAMS += tests/common/test_io
 tests_common_test_io_SOURCES = tests/common/test_io.c
 tests_common_test_io_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_common_test_io_LDADD = libcommon.la $(CMOCKA_LIBS)
+# read(2) wrapped: EINTR and short reads on demand
+tests_common_test_io_LDFLAGS = -Wl,--wrap=read
 
 UNIT_TESTS += tests/common/test_hash
 check_PROGRAMS += tests/common/test_hash

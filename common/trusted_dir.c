@@ -12,21 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "common/trusted_dir.h"
 
 #define WALK_FLAGS (O_PATH | O_NOFOLLOW | O_CLOEXEC)
-
-static int check_owner(const struct stat *st, uid_t trusted_uid,
-		       const char *name, const char *role,
-		       struct lagom_error *err)
-{
-	if (st->st_uid == 0 || st->st_uid == trusted_uid)
-		return 0;
-	return lagom_errprintf(err, EPERM,
-			       "directory %s%s is owned by uid %u, not root%s",
-			       name, role, (unsigned)st->st_uid,
-			       trusted_uid ? " or the trusted uid" : "");
-}
 
 /* A directory above the trusted one: may be group/other-writable only
  * when sticky. */
@@ -37,30 +26,15 @@ static int check_ancestor(const struct stat *st, uid_t trusted_uid,
 	char role[64];
 
 	snprintf(role, sizeof(role), " (holding the %s)", what);
-	if (check_owner(st, trusted_uid, name, role, err) < 0)
-		return -EPERM;
-	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
-		return lagom_errprintf(err, EPERM,
-				       "directory %s%s is writable by group or "
-				       "others without the sticky bit (mode "
-				       "%04o)",
-				       name, role,
-				       (unsigned)(st->st_mode & 07777));
-	return 0;
+	return lagom_trust_check(st, trusted_uid, true, "directory", name, role,
+				 err);
 }
 
 static int check_self(const struct stat *st, uid_t trusted_uid,
 		      const char *name, struct lagom_error *err)
 {
-	if (check_owner(st, trusted_uid, name, "", err) < 0)
-		return -EPERM;
-	if (st->st_mode & (S_IWGRP | S_IWOTH))
-		return lagom_errprintf(
-			err, EPERM,
-			"directory %s is writable by group or others (mode "
-			"%04o)",
-			name, (unsigned)(st->st_mode & 07777));
-	return 0;
+	return lagom_trust_check(st, trusted_uid, false, "directory", name, "",
+				 err);
 }
 
 /* Drop ".", empty components and "..", which removes the component before

@@ -73,7 +73,23 @@ int lagom_learn_config(const struct lagom_rec_class *k,
 	} else {
 		return -1;
 	}
+	if (k->channels == 0 || k->channels > LAGOM_NCHANNELS_MAX)
+		return -1; /* no configuration the model prices */
 	cfg->nchannels = k->channels;
+	return 0;
+}
+
+int lagom_learn_class(const struct lagom_rec_comm *m,
+		      const struct lagom_rec_class *k,
+		      struct lagom_learn_class *out)
+{
+	struct lagom_learn_class c;
+
+	if (k->bytes == 0 || lagom_learn_coll(k->op, &c.coll) != 0 ||
+	    lagom_learn_config(k, &c.config) != 0)
+		return -1;
+	c.bytes = lagom_rec_plan_bytes(k->op, k->bytes, m->ranks);
+	*out = c;
 	return 0;
 }
 

@@ -35,9 +35,35 @@ bool lagom_learn_key_ok(const char *key);
  * sendrecv): 0, or -1 for one the model has none of. */
 int lagom_learn_coll(unsigned op, enum lagom_coll *out);
 /* A measured class's algorithm, protocol and channels as the model's
- * (send/recv: ring, simple): 0, or -1 when the model has none. */
+ * (send/recv: ring, simple): 0, or -1 when the model has none, and when
+ * channels is 0 (see lagom_learn_class()). */
 int lagom_learn_config(const struct lagom_rec_class *k,
 		       struct lagom_coll_config *cfg);
+
+/* A measured class as the cost model's. */
+struct lagom_learn_class {
+	enum lagom_coll coll;		 /* lagom_learn_coll() */
+	uint64_t bytes;			 /* lagom_rec_plan_bytes() */
+	struct lagom_coll_config config; /* lagom_learn_config() */
+};
+
+/*
+ * The one mapping from a record's class (k, of communicator m) to the
+ * model, for every reader of measurements (the planner's corrections,
+ * spank/learn.c; the calibration's evidence, planner/calib_evidence.c):
+ * 0, or -1 when the model has no such class: no bytes, an operation, an
+ * algorithm or a protocol the model has none of, or channels == 0.
+ *
+ * channels == 0 is refused because the model prices a configuration of 1
+ * to 64 CTAs (lagom_coll_predict() refuses nchannels 0): a class whose
+ * record names no channel count says nothing the model can compare, so it
+ * neither corrects a prediction nor moves a calibrated constant (before,
+ * the calibration refused it and the planner kept it in its table only to
+ * find no model time for it).  tests/measurement/test_learn.c pins it.
+ */
+int lagom_learn_class(const struct lagom_rec_comm *m,
+		      const struct lagom_rec_class *k,
+		      struct lagom_learn_class *out);
 /* The workload of a communicator's measured iteration: one region per
  * collective, its mean measured gap as the computation beside it; NULL
  * when it has none (or on allocation failure).  Free with

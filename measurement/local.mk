@@ -5,6 +5,8 @@
 #   record.c record_parse.c record_file.c  the measurement record
 #                                          (doc/profiler.md)
 #   predicted.c                            the "predicted" file
+#   spool.c                                the spool's layout, order and
+#                                          walk
 #   learn.c                                the step key and a record's
 #                                          meaning to the cost model (pure;
 #                                          spank/learn.c reads the spool)
@@ -14,7 +16,8 @@ noinst_LTLIBRARIES += libmeasurement.la
 libmeasurement_la_SOURCES = measurement/record.c measurement/record.h \
 	measurement/record_parse.c measurement/record_file.c \
 	measurement/predicted.c measurement/predicted.h \
-	measurement/learn.c measurement/learn.h
+	measurement/learn.c measurement/learn.h \
+	measurement/spool.c measurement/spool.h
 
 # The step key and a record's meaning to the model (the record's own tests
 # are tests/profiler/test_record.c, in profiler/local.mk).
@@ -24,3 +27,17 @@ tests_measurement_test_learn_SOURCES = tests/measurement/test_learn.c
 tests_measurement_test_learn_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_measurement_test_learn_LDADD = libmeasurement.la libmodel.la \
 	libcommon.la $(CMOCKA_LIBS) -lm
+
+# The spool's order, limits per user, escaped lines, owner (root: chown).
+UNIT_TESTS += tests/measurement/test_spool
+check_PROGRAMS += tests/measurement/test_spool
+tests_measurement_test_spool_SOURCES = tests/measurement/test_spool.c
+tests_measurement_test_spool_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_measurement_test_spool_LDADD = libmeasurement.la libmodel.la \
+	libcommon.la $(CMOCKA_LIBS) -lm
+
+# The spool's walk at site scale: 1,000,000 records (hard links of one),
+# read and parsed; time and peak memory (make bench).
+LAGOM_BENCHES += bench/bench_spool
+bench_bench_spool_SOURCES = bench/bench_spool.c
+bench_bench_spool_LDADD = libmeasurement.la libmodel.la libcommon.la -lm

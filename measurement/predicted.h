@@ -2,7 +2,8 @@
  * measurement/predicted.h - what lagom predicted for a step, left by the SPANK
  * plugin next to the step's measurement records (file "predicted" in the
  * step's spool directory) so that `lagom runs` can show predicted against
- * measured.  Pure: format and strict parse, no I/O, no allocation.
+ * measured.  The format and the strict parse are pure (no I/O, no
+ * allocation); lagom_measure_pred_read_at() (record_file.c) reads the file.
  *
  *   lagom-predicted 1
  *   plan <LAGOM_PLAN_ID>
@@ -57,10 +58,12 @@ const struct lagom_measure_pred_class *lagom_measure_pred_find(
 	const struct lagom_measure_pred *p, const char *op, uint64_t plan_bytes,
 	uint32_t ranks, uint32_t nodes);
 
-/* Read (record.h's lagom_rec_read_text() rules) and parse the predictions
- * file at path; buf holds LAGOM_MEASURE_PRED_MAX bytes.  0 or -errno. */
-int lagom_measure_pred_read_file(const char *path, long owner_uid, char *buf,
-				 struct lagom_measure_pred *out,
-				 struct lagom_error *err);
+/* Read (record.h's lagom_rec_read_at() rules: dfd/name, owned by
+ * owner_uid, -1 anyone) and parse the predictions file (in the spool,
+ * LAGOM_MEASURE_PRED_FILE); buf holds LAGOM_MEASURE_PRED_MAX
+ * bytes.  0 or -errno with err saying why. */
+int lagom_measure_pred_read_at(int dfd, const char *name, long owner_uid,
+			       char *buf, struct lagom_measure_pred *out,
+			       struct lagom_error *err);
 
 #endif /* LAGOM_MEASUREMENT_PREDICTED_H */

@@ -141,14 +141,6 @@ int lagom_rec_parse(const char *text, size_t len, struct lagom_rec *out,
 		    struct lagom_rec *scratch, struct lagom_error *err);
 
 /*
- * The whole file at path (at most max bytes) into buf (max + 1 bytes),
- * its length in *len, under lagom_rec_read_file()'s rules.  0 or -errno
- * with err filled (-ENOENT when there is none).
- */
-int lagom_rec_read_text(const char *path, long owner_uid, char *buf, size_t max,
-			size_t *len, struct lagom_error *err);
-
-/*
  * The byte count lagom's plan uses for a measured class (doc/plan-format.md,
  * nccl-tests' sizes): NCCL's count x element size, except allgather and
  * reducescatter, where NCCL gives one rank's part and the plan the whole
@@ -164,30 +156,23 @@ const struct lagom_rec_comm *lagom_rec_main_comm(const struct lagom_rec *r);
 const char *lagom_rec_plan_op(unsigned op);
 
 /*
- * Read and parse the record file at path, with the caller's privileges:
- * refuses a symbolic link (O_NOFOLLOW), anything but a regular file, a file
- * larger than LAGOM_REC_MAX_BYTES, and a file not owned by owner_uid (pass
- * (uid_t)-1 to skip that check).  buf (LAGOM_REC_MAX_BYTES + 1 bytes) holds
- * the text.  0, -errno or -EINVAL, with err filled.
+ * Read and parse the record file name in the directory dfd (AT_FDCWD:
+ * name is a path), with the caller's privileges, under common/io.h's
+ * lagom_read_file_at(): no symbolic link, no blocking, a regular file of
+ * at most LAGOM_REC_MAX_BYTES owned by owner_uid (-1: anyone's).  buf
+ * (LAGOM_REC_MAX_BYTES + 1 bytes) holds the text.  0, or -errno with err
+ * saying why (the caller says where).  The walk over the spool is
+ * measurement/spool.h's.
  */
+int lagom_rec_read_at(int dfd, const char *name, long owner_uid, char *buf,
+		      struct lagom_rec *out, struct lagom_rec *scratch,
+		      struct lagom_error *err);
+/* The same for a path, err prefixed with it. */
 int lagom_rec_read_file(const char *path, long owner_uid, char *buf,
 			struct lagom_rec *out, struct lagom_rec *scratch,
 			struct lagom_error *err);
 
 /* A record file's name in a step directory: "*.rec", not a dot file. */
 bool lagom_rec_is_name(const char *name);
-
-/* The longest record file name lagom_rec_names keeps (with its NUL). */
-#define LAGOM_REC_FILE_NAME_MAX 256
-
-/*
- * The record names of directory dir, so that what is read never depends on
- * the directory's order: of its first scan_max entries, the max smallest
- * record names (strcmp), sorted, into names.  *found (may be NULL) is how
- * many record names those entries hold (more than max when some were left
- * out).  Returns how many names were kept; 0 when dir cannot be opened.
- */
-size_t lagom_rec_names(const char *dir, char (*names)[LAGOM_REC_FILE_NAME_MAX],
-		       size_t max, unsigned scan_max, size_t *found);
 
 #endif /* LAGOM_MEASUREMENT_RECORD_H */

@@ -4,7 +4,7 @@ libmodel_la_SOURCES = model/model.h model/model_int.h model/names.c \
 	model/gpu.c model/coll.c model/nccl.c model/compute.c \
 	model/workload.c
 libmodel_la_SOURCES += model/fit.c model/netcal_int.h model/net.c model/netcal_data.c \
-	model/netfit.c model/netsite.c
+	model/netfit.c model/netsite.c model/size_band.h
 libmodel_la_SOURCES += model/channel.c
 
 MODEL_TEST_LIBS = libcatalog.la libmodel.la libcommon.la -lm $(CMOCKA_LIBS)

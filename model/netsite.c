@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model/model_int.h"
+#include "model/size_band.h"
 
 #define SWEEPS 24
 #define CONVERGED 1e-9
@@ -18,7 +19,6 @@
 /* The largest left-out error (log) a constant may leave within one size
  * band of two or more classes (select_loco()). */
 #define BAND_LOCO_MAX 0.3
-#define SIZE_BANDS 3 /* < 1 MiB, 1-64 MiB, >= 64 MiB */
 
 static double robust(double e)
 {
@@ -27,9 +27,18 @@ static double robust(double e)
 	return d * d * (sqrt(1 + e * e / (d * d)) - 1);
 }
 
-static int size_band(uint64_t bytes)
+int lagom_size_band(uint64_t bytes)
 {
 	return bytes < (1u << 20) ? 0 : bytes < (64u << 20) ? 1 : 2;
+}
+
+const char *lagom_size_band_name(int band)
+{
+	static const char *const names[LAGOM_SIZE_BANDS] = { "< 1 MiB",
+							     "1-64 MiB",
+							     ">= 64 MiB" };
+
+	return band >= 0 && band < LAGOM_SIZE_BANDS ? names[band] : NULL;
 }
 
 static const char *const param_names[LAGOM_NP_COUNT] = {
@@ -382,15 +391,15 @@ static double loco(const struct group *g, const bool take[LAGOM_NP_COUNT],
 		   size_t *scratch, int band, bool *band_ok)
 {
 	struct group h = *g;
-	double sum = 0, bsum[SIZE_BANDS] = { 0 };
-	unsigned bn[SIZE_BANDS] = { 0 };
+	double sum = 0, bsum[LAGOM_SIZE_BANDS] = { 0 };
+	unsigned bn[LAGOM_SIZE_BANDS] = { 0 };
 
 	h.idx = scratch;
 	h.n = g->n - 1;
 	for (size_t k = 0; k < g->n; k++) {
 		struct group one;
 		double l;
-		int sb = size_band(g->m[g->idx[k]].bytes);
+		int sb = lagom_size_band(g->m[g->idx[k]].bytes);
 		for (size_t i = 0, j = 0; i < g->n; i++)
 			if (i != k)
 				scratch[j++] = g->idx[i];
@@ -412,15 +421,16 @@ static double loco(const struct group *g, const bool take[LAGOM_NP_COUNT],
  * sum of squared sensitivities, column()), or -1. */
 static int determining_band(struct group *g, int p)
 {
-	double *col = malloc(g->n * sizeof(double)), sq[SIZE_BANDS] = { 0 };
+	double *col = malloc(g->n * sizeof(double)),
+	       sq[LAGOM_SIZE_BANDS] = { 0 };
 	int best = -1;
 
 	if (!col)
 		return -1;
 	column(g, p, col);
 	for (size_t k = 0; k < g->n; k++)
-		sq[size_band(g->m[g->idx[k]].bytes)] += col[k] * col[k];
-	for (int b = 0; b < SIZE_BANDS; b++)
+		sq[lagom_size_band(g->m[g->idx[k]].bytes)] += col[k] * col[k];
+	for (int b = 0; b < LAGOM_SIZE_BANDS; b++)
 		if (sq[b] > 0 && (best < 0 || sq[b] > sq[best]))
 			best = b;
 	free(col);

@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "common/json_keys.h"
+#include "common/io.h"
 #include "planner/calib.h"
 #include "profile/profile.h"
 
@@ -294,47 +295,20 @@ int lagom_calibration_read_at(int dfd, const char *dir,
 int lagom_calibration_read_file(const char *path, struct lagom_calibration *out,
 				struct lagom_error *err)
 {
-	char *buf = malloc(LAGOM_CALIBRATION_MAX_BYTES + 1);
-	struct stat st;
-	ssize_t got;
+	struct lagom_read_rule rule = {
+		.max_bytes = LAGOM_CALIBRATION_MAX_BYTES, .follow = true
+	};
+	char *buf = NULL;
 	size_t len = 0;
-	int fd, rc = 0;
+	int rc;
 
-	if (!buf)
-		return lagom_errprintf(err, ENOMEM, "out of memory");
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		rc = lagom_errprintf(err, errno, "calibration %s: %s", path,
-				     strerror(errno));
-	else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		rc = lagom_errprintf(err, EINVAL,
-				     "calibration %s: not a regular file",
-				     path);
-	else if (st.st_size > LAGOM_CALIBRATION_MAX_BYTES)
-		rc = lagom_errprintf(err, EFBIG,
-				     "calibration %s: larger than %d bytes",
-				     path, LAGOM_CALIBRATION_MAX_BYTES);
-	while (rc == 0 && len <= LAGOM_CALIBRATION_MAX_BYTES) {
-		got = read(fd, buf + len,
-			   LAGOM_CALIBRATION_MAX_BYTES + 1 - len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			rc = lagom_errprintf(err, errno, "calibration %s: %s",
-					     path, strerror(errno));
-		if (got <= 0)
-			break;
-		len += (size_t)got;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (rc == 0) {
+	/* a path the invoker names, read with the invoker's rights */
+	rc = lagom_read_file_alloc_at(AT_FDCWD, path, &rule, &buf, &len, NULL,
+				      err);
+	if (rc == 0)
 		rc = lagom_calibration_parse(buf, len, out, err);
-		if (rc)
-			lagom_error_prefix(err, "calibration %s", path);
-	}
 	free(buf);
-	return rc;
+	return rc ? lagom_error_prefix(err, "calibration %s", path) : 0;
 }
 
 void lagom_calibration_line(const struct lagom_calibration *c, char *buf,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "planner/calib.h"
+#include "measurement/learn.h"
 #include "measurement/record.h"
 
 #define RUN_ID_MAX (2 * LAGOM_REC_TOKEN_MAX + 2)
@@ -78,31 +79,6 @@ size_t lagom_calib_evidence_dropped(const struct lagom_calib_evidence *ev)
 	return ev->dropped;
 }
 
-/* The model's collective of a measured operation (send and recv alone
- * are not a sendrecv class here); -1 when it has none. */
-static int coll_of(unsigned op, enum lagom_coll *out)
-{
-	return lagom_coll_from_nccl_func((int)op, out) == 0 ? 0 : -1;
-}
-
-/* The record's algorithm and protocol as the model's (the record's first
- * names are NCCL's indices, as the model's); -1 when it has none. */
-static int config_of(const struct lagom_rec_class *k, enum lagom_algo *algo,
-		     enum lagom_proto *proto)
-{
-	if (k->algo == LAGOM_REC_ALGO_P2P && k->proto == LAGOM_REC_PROTO_NONE) {
-		*algo = LAGOM_ALGO_RING;
-		*proto = LAGOM_PROTO_SIMPLE;
-		return 0;
-	}
-	if (k->algo >= LAGOM_ALGO_COUNT || k->proto >= LAGOM_PROTO_COUNT ||
-	    k->channels == 0)
-		return -1;
-	*algo = (enum lagom_algo)k->algo;
-	*proto = (enum lagom_proto)k->proto;
-	return 0;
-}
-
 static int note_run(struct lagom_calib_evidence *ev, const char *id)
 {
 	for (size_t i = 0; i < ev->nrun_ids; i++)
@@ -165,17 +141,22 @@ int lagom_calib_evidence_add(struct lagom_calib_evidence *ev,
 		for (uint32_t i = 0; i < m->n_classes; i++) {
 			const struct lagom_rec_class *k = &m->cls[i];
 			struct ev_class key = { .ranks = m->ranks,
-						.nodes = m->nodes,
-						.channels = k->channels };
+						.nodes = m->nodes };
+			struct lagom_learn_class mc;
 			struct ev_class *c;
 
+			/* send and recv alone are half a sendrecv: the
+			 * calibration fits collectives only */
 			if (k->gpu_n == 0 || k->gpu_min_ns == 0 ||
-			    k->bytes == 0 || m->nodes == 0 ||
-			    coll_of(k->op, &key.coll) ||
-			    config_of(k, &key.algo, &key.proto))
+			    m->nodes == 0 || k->op == LAGOM_NCCL_FUNC_SEND ||
+			    k->op == LAGOM_NCCL_FUNC_RECV ||
+			    lagom_learn_class(m, k, &mc) != 0)
 				continue;
-			key.bytes = lagom_rec_plan_bytes(k->op, k->bytes,
-							 m->ranks);
+			key.coll = mc.coll;
+			key.bytes = mc.bytes;
+			key.algo = mc.config.algo;
+			key.proto = mc.config.proto;
+			key.channels = mc.config.nchannels;
 			c = find_class(ev, &key);
 			if (!c || note_run(ev, run)) {
 				ev->dropped++;

@@ -2,7 +2,7 @@
 # v6) that records per communicator and per collective class what NCCL did
 # and how long it took on the GPU (profiler/prof_int.h, doc/profiler.md);
 # the record's writer (measurement/record.c) is compiled in.  The module
-# links nothing but libc (common/io.c is compiled in).
+# links nothing but libc (common/io.c and error.c are compiled in).
 
 lagomprofilerdir = $(libdir)
 lagomprofiler_LTLIBRARIES = libnccl-profiler-lagom.la
@@ -10,7 +10,8 @@ libnccl_profiler_lagom_la_SOURCES = profiler/prof_abi.c \
 	profiler/prof_event.c profiler/prof_flush.c profiler/prof_int.h \
 	profiler/nccl_profiler_abi.h measurement/record.c \
 	measurement/record.h common/nccl_names.c common/nccl_names.h \
-	common/nccl_abi.h common/io.c common/io.h
+	common/nccl_abi.h common/io.c common/io.h common/error.c \
+	common/error.h
 libnccl_profiler_lagom_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden \
 	-pthread
 libnccl_profiler_lagom_la_LDFLAGS = -module -avoid-version -shared \

@@ -56,36 +56,23 @@ static int is_lagom_plugin(const char *path)
  */
 static char *read_bounded(const char *path, struct lagom_error *err)
 {
-	struct stat st;
-	size_t got = 0;
+	struct lagom_read_rule rule = { .max_bytes = PLUGSTACK_MAX_BYTES,
+					.follow = true };
+	struct stat st = { 0 };
+	size_t len = 0;
 	char *buf = NULL;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int rc = lagom_read_file_alloc_at(AT_FDCWD, path, &rule, &buf, &len,
+					  &st, err);
 
-	if (fd < 0) {
-		lagom_errprintf(err, errno, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		lagom_errprintf(err, EINVAL, "%s: not a regular file", path);
-		goto close_fd;
-	}
-	if (st.st_size > PLUGSTACK_MAX_BYTES) {
+	if (rc == -EFBIG)
 		lagom_errprintf(err, EFBIG,
 				"%s: too large (%lld bytes, max %d)", path,
 				(long long)st.st_size, PLUGSTACK_MAX_BYTES);
-		goto close_fd;
-	}
-	buf = malloc(PLUGSTACK_MAX_BYTES + 1);
-	if (buf == NULL) {
-		lagom_errprintf(err, ENOMEM, "%s: out of memory", path);
-		goto close_fd;
-	}
-	/* an error: what was read */
-	(void)lagom_read_all(fd, buf, PLUGSTACK_MAX_BYTES, &got);
-	buf[got] = '\0';
-close_fd:
-	close(fd);
-	return buf;
+	else if (rc == -EINVAL)
+		lagom_errprintf(err, EINVAL, "%s: not a regular file", path);
+	else if (rc < 0)
+		lagom_error_prefix(err, "%s", path);
+	return rc < 0 ? NULL : buf;
 }
 
 int prolog_read_plugstack(const char *path, struct lagom_config *cfg,

@@ -188,10 +188,12 @@ int lagom_container_mounts_path(const char *json, size_t len, const char *path)
 static enum lagom_container_case read_config(const char *bundle,
 					     json_t **config)
 {
-	struct stat sb;
+	struct lagom_read_rule rule = {
+		.max_bytes = LAGOM_CONTAINER_CONFIG_MAX
+	};
 	size_t got = 0;
-	char *text;
-	int dfd, fd, rc;
+	char *text = NULL;
+	int dfd, rc;
 
 	if (bundle[0] != '/')
 		return LAGOM_CONTAINER_BAD_BUNDLE;
@@ -199,21 +201,11 @@ static enum lagom_container_case read_config(const char *bundle,
 	dfd = open(bundle, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
 	if (dfd < 0)
 		return LAGOM_CONTAINER_UNREADABLE;
-	fd = lagom_open_at(dfd, "config.json", O_RDONLY, 0, &sb);
+	rc = lagom_read_file_alloc_at(dfd, "config.json", &rule, &text, &got,
+				      NULL, NULL);
 	close(dfd);
-	if (fd < 0)
+	if (rc < 0)
 		return LAGOM_CONTAINER_UNREADABLE;
-	if (sb.st_size > LAGOM_CONTAINER_CONFIG_MAX ||
-	    !(text = malloc(LAGOM_CONTAINER_CONFIG_MAX + 1))) {
-		close(fd);
-		return LAGOM_CONTAINER_UNREADABLE;
-	}
-	rc = lagom_read_all(fd, text, LAGOM_CONTAINER_CONFIG_MAX + 1, &got);
-	close(fd);
-	if (rc < 0 || got > LAGOM_CONTAINER_CONFIG_MAX) {
-		free(text);
-		return LAGOM_CONTAINER_UNREADABLE;
-	}
 	*config = json_loadb(text, got, JSON_REJECT_DUPLICATES, NULL);
 	free(text);
 	return *config && json_is_object(*config) ? LAGOM_CONTAINER_APPLIED

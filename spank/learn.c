@@ -26,7 +26,6 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -39,12 +38,12 @@
 #include "model/model.h"
 #include "measurement/learn.h"
 #include "measurement/record.h"
+#include "measurement/spool.h"
 #include "spank/local_int.h"
 #include "spank/remote_int.h"
 
 #define KEY_MAX LAGOM_LEARN_KEY_MAX
-#define KEY_FILE "key"
-#define MAX_SCAN 4096	 /* step directories looked at */
+#define MAX_SCAN 4096	 /* steps looked at, the latest */
 #define MAX_RECORDS 64	 /* records read from the chosen step */
 #define MAX_MEASURED 512 /* distinct measured classes kept */
 
@@ -55,27 +54,6 @@ static void step_key(const struct lagom_state *st,
 			getenv("SLURM_JOB_NAME"), step->node_count,
 			step->ranks_per_node, step->gpus_per_node,
 			st->workload_given ? st->workload : NULL);
-}
-
-/* The whole of a small file of the user's, or -1. */
-static ssize_t read_small_at(int dir_fd, const char *name, uid_t uid, char *buf,
-			     size_t cap)
-{
-	struct stat st;
-	ssize_t n;
-	int fd = openat(dir_fd, name,
-			O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != uid ||
-	    st.st_size >= (off_t)cap) {
-		close(fd);
-		return -1;
-	}
-	n = read(fd, buf, cap);
-	close(fd);
-	return n;
 }
 
 void lagom_learn_write_key(spank_t sp, const struct lagom_stepd *sd)
@@ -89,83 +67,37 @@ void lagom_learn_write_key(spank_t sp, const struct lagom_stepd *sd)
 		return;
 	/* through the step directory root checked (measure.c); a fresh
 	 * temporary file: nothing the user planted is opened or blocks */
-	lagom_replace_at(sd->measure_fd, KEY_FILE, key, strlen(key), 0600,
-			 false);
+	lagom_replace_at(sd->measure_fd, LAGOM_SPOOL_KEY, key, strlen(key),
+			 0600, false);
 }
 
-/* "JOB.STEP" -> numbers for ordering; 0 when not numeric. */
-static unsigned long long step_order(const char *name)
+/* The walk that finds the latest other step with the same key. */
+struct find {
+	const char *self, *key;
+	char best[LAGOM_SPOOL_NAME_MAX];
+};
+
+/* A step of the user's, the latest first in the spool's order (version
+ * order: job, then step, as numbers): the first whose key is the same and
+ * that holds records wins. */
+static int find_on_step(void *ctx, const struct lagom_spool_at *at)
 {
-	unsigned long job = 0, step = 0;
-	char tail;
-
-	if (sscanf(name, "%lu.%lu%c", &job, &step, &tail) != 2)
-		return 0;
-	return ((unsigned long long)job << 32) | (step & 0xffffffffu);
-}
-
-/* Whether dir_fd/name holds a *.rec entry (a bounded look). */
-static int has_records(int dir_fd, const char *name)
-{
-	int fd = openat(dir_fd, name,
-			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *e;
-	unsigned seen = 0;
-	int found = 0;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	while (!found && (e = readdir(d)) != NULL && seen++ < MAX_SCAN) {
-		size_t len = strlen(e->d_name);
-
-		found = e->d_name[0] != '.' && len > 4 &&
-			strcmp(e->d_name + len - 4, ".rec") == 0;
-	}
-	closedir(d);
-	return found;
-}
-
-/* The latest other step of this user with the same key and records. */
-static int find_step(int user_fd, const char *self, const char *key, uid_t uid,
-		     char *best, size_t len)
-{
-	unsigned long long best_order = 0, o;
+	struct find *f = ctx;
+	struct lagom_read_rule rule = { .max_bytes = KEY_MAX - 1,
+					.owner = LAGOM_OWNER_UID,
+					.uid = at->uid };
 	char buf[KEY_MAX];
-	struct dirent *e;
-	unsigned seen = 0;
-	int fd = dup(user_fd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	ssize_t n;
+	size_t n = 0;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
+	if (strcmp(at->step, f->self) != 0 && strlen(at->step) <= 64 &&
+	    at->kept > 0 &&
+	    lagom_read_file_at(at->step_fd, LAGOM_SPOOL_KEY, &rule, buf, &n,
+			       NULL, NULL) == 0 &&
+	    n == strlen(f->key) && memcmp(buf, f->key, n) == 0) {
+		snprintf(f->best, sizeof(f->best), "%s", at->step);
+		return LAGOM_SPOOL_STOP;
 	}
-	best[0] = '\0';
-	while ((e = readdir(d)) != NULL && seen++ < MAX_SCAN) {
-		char path[300];
-
-		if (e->d_name[0] == '.' || strcmp(e->d_name, self) == 0 ||
-		    strlen(e->d_name) > 64)
-			continue;
-		snprintf(path, sizeof(path), "%s/" KEY_FILE, e->d_name);
-		n = read_small_at(fd, path, uid, buf, sizeof(buf));
-		if (n != (ssize_t)strlen(key) || memcmp(buf, key, (size_t)n) ||
-		    !has_records(fd, e->d_name))
-			continue;
-		o = step_order(e->d_name);
-		if (o >= best_order) {
-			best_order = o;
-			snprintf(best, len, "%s", e->d_name);
-		}
-	}
-	closedir(d);
-	return best[0] ? 0 : -1;
+	return LAGOM_SPOOL_SKIP; /* its records: only the chosen step's */
 }
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -182,13 +114,14 @@ static void add_measured(struct lagom_learned *l,
 		const struct lagom_rec_class *k = &m->cls[i];
 		struct lagom_planner_measured_class c = { .ranks = m->ranks,
 							  .nodes = m->nodes };
+		struct lagom_learn_class mc;
 		size_t j;
 
-		if (k->gpu_n == 0 || k->bytes == 0 ||
-		    lagom_learn_coll(k->op, &c.coll) != 0 ||
-		    lagom_learn_config(k, &c.config))
+		if (k->gpu_n == 0 || lagom_learn_class(m, k, &mc) != 0)
 			continue;
-		c.bytes = lagom_rec_plan_bytes(k->op, k->bytes, m->ranks);
+		c.coll = mc.coll;
+		c.bytes = mc.bytes;
+		c.config = mc.config;
 		for (j = 0; j < l->measured.n; j++)
 			if (tab[j].coll == c.coll && tab[j].bytes == c.bytes &&
 			    tab[j].ranks == c.ranks &&
@@ -206,48 +139,49 @@ static void add_measured(struct lagom_learned *l,
 	}
 }
 
-struct learn_buf {
+/* Reading the chosen step: every acceptable record's measured classes,
+ * and (when want_workload) the first one's iteration as the workload;
+ * every refused record is one line. */
+struct from_step {
 	struct lagom_rec rec, scratch;
 	char text[LAGOM_REC_MAX_BYTES + 1];
-	char names[MAX_RECORDS][LAGOM_REC_FILE_NAME_MAX];
+	char wname[LAGOM_NAME_MAX];
+	bool want_workload;
+	struct lagom_learned *l;
+	struct lagom_planner_measured_class *tab;
+	void (*say)(const char *, void *);
+	void *ctx;
 };
 
-/*
- * Every acceptable record of dir: its measured classes, and (when
- * want_workload) the first one's iteration as the workload; every refused
- * record is one line.
- */
-static void from_step(const char *dir, const char *name, uid_t uid,
-		      bool want_workload, struct learn_buf *b,
-		      struct lagom_learned *l,
-		      struct lagom_planner_measured_class *tab,
-		      void (*say)(const char *, void *), void *ctx)
+static void from_say(void *ctx, const char *line)
 {
-	struct lagom_error err;
-	char path[2600], wname[LAGOM_NAME_MAX], line[400];
-	size_t n, i;
+	struct from_step *f = ctx;
 
-	/* the same records of a step on every node and every rerun */
-	n = lagom_rec_names(dir, b->names, MAX_RECORDS, MAX_SCAN, NULL);
-	snprintf(wname, sizeof(wname), "measured-%.40s", name);
-	for (i = 0; i < n; i++) {
-		const struct lagom_rec_comm *m;
+	f->say(line, f->ctx);
+}
 
-		snprintf(path, sizeof(path), "%s/%s", dir, b->names[i]);
-		memset(&err, 0, sizeof(err));
-		if (lagom_rec_read_file(path, (long)uid, b->text, &b->rec,
-					&b->scratch, &err) != 0) {
-			snprintf(line, sizeof(line), "measurement refused: %s",
-				 err.text);
-			say(line, ctx);
-			continue;
-		}
-		for (uint32_t c = 0; c < b->rec.n_comms; c++)
-			add_measured(l, tab, &b->rec.comm[c]);
-		m = lagom_rec_main_comm(&b->rec);
-		if (want_workload && !l->workload && m)
-			l->workload = lagom_learn_workload(m, wname);
+static int from_record(void *ctx, const struct lagom_spool_at *at)
+{
+	struct from_step *f = ctx;
+	const struct lagom_rec_comm *m;
+	struct lagom_error err = { 0 };
+	char where[LAGOM_SPOOL_NAME_MAX * 4],
+		line[sizeof(where) + LAGOM_ERROR_TEXT_MAX + 32];
+
+	if (lagom_spool_read_record(at, f->text, &f->rec, &f->scratch, &err) !=
+	    0) {
+		lagom_spool_where(at, where, sizeof(where));
+		snprintf(line, sizeof(line), "measurement refused: %s: %s",
+			 where, err.text);
+		f->say(line, f->ctx);
+		return LAGOM_SPOOL_NEXT;
 	}
+	for (uint32_t c = 0; c < f->rec.n_comms; c++)
+		add_measured(f->l, f->tab, &f->rec.comm[c]);
+	m = lagom_rec_main_comm(&f->rec);
+	if (f->want_workload && !f->l->workload && m)
+		f->l->workload = lagom_learn_workload(m, f->wname);
+	return LAGOM_SPOOL_NEXT;
 }
 
 void lagom_learned_destroy(struct lagom_learned *learned)
@@ -265,12 +199,19 @@ struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
 				       void *ctx)
 {
 	const struct lagom_measure_config *m = &st->cfg.measure;
-	struct learn_buf *b;
+	char key[KEY_MAX], self[32], user[64], user_dir[2048];
+	struct find find = { .self = self, .key = key };
+	struct lagom_spool_walk walk = {
+		.lim = { .steps_max = MAX_SCAN, .records_max = MAX_RECORDS },
+		.latest_first = true,
+		.on_step = find_on_step,
+		.ctx = &find,
+	};
+	struct from_step *f;
 	struct lagom_learned *l;
 	struct lagom_planner_measured_class *tab;
-	char key[KEY_MAX], self[32], best[80], user[64], user_dir[2048],
-		dir[2200];
 	uid_t uid = getuid();
+	struct stat ust;
 	int user_fd;
 
 	unsetenv(LAGOM_STEP_KEY_VAR);
@@ -288,29 +229,45 @@ struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
 			     user) >= sizeof(user_dir))
 		return NULL;
 	snprintf(self, sizeof(self), "%u.%u", step->job_id, step->step_id);
-	user_fd = open(user_dir,
-		       O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	user_fd = lagom_open_at(AT_FDCWD, user_dir, O_RDONLY | O_DIRECTORY, 0,
+				&ust);
 	if (user_fd < 0)
 		return NULL;
-	if (find_step(user_fd, self, key, uid, best, sizeof(best))) {
+	/* the user's own directory, the user's own records */
+	if (ust.st_uid == uid)
+		lagom_spool_walk_user(user_fd, user, &walk);
+	if (!find.best[0]) {
 		close(user_fd);
 		return NULL;
 	}
-	close(user_fd);
-	b = malloc(sizeof(*b));
+	f = malloc(sizeof(*f));
 	l = calloc(1, sizeof(*l));
 	tab = calloc(MAX_MEASURED, sizeof(*tab));
-	if (!b || !l || !tab) {
-		free(b);
+	if (!f || !l || !tab) {
+		free(f);
 		free(l);
 		free(tab);
+		close(user_fd);
 		return NULL;
 	}
-	snprintf(dir, sizeof(dir), "%s/%s", user_dir, best);
-	snprintf(l->measured.from, sizeof(l->measured.from), "%s", best);
+	snprintf(l->measured.from, sizeof(l->measured.from), "%.64s",
+		 find.best);
 	l->measured.cls = tab;
-	from_step(dir, best, uid, !st->workload_given, b, l, tab, say, ctx);
-	free(b);
+	*f = (struct from_step){ .want_workload = !st->workload_given,
+				 .l = l,
+				 .tab = tab,
+				 .say = say,
+				 .ctx = ctx };
+	snprintf(f->wname, sizeof(f->wname), "measured-%.40s", find.best);
+	/* the same records of a step on every rerun: the first by name */
+	walk.latest_first = false;
+	walk.on_step = NULL;
+	walk.on_record = from_record;
+	walk.say = from_say;
+	walk.ctx = f;
+	lagom_spool_walk_step(user_fd, find.best, uid, &walk);
+	close(user_fd);
+	free(f);
 	if (!l->workload && l->measured.n == 0) {
 		lagom_learned_destroy(l);
 		return NULL;

@@ -49,6 +49,7 @@
 #include "planner/planner.h"
 #include "measurement/predicted.h"
 #include "measurement/record.h"
+#include "measurement/spool.h"
 #include "search/search.h"
 #include "spank/local_int.h"
 #include "spank/remote_int.h"
@@ -111,49 +112,46 @@ fail:
 	return -1;
 }
 
-/* Steps and bytes the user keeps on this node (bounded walk). */
+/* Steps and bytes the user keeps on this node (the spool's bounded
+ * walk: every file of every step, by name). */
+struct usage {
+	unsigned steps;
+	unsigned long long bytes;
+};
+
+static int usage_step(void *ctx, const struct lagom_spool_at *at)
+{
+	((struct usage *)ctx)->steps++;
+	return LAGOM_SPOOL_NEXT;
+}
+
+static int usage_file(void *ctx, const struct lagom_spool_at *at)
+{
+	struct stat st;
+
+	if (fstatat(at->step_fd, at->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode))
+		((struct usage *)ctx)->bytes += (unsigned long long)st.st_size;
+	return LAGOM_SPOOL_NEXT;
+}
+
 static void usage_of(int user_fd, unsigned *steps, unsigned long long *bytes)
 {
-	unsigned long seen = 0;
-	struct dirent *e;
-	struct stat st;
-	DIR *d;
-	int fd = dup(user_fd);
+	struct usage u = { 0 };
+	struct lagom_spool_walk walk = {
+		.lim = { .scan_max = SCAN_MAX,
+			 .steps_max = SCAN_MAX,
+			 .records_max = SCAN_MAX,
+			 .user_scan_max = SCAN_MAX },
+		.every_file = true,
+		.on_step = usage_step,
+		.on_record = usage_file,
+		.ctx = &u,
+	};
 
-	*steps = 0;
-	*bytes = 0;
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((e = readdir(d)) != NULL && seen++ < SCAN_MAX) {
-		int sfd;
-		DIR *sd;
-		struct dirent *f;
-
-		if (e->d_name[0] == '.' ||
-		    fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISDIR(st.st_mode))
-			continue;
-		(*steps)++;
-		sfd = lagom_open_at(fd, e->d_name, O_RDONLY | O_DIRECTORY, 0,
-				    NULL);
-		sd = sfd >= 0 ? fdopendir(sfd) : NULL;
-		if (!sd) {
-			if (sfd >= 0)
-				close(sfd);
-			continue;
-		}
-		while ((f = readdir(sd)) != NULL && seen++ < SCAN_MAX)
-			if (fstatat(sfd, f->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
-				    0 &&
-			    S_ISREG(st.st_mode))
-				*bytes += (unsigned long long)st.st_size;
-		closedir(sd);
-	}
-	closedir(d);
+	lagom_spool_walk_user(user_fd, "", &walk);
+	*steps = u.steps;
+	*bytes = u.bytes;
 }
 
 static void off(const struct lagom_stepd *sd, uint32_t job, uint32_t step,
@@ -324,7 +322,10 @@ struct figure_buf {
 	struct lagom_rec rec, scratch;
 	struct lagom_measure_pred pred;
 	char text[LAGOM_REC_MAX_BYTES + 1];
-	char names[FIGURE_RECORDS][LAGOM_REC_FILE_NAME_MAX];
+	bool have_pred;
+	size_t found, kept;
+	unsigned tasks, timed, predicted;
+	uint64_t iter, comm, pred_comm;
 };
 
 /* "1.234" ms from ns, integers only (no locale in the comment). */
@@ -371,51 +372,75 @@ static bool iteration_comm(const struct lagom_rec_comm *m,
 	return true;
 }
 
+static int figure_step(void *ctx, const struct lagom_spool_at *at)
+{
+	struct figure_buf *b = ctx;
+
+	b->found = at->found;
+	b->kept = at->kept;
+	b->have_pred = lagom_measure_pred_read_at(
+			       at->step_fd, LAGOM_MEASURE_PRED_FILE,
+			       (long)at->uid, b->text, &b->pred, NULL) == 0;
+	return LAGOM_SPOOL_NEXT;
+}
+
+static int figure_record(void *ctx, const struct lagom_spool_at *at)
+{
+	struct figure_buf *b = ctx;
+	const struct lagom_rec_comm *m;
+	uint64_t c, p;
+
+	if (lagom_spool_read_record(at, b->text, &b->rec, &b->scratch, NULL))
+		return LAGOM_SPOOL_NEXT;
+	b->tasks++;
+	m = lagom_rec_main_comm(&b->rec);
+	if (!m || !iteration_comm(
+			  m,
+			  b->have_pred && strcmp(b->pred.plan, b->rec.plan) == 0
+				  ? &b->pred
+				  : NULL,
+			  &c, &p))
+		return LAGOM_SPOOL_NEXT;
+	b->timed++;
+	b->iter += m->period_ns;
+	b->comm += c;
+	if (p) {
+		b->predicted++;
+		b->pred_comm += p;
+	}
+	return LAGOM_SPOOL_NEXT;
+}
+
 int lagom_measure_figure(const char *dir, const char *name, long uid, char *out,
 			 size_t len)
 {
-	struct figure_buf *b = malloc(sizeof(*b));
-	struct lagom_error err;
-	uint64_t iter = 0, comm = 0, pred_iter = 0, pred_comm = 0;
-	unsigned tasks = 0, timed = 0, predicted = 0;
-	char path[4200], w[4][32];
-	bool have_pred = false;
+	struct figure_buf *b = calloc(1, sizeof(*b));
+	/* the same records on every rerun, whatever the directory's order:
+	 * the first by name (measurement/spool.h) */
+	struct lagom_spool_walk walk = {
+		.lim = { .scan_max = SCAN_MAX, .records_max = FIGURE_RECORDS },
+		.on_step = figure_step,
+		.on_record = figure_record,
+		.ctx = b,
+	};
+	uint64_t iter, comm, pred_iter = 0, pred_comm;
+	unsigned tasks, timed, predicted;
 	size_t n, found;
+	char w[4][32];
 	int at;
 
 	if (!b)
 		return -1;
-	/* the same records on every rerun, whatever the directory's order */
-	n = lagom_rec_names(dir, b->names, FIGURE_RECORDS, SCAN_MAX, &found);
-	snprintf(path, sizeof(path), "%s/" LAGOM_MEASURE_PRED_FILE, dir);
-	have_pred = lagom_measure_pred_read_file(path, uid, b->text, &b->pred,
-						 &err) == 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct lagom_rec_comm *m;
-		uint64_t c, p;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, b->names[i]);
-		if (lagom_rec_read_file(path, uid, b->text, &b->rec,
-					&b->scratch, &err) != 0)
-			continue;
-		tasks++;
-		m = lagom_rec_main_comm(&b->rec);
-		if (!m || !iteration_comm(m,
-					  have_pred && strcmp(b->pred.plan,
-							      b->rec.plan) == 0
-						  ? &b->pred
-						  : NULL,
-					  &c, &p))
-			continue;
-		timed++;
-		iter += m->period_ns;
-		comm += c;
-		if (p) {
-			predicted++;
-			pred_comm += p;
-		}
-	}
-	if (have_pred && predicted && predicted == timed)
+	lagom_spool_walk_step(AT_FDCWD, dir, (uid_t)uid, &walk);
+	iter = b->iter;
+	comm = b->comm;
+	pred_comm = b->pred_comm;
+	tasks = b->tasks;
+	timed = b->timed;
+	predicted = b->predicted;
+	n = b->kept;
+	found = b->found;
+	if (b->have_pred && predicted && predicted == timed)
 		pred_iter = b->pred.iteration_ns;
 	free(b);
 	if (tasks == 0)

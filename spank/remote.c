@@ -154,25 +154,10 @@ static void report_plan(const struct lagom_stepd *sd, double plan_ms)
  */
 static int read_carrier(spank_t sp, char **text)
 {
-	size_t len = 8192;
+	int rc = lagom_step_getenv_alloc(sp, LAGOM_CARRIER_VAR,
+					 LAGOM_CARRIER_MAX + 1, text);
 
-	for (;;) {
-		char *buf = malloc(len);
-		spank_err_t rc;
-
-		if (!buf)
-			return -ENOMEM;
-		rc = spank_getenv(sp, LAGOM_CARRIER_VAR, buf, (int)len);
-		if (rc == ESPANK_SUCCESS) {
-			*text = buf;
-			return 1;
-		}
-		free(buf);
-		if (rc != ESPANK_NOSPACE || len > LAGOM_CARRIER_MAX)
-			return 0;
-		len = len * 4 > LAGOM_CARRIER_MAX ? LAGOM_CARRIER_MAX + 1
-						  : len * 4;
-	}
+	return rc == -ENOMEM ? rc : rc == 0;
 }
 
 /* This step's identity, from what every node of it sees alike. */

@@ -20,6 +20,10 @@
 #include "spank/step.h"
 #include "placement/placement.h"
 
+/* The longest node list read (a list of irregular names on a big cluster
+ * can pass any fixed buffer). */
+#define NODELIST_MAX (16u << 20)
+
 void lagom_step_clear_nodes(struct lagom_step *step)
 {
 	for (size_t i = 0; i < step->node_count; i++)
@@ -127,24 +131,39 @@ static int step_nodelist(spank_t sp, char **out, struct lagom_error *err)
 					     "SLURM_NODELIST" };
 
 	for (size_t i = 0; i < 2; i++) {
-		for (size_t len = 8192; len <= (1u << 24); len *= 8) {
-			char *buf = malloc(len);
-			spank_err_t rc;
+		int rc = lagom_step_getenv_alloc(sp, names[i], NODELIST_MAX,
+						 out);
 
-			if (!buf)
-				return lagom_errprintf(err, ENOMEM,
-						       "out of memory");
-			rc = spank_getenv(sp, names[i], buf, (int)len);
-			if (rc == ESPANK_SUCCESS) {
-				*out = buf;
-				return 0;
-			}
-			free(buf);
-			if (rc != ESPANK_NOSPACE)
-				break;
-		}
+		if (rc == -ENOMEM)
+			return lagom_errprintf(err, ENOMEM, "out of memory");
+		if (rc == 0)
+			return 0;
 	}
 	return lagom_errprintf(err, ENOENT, "SLURM_STEP_NODELIST not set");
+}
+
+int lagom_step_getenv_alloc(spank_t sp, const char *name, size_t max,
+			    char **out)
+{
+	for (size_t len = 8192 < max ? 8192 : max;; len *= 4) {
+		char *buf;
+		spank_err_t rc;
+
+		len = len > max ? max : len;
+		buf = malloc(len);
+		if (!buf)
+			return -ENOMEM;
+		rc = spank_getenv(sp, name, buf, (int)len);
+		if (rc == ESPANK_SUCCESS) {
+			*out = buf;
+			return 0;
+		}
+		free(buf);
+		if (rc != ESPANK_NOSPACE)
+			return -ENOENT;
+		if (len == max)
+			return -E2BIG;
+	}
 }
 
 int lagom_step_read(spank_t sp, struct lagom_step *step,

@@ -15,6 +15,15 @@
  * context only).  Returns 0 or a negative errno with err filled; on failure
  * *step may hold a partial node list: free it with lagom_step_clear().
  */
+/*
+ * The value of name in the job's environment (spank_getenv), however long
+ * up to max bytes with its NUL: the buffer starts at 8 KiB and grows four
+ * times at a time.  0 and a new string in *out (to free); -ENOENT unset,
+ * -E2BIG longer than max, -ENOMEM.
+ */
+int lagom_step_getenv_alloc(spank_t sp, const char *name, size_t max,
+			    char **out);
+
 int lagom_step_read(spank_t sp, struct lagom_step *step,
 		    struct lagom_error *err);
 

@@ -54,27 +54,18 @@ __attribute__((format(printf, 3, 4))) static void tuner_log(
 static int read_plan_file(const char *path, char *buf, size_t cap, size_t *len,
 			  struct lagom_error *err)
 {
-	struct stat st;
-	size_t got = 0;
-	int fd;
+	struct lagom_read_rule rule = { .max_bytes = cap - 1, .follow = true };
+	int rc;
 
 	if (path[0] != '/')
 		return lagom_errprintf(err, EINVAL,
 				       "LAGOM_PLAN=@%.64s: not absolute", path);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return lagom_errprintf(err, errno, "LAGOM_PLAN=@%.128s: %s",
-				       path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return lagom_errprintf(err, EINVAL,
-				       "LAGOM_PLAN=@%.128s: not a regular file",
-				       path);
+	rc = lagom_read_file_at(AT_FDCWD, path, &rule, buf, len, NULL, err);
+	if (rc == -EFBIG) {
+		*len = cap; /* too big: the caller says so */
+		return 0;
 	}
-	(void)lagom_read_all(fd, buf, cap, &got); /* an error: what was read */
-	close(fd);
-	*len = got;
-	return 0;
+	return rc ? lagom_error_prefix(err, "LAGOM_PLAN=@%.128s", path) : 0;
 }
 
 /* Fetch the plan text from LAGOM_PLAN (inline text or "@/path"). */

@@ -26,38 +26,24 @@ bool lagom_workload_is_file(const char *arg)
 	return strchr(arg, '/') || (n > 5 && strcmp(arg + n - 5, ".json") == 0);
 }
 
-/* The whole file, NUL-terminated, or NULL with err. */
-static char *slurp(int fd, const char *path, struct lagom_error *err)
+/* The whole file, NUL-terminated (common/io.h's reader, following a
+ * path the user named, with the user's rights), or NULL with err. */
+static char *slurp(const char *path, struct lagom_error *err)
 {
-	struct stat st;
-	char *text;
-	size_t got = 0;
-	int rc;
+	struct lagom_read_rule rule = { .max_bytes = LAGOM_WORKLOAD_FILE_MAX,
+					.follow = true };
+	size_t len = 0;
+	char *text = NULL;
+	int rc = lagom_read_file_alloc_at(AT_FDCWD, path, &rule, &text, &len,
+					  NULL, err);
 
-	if (fstat(fd, &st) < 0) {
-		lagom_errprintf(err, errno, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > LAGOM_WORKLOAD_FILE_MAX) {
+	if (rc == -EINVAL || rc == -EFBIG)
 		lagom_errprintf(err, EINVAL,
 				"%s: not a regular file of at most %d bytes",
 				path, LAGOM_WORKLOAD_FILE_MAX);
-		return NULL;
-	}
-	text = malloc((size_t)st.st_size + 1);
-	if (!text) {
-		lagom_errprintf(err, ENOMEM, "out of memory");
-		return NULL;
-	}
-	/* Bounded by the size fstat saw: a file growing meanwhile is cut. */
-	rc = lagom_read_all(fd, text, (size_t)st.st_size, &got);
-	if (rc < 0) {
-		lagom_errprintf(err, -rc, "%s: %s", path, strerror(-rc));
-		free(text);
-		return NULL;
-	}
-	text[got] = '\0';
-	return text;
+	else if (rc < 0)
+		lagom_error_prefix(err, "%s", path);
+	return rc < 0 ? NULL : text;
 }
 
 int lagom_workload_read_path(const char *path, const char *cwd,
@@ -66,7 +52,7 @@ int lagom_workload_read_path(const char *path, const char *cwd,
 {
 	char full[PATH_MAX];
 	char *text;
-	int fd, rc;
+	int rc;
 
 	if (!path || !path[0] || !out)
 		return lagom_errprintf(err, EINVAL, "missing argument");
@@ -76,12 +62,7 @@ int lagom_workload_read_path(const char *path, const char *cwd,
 		rc = snprintf(full, sizeof(full), "%s", path);
 	if (rc < 0 || (size_t)rc >= sizeof(full))
 		return lagom_errprintf(err, ENAMETOOLONG, "path too long");
-	fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return lagom_errprintf(err, errno, "%s: %s", full,
-				       strerror(errno));
-	text = slurp(fd, full, err);
-	close(fd);
+	text = slurp(full, err);
 	if (!text)
 		return -(err && err->errnum ? err->errnum : EIO);
 	rc = lagom_workload_read_string(text, out, err);

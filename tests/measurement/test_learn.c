@@ -76,6 +76,46 @@ static void test_coll_config(void **state)
 	assert_int_equal(lagom_learn_config(&k, &cfg), -1);
 }
 
+/*
+ * The one record-to-model mapping (measurement/learn.h): the plan's bytes,
+ * the configuration NCCL ran, and channels == 0 refused, for the planner
+ * and the calibration alike: the model prices 1..64 CTAs, and a class
+ * that names no channel count cannot be compared with it.
+ */
+static void test_class_mapping(void **state)
+{
+	struct lagom_rec_comm m = { .ranks = 16, .nodes = 2 };
+	struct lagom_rec_class k = { .op = LAGOM_NCCL_FUNC_ALLGATHER,
+				     .algo = LAGOM_REC_ALGO_RING,
+				     .proto = LAGOM_REC_PROTO_SIMPLE,
+				     .channels = 8,
+				     .bytes = 1 << 20 };
+	struct lagom_learn_class c;
+	struct lagom_coll_config cfg;
+
+	(void)state;
+	assert_int_equal(lagom_learn_class(&m, &k, &c), 0);
+	assert_int_equal(c.coll, LAGOM_COLL_ALLGATHER);
+	assert_int_equal(c.bytes, 16u << 20); /* the whole buffer */
+	assert_int_equal(c.config.algo, LAGOM_ALGO_RING);
+	assert_int_equal(c.config.proto, LAGOM_PROTO_SIMPLE);
+	assert_int_equal(c.config.nchannels, 8);
+	/* channels == 0: no configuration the model prices, refused */
+	k.channels = 0;
+	assert_int_equal(lagom_learn_class(&m, &k, &c), -1);
+	assert_int_equal(lagom_learn_config(&k, &cfg), -1);
+	k.algo = LAGOM_REC_ALGO_P2P; /* point-to-point too */
+	k.proto = LAGOM_REC_PROTO_NONE;
+	k.op = LAGOM_NCCL_FUNC_SEND;
+	assert_int_equal(lagom_learn_class(&m, &k, &c), -1);
+	k.channels = LAGOM_REC_MAX_CHANNELS;
+	assert_int_equal(lagom_learn_class(&m, &k, &c), 0);
+	assert_int_equal(c.coll, LAGOM_COLL_SENDRECV);
+	assert_int_equal(c.config.nchannels, LAGOM_REC_MAX_CHANNELS);
+	k.bytes = 0; /* nothing moved: nothing to compare */
+	assert_int_equal(lagom_learn_class(&m, &k, &c), -1);
+}
+
 /* An iteration of allgather, gather (no model class: left out), recv. */
 static void test_workload(void **state)
 {
@@ -118,6 +158,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_key),
 		cmocka_unit_test(test_coll_config),
+		cmocka_unit_test(test_class_mapping),
 		cmocka_unit_test(test_workload),
 	};
 

@@ -486,7 +486,7 @@ static void test_untrusted(void **state)
 	sync_digest(f);
 	unlink(f->path);
 	assert_int_equal(symlink("/etc/hostname", f->path), 0);
-	refused(f, "is a symlink");
+	refused(f, "a symbolic link");
 	unlink(f->path);
 	sync_digest(f);
 	snprintf(dir, sizeof(dir), "%s/%s", f->dir, LAGOM_DIGEST_DIR);

@@ -62,7 +62,7 @@ chown root "$d"
 mv "$d/gpu001.json" "$tmp/outside/gpu001.json"
 ln -s "$tmp/outside/gpu001.json" "$d/gpu001.json"
 expect "symlink out of the directory is rejected" \
-	"profile $d/gpu001.json: gpu001.json is a symlink" load "$d" gpu001 0
+	"profile $d/gpu001.json: a symbolic link" load "$d" gpu001 0
 expect "relaxed mode (no trust) follows the symlink" ok load "$d" gpu001
 rm "$d/gpu001.json"
 

@@ -325,43 +325,6 @@ static void test_files(void **state)
 	rmdir(dir);
 }
 
-/* A step's record names: the smallest, sorted, whatever the directory's
- * order; other files and dot files are no records. */
-static void test_names(void **state)
-{
-	static const char *const files[] = { "task-9.rec", "task-10.rec",
-					     "task-2.rec", ".task-0.rec",
-					     "key",	   "task-3.rec.tmp",
-					     "a.rec",	   ".rec" };
-	char names[8][LAGOM_REC_FILE_NAME_MAX],
-		where[] = "/tmp/lagom-rec.XXXXXX";
-	char path[128];
-	size_t found = 0;
-
-	assert_non_null(mkdtemp(where));
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", where, files[i]);
-		assert_int_equal(write_file(path, "x", 1), 0);
-	}
-	assert_int_equal(lagom_rec_names(where, names, 2, 100, &found), 2);
-	assert_int_equal(found, 4);
-	assert_string_equal(names[0], "a.rec");
-	assert_string_equal(names[1], "task-10.rec");
-	assert_int_equal(lagom_rec_names(where, names, 8, 100, NULL), 4);
-	assert_string_equal(names[2], "task-2.rec");
-	assert_string_equal(names[3], "task-9.rec");
-	/* at most scan_max entries are looked at */
-	assert_true(lagom_rec_names(where, names, 8, 2, &found) <= 2);
-	assert_true(found <= 2);
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", where, files[i]);
-		unlink(path);
-	}
-	rmdir(where);
-	assert_int_equal(lagom_rec_names(where, names, 8, 100, &found), 0);
-	assert_int_equal(found, 0);
-}
-
 /* The record's names are its version 1's, whatever order or table they
  * come from (doc/profiler.md; doc/vocabulary.md "Spellings"): records
  * written before keep parsing.  Three algorithms keep the record's own
@@ -440,7 +403,6 @@ int main(void)
 		cmocka_unit_test(test_writer_rules),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_files),
-		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_spellings),
 	};
 
