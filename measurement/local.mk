@@ -8,13 +8,17 @@
 #   learn.c                                the step key and a record's
 #                                          meaning to the cost model (pure;
 #                                          spank/learn.c reads the spool)
+#   stats.c                                the control arm: which steps
+#                                          are controls, the speedup and
+#                                          its interval (pure; doc/report.md)
 # The profiler module compiles record.c in; its tests are in
 # profiler/local.mk.
 noinst_LTLIBRARIES += libmeasurement.la
 libmeasurement_la_SOURCES = measurement/record.c measurement/record.h \
 	measurement/record_parse.c measurement/record_file.c \
 	measurement/predicted.c measurement/predicted.h \
-	measurement/learn.c measurement/learn.h
+	measurement/learn.c measurement/learn.h \
+	measurement/stats.c measurement/stats.h
 
 # The step key and a record's meaning to the model (the record's own tests
 # are tests/profiler/test_record.c, in profiler/local.mk).
@@ -24,3 +28,12 @@ tests_measurement_test_learn_SOURCES = tests/measurement/test_learn.c
 tests_measurement_test_learn_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_measurement_test_learn_LDADD = libmeasurement.la libmodel.la \
 	libcommon.la $(CMOCKA_LIBS) -lm
+
+# The control arm's statistics: false claims under no difference, power,
+# coverage, the control pick (measurement/stats.h).
+UNIT_TESTS += tests/measurement/test_stats
+check_PROGRAMS += tests/measurement/test_stats
+tests_measurement_test_stats_SOURCES = tests/measurement/test_stats.c
+tests_measurement_test_stats_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_measurement_test_stats_LDADD = libmeasurement.la libcommon.la \
+	$(CMOCKA_LIBS) -lm
