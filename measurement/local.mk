@@ -37,3 +37,11 @@ tests_measurement_test_stats_SOURCES = tests/measurement/test_stats.c
 tests_measurement_test_stats_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_measurement_test_stats_LDADD = libmeasurement.la libcommon.la \
 	$(CMOCKA_LIBS) -lm
+
+# The predictions file's control-arm lines (measurement/predicted.h).
+UNIT_TESTS += tests/measurement/test_predicted
+check_PROGRAMS += tests/measurement/test_predicted
+tests_measurement_test_predicted_SOURCES = tests/measurement/test_predicted.c
+tests_measurement_test_predicted_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_measurement_test_predicted_LDADD = libmeasurement.la libcommon.la \
+	$(CMOCKA_LIBS) -lm

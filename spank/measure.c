@@ -244,6 +244,8 @@ static void fill_predicted(const struct lagom_planner_result *res,
 	memset(p, 0, sizeof(*p));
 	snprintf(p->plan, sizeof(p->plan), "%s", res->plan_id);
 	p->iteration_ns = (uint64_t)(res->predicted_time_s * 1e9);
+	if (res->nccl_default_time_s > 0 && res->predicted_time_s > 0)
+		p->default_ns = (uint64_t)(res->nccl_default_time_s * 1e9);
 	for (i = 0; plan && i < plan->ncolls && p->n < LAGOM_PRED_MAX_CLASSES;
 	     i++) {
 		const struct lagom_plan_coll *c = &plan->colls[i];
