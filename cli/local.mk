@@ -41,3 +41,8 @@ EXTRA_DIST += tests/cli/calibrate.sh
 # a third user's step plans with it.
 INTEGRATION_TESTS += tests/integration/calibrate.sh
 EXTRA_DIST += tests/integration/calibrate.sh
+# lagom report (cli/cmd_report.c, doc/report.md): the figures against an
+# independent computation, and the HTML page in headless chromium.
+SCRIPT_TESTS += tests/cli/report.sh tests/cli/report-chromium.sh
+EXTRA_DIST += tests/cli/report.sh tests/cli/report-chromium.sh \
+	tests/cli/report_spool.py tests/cli/report_html_check.py
