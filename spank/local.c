@@ -35,6 +35,7 @@
 #include "spank/carrier.h"
 #include "spank/local_int.h"
 #include "spank/srun_step.h"
+#include "measurement/stats.h"
 #include "model/model.h"
 
 int lagom_local_init_post_opt(spank_t sp, struct lagom_state *st)
@@ -128,6 +129,37 @@ static int plan_of(struct lagom_state *st, const struct lagom_step *step,
 				err);
 }
 
+/*
+ * The control arm (doc/report.md): a measured --lagom=auto step that the
+ * admin's control= share picks by its ids runs as a control (NCCL's
+ * defaults, measured, the plan recorded), unless the user said nocontrol
+ * and the admin allows that.  Pure in the ids: every node and every
+ * re-analysis agrees.
+ */
+static enum lagom_mode arm_of(const struct lagom_state *st,
+			      const struct lagom_carrier_step *id,
+			      enum lagom_mode mode)
+{
+	const struct lagom_measure_config *m = &st->cfg.measure;
+
+	if (mode != LAGOM_MODE_AUTO || !m->on || !m->dir[0] ||
+	    !lagom_control_pick(id->job_id, id->step_id, m->control_share))
+		return mode;
+	if (st->nocontrol && m->control_optout) {
+		lagom_say(&st->cfg,
+			  "job %u.%u: not a control (nocontrol; control=%g)",
+			  id->job_id, id->step_id, m->control_share);
+		return mode;
+	}
+	lagom_say(&st->cfg,
+		  "job %u.%u: a control step (control=%g%s): NCCL's defaults, "
+		  "measured; the plan is recorded, not applied",
+		  id->job_id, id->step_id, m->control_share,
+		  st->nocontrol ? "; nocontrol ignored: control_optout=no"
+				: "");
+	return LAGOM_MODE_CONTROL;
+}
+
 static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 {
 	struct lagom_error err = { 0 };
@@ -159,12 +191,14 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 				asked);
 		goto fail;
 	}
-	if (plan_of(st, &step, &res, &err) < 0 ||
-	    make_carrier(&id, mode, res, &text, &err) < 0)
+	if (plan_of(st, &step, &res, &err) < 0)
+		goto fail;
+	mode = arm_of(st, &id, mode);
+	if (make_carrier(&id, mode, res, &text, &err) < 0)
 		goto fail;
 	if (res->notice) /* a refused cluster digest (planner.h) */
 		lagom_say(&st->cfg, "%s", res->notice);
-	lagom_measure_carry_predicted(st, res);
+	lagom_measure_carry_predicted(st, res, mode);
 	if (setenv(LAGOM_CARRIER_VAR, text, 1) < 0) {
 		lagom_errprintf(&err, ENOMEM, "cannot set %s",
 				LAGOM_CARRIER_VAR);

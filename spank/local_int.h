@@ -17,9 +17,11 @@ int lagom_local_user_init(spank_t sp, struct lagom_state *st);
 void lagom_local_drop_inherited(void);
 
 /* measure.c: the plan's predictions into LAGOM_PREDICTED_VAR (for the
- * nodes); nothing when measurement is off. */
+ * nodes), with the arm line of a control or measure mode; nothing when
+ * measurement is off. */
 void lagom_measure_carry_predicted(const struct lagom_state *st,
-				   const struct lagom_planner_result *res);
+				   const struct lagom_planner_result *res,
+				   enum lagom_mode mode);
 /*
  * learn.c: planning from measurements, once per step in srun (as the
  * user, where the plan is made).  lagom_learn_srun() puts the step's key

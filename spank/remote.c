@@ -331,6 +331,9 @@ int lagom_remote_task_init_privileged(spank_t sp, const struct lagom_state *st)
 
 	if (sd->apply_failed)
 		return -1; /* the step fails rather than hangs */
+	if (sd->planned &&
+	    (sd->mode == LAGOM_MODE_CONTROL || sd->mode == LAGOM_MODE_MEASURE))
+		return lagom_measure_task_env(sp, sd); /* NCCL's defaults */
 	if (!sd->planned || sd->mode != LAGOM_MODE_AUTO ||
 	    lagom_container_withheld(sd))
 		return 0;
@@ -379,6 +382,10 @@ static void comment_text(const struct lagom_stepd *sd, char *buf, size_t len)
 	if (snprintf(buf + used, len - used, "%s%s%s",
 		     sd->mode == LAGOM_MODE_EXPLAIN
 			     ? " mode=explain (not applied)"
+		     : sd->mode == LAGOM_MODE_CONTROL
+			     ? " arm=control (NCCL's defaults, measured)"
+		     : sd->mode == LAGOM_MODE_MEASURE
+			     ? " arm=measure (NCCL's defaults, measured)"
 			     : "",
 		     skipped[0] ? " skipped=" : "",
 		     skipped) >= (int)(len - used))

@@ -196,6 +196,8 @@ static void test_control(void **state)
 	expect_error("control=nan", -EINVAL, "control=");
 	expect_error("control", -EINVAL, "control");
 	expect_error("control_optout=maybe", -EINVAL, "control_optout");
+	/* measure is a user's own A/B, not a site default */
+	expect_error("default=measure", -EINVAL, "default=measure");
 }
 
 static void test_modes(void **state)
@@ -211,6 +213,12 @@ static void test_modes(void **state)
 	assert_int_equal(lagom_mode_parse("", &m), -EINVAL);
 	assert_int_equal(lagom_mode_parse(NULL, &m), -EINVAL);
 	assert_int_equal(m, LAGOM_MODE_EXPLAIN);
+	assert_int_equal(lagom_mode_parse("measure", &m), 0);
+	assert_int_equal(m, LAGOM_MODE_MEASURE);
+	assert_string_equal(lagom_mode_name(m), "measure");
+	/* control is srun's pick, never typed */
+	assert_int_equal(lagom_mode_parse("control", &m), -EINVAL);
+	assert_string_equal(lagom_mode_name(LAGOM_MODE_CONTROL), "control");
 	assert_true(lagom_config_valid_var_name("_A1"));
 	assert_false(lagom_config_valid_var_name("A=B"));
 	assert_false(lagom_config_valid_var_name(""));
