@@ -50,6 +50,7 @@ struct step_view {
 	char name[256];
 	char job[LAGOM_REC_TOKEN_MAX + 1], step[LAGOM_REC_TOKEN_MAX + 1];
 	char plan[LAGOM_REC_TOKEN_MAX + 1];
+	char arm[8], arm_plan[24]; /* doc/report.md: a control step */
 	bool plan_mixed;
 	unsigned tasks, refused;
 	uint64_t written_unix;
@@ -160,7 +161,8 @@ static int read_step(struct step_view *v, const char *dir, long uid)
 		add_record(v, &rec);
 	}
 	closedir(d);
-	cli_runs_predicted(dir, uid, v->plan, v->agg, v->n_agg);
+	cli_runs_predicted(dir, uid, v->plan, v->agg, v->n_agg, v->arm,
+			   v->arm_plan);
 	return CLI_OK;
 }
 
@@ -246,6 +248,9 @@ static void print_text(const struct step_view *v)
 		       v->period_len);
 	if (v->refused)
 		printf(", %u record(s) refused", v->refused);
+	if (v->arm[0])
+		printf(", arm %s (NCCL's defaults; plan %s not applied)",
+		       v->arm, v->arm_plan);
 	printf("\n");
 	if (!t)
 		return;
@@ -365,9 +370,14 @@ static int show(struct step_view *v, const char *dir, const char *name,
 	snprintf(v->name, sizeof(v->name), "%s", name);
 	if (read_step(v, dir, uid) != CLI_OK)
 		return CLI_FAIL;
-	if (format == CLI_JSON)
-		json_array_append_new(steps, step_json(v));
-	else
+	if (format == CLI_JSON) {
+		json_t *o = step_json(v);
+
+		json_object_set_new(o, "arm",
+				    v->arm[0] ? json_string(v->arm)
+					      : json_null());
+		json_array_append_new(steps, o);
+	} else
 		print_text(v);
 	return v->refused ? CLI_FAIL : CLI_OK;
 }

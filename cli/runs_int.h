@@ -24,8 +24,11 @@ struct agg {
  * predictions the SPANK plugin left next to the records (doc/profiler.md),
  * when it exists, is owned by uid, parses strictly and names plan_id.
  * Silent when there is none; one "lagom: " line when it is refused.
+ * arm (8 bytes) gets its arm line ("control", "measure"; "" when none,
+ * doc/report.md) and arm_plan (24 bytes) the plan it names.
  */
 void cli_runs_predicted(const char *step_dir, long uid, const char *plan_id,
-			struct agg *agg, size_t n_agg);
+			struct agg *agg, size_t n_agg, char *arm,
+			char *arm_plan);
 
 #endif /* LAGOM_CLI_CLI_RUNS_H */

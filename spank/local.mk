@@ -114,3 +114,6 @@ bench-launch: spank/lagom.la
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 		$(SHELL) $(top_srcdir)/bench/bench_launch.sh
 .PHONY: bench-launch
+# The control arm on the real cluster (doc/report.md).
+INTEGRATION_TESTS += tests/integration/control.sh
+EXTRA_DIST += tests/integration/control.sh

@@ -11,7 +11,7 @@
 . "${top_srcdir:-.}/tests/lib/tap.sh"
 . "${top_srcdir:-.}/tests/cli/lib.sh"
 
-plan 14
+plan 16
 ME=$(id -un)
 SP="$TMP/spool"
 python3 "$top_srcdir/tests/cli/report_spool.py" "$SP" "$ME" 100 \
@@ -146,6 +146,17 @@ jtrue "$TMP/out" "[c['tuned_runs'] for c in d['classes'] if c['class'].startswit
 	ok "refused: the rest still reported (a tuned step's records say it ran the plan, without its predictions too)" ||
 	not_ok "refused: tuned runs $(jget "$TMP/out" "[c['tuned_runs'] for c in d['classes']]")"
 rm -f "$D/link.rec" "$D/bad.rec"
+
+# lagom runs says which steps were controls (gainy's controls: jobs 112-121)
+run_lagom "$TMP/out" "$TMP/err" runs --spool "$SP" --user "$ME" "$SP/$ME/112.0"
+grep -q "arm control (NCCL's defaults; plan 00000000000000aa not applied)" "$TMP/out" &&
+	ok "runs: a control step says arm control, and the plan it stood in for" ||
+	{ not_ok "runs: exit $rc"; sed 's/^/# /' "$TMP/out"; }
+run_lagom "$TMP/out" "$TMP/err" runs --spool "$SP" --user "$ME" --format json \
+	"$SP/$ME/112.0" "$SP/$ME/111.0"
+jtrue "$TMP/out" "[s['arm'] for s in d['steps']] == ['control', None]" &&
+	ok "runs: JSON arm control, null for a tuned step" ||
+	not_ok "runs: JSON $(jget "$TMP/out" "[s.get('arm') for s in d['steps']]")"
 
 expect_status 2 "usage: a stray operand" report --spool "$SP" extra
 expect_status 2 "usage: a bad format" report --format yaml
