@@ -45,18 +45,18 @@ static const char report_usage[] =
 	"  -h, --help               this help\n";
 
 struct steps {
-	struct report_step *v;
+	struct lagom_arm_step *v;
 	size_t n, cap;
 	bool oom;
 };
 
-static void collect(const struct report_step *s, void *ctx)
+static void collect(const struct lagom_arm_step *s, void *ctx)
 {
 	struct steps *st = ctx;
 
 	if (st->n == st->cap) {
 		size_t cap = st->cap ? 2 * st->cap : 64;
-		struct report_step *v = realloc(st->v, cap * sizeof(*v));
+		struct lagom_arm_step *v = realloc(st->v, cap * sizeof(*v));
 
 		if (!v) {
 			st->oom = true;
@@ -68,7 +68,8 @@ static void collect(const struct report_step *s, void *ctx)
 	st->v[st->n++] = *s;
 }
 
-static int same_class(const struct report_step *a, const struct report_step *b)
+static int same_class(const struct lagom_arm_step *a,
+		      const struct lagom_arm_step *b)
 {
 	return a->uid == b->uid && strcmp(a->key, b->key) == 0;
 }
@@ -76,7 +77,7 @@ static int same_class(const struct report_step *a, const struct report_step *b)
 /* Steps of one class together, in spool order (job.step) within it. */
 static int cmp_steps(const void *pa, const void *pb)
 {
-	const struct report_step *a = pa, *b = pb;
+	const struct lagom_arm_step *a = pa, *b = pb;
 	int c = strcmp(a->user, b->user);
 
 	if (c)
@@ -88,59 +89,33 @@ static int cmp_steps(const void *pa, const void *pb)
 	return strverscmp(a->dir, b->dir);
 }
 
-static bool compared(enum report_arm arm)
+static bool compared(enum lagom_arm arm)
 {
-	return arm != REPORT_UNTUNED;
+	return arm != LAGOM_ARM_UNTUNED;
 }
 
-/* The class of steps s[0..n): the latest LAGOM_STATS_MAX_RUNS of each
- * arm, by iteration when every step has one, else by collective time. */
-static int fill_class(struct report_class *c, const struct report_step *s,
+/* The class of steps s[0..n) (measurement/arm.h) and its estimate. */
+static int fill_class(struct report_class *c, const struct lagom_arm_step *s,
 		      size_t n)
 {
-	double pred[LAGOM_STATS_MAX_RUNS];
-	size_t i, n_pred = 0;
-
 	c->uid = s[0].uid;
 	snprintf(c->user, sizeof(c->user), "%s", s[0].user);
 	snprintf(c->key, sizeof(c->key), "%s", s[0].key + 12);
 	c->key[strcspn(c->key, "\n")] = '\0';
-	c->by_iteration = true;
-	for (i = 0; i < n; i++)
-		if (compared(s[i].arm) && !(s[i].iteration_s > 0))
-			c->by_iteration = false;
-	c->tuned_s = calloc(LAGOM_STATS_MAX_RUNS, sizeof(double));
-	c->control_s = calloc(LAGOM_STATS_MAX_RUNS, sizeof(double));
-	if (!c->tuned_s || !c->control_s)
+	c->runs = malloc(sizeof(*c->runs));
+	if (!c->runs)
 		return -ENOMEM;
-	for (i = n; i-- > 0;) {
-		double t = c->by_iteration ? s[i].iteration_s : s[i].comm_s;
-
-		if (!compared(s[i].arm) || !(t > 0))
-			continue;
-		if (!c->plan[0])
-			snprintf(c->plan, sizeof(c->plan), "%s", s[i].plan);
-		if (s[i].predicted_speedup > 0 && n_pred < LAGOM_STATS_MAX_RUNS)
-			pred[n_pred++] = s[i].predicted_speedup;
-		if (s[i].arm == REPORT_TUNED) {
-			c->tuned_gpu_s += s[i].gpu_s;
-			if (c->n_tuned < LAGOM_STATS_MAX_RUNS)
-				c->tuned_s[c->n_tuned++] = t;
-		} else if (c->n_control < LAGOM_STATS_MAX_RUNS) {
-			c->n_measure += s[i].arm == REPORT_MEASURE;
-			c->control_s[c->n_control++] = t;
-		}
-	}
-	c->predicted_speedup = lagom_stats_median(pred, n_pred);
-	return lagom_speedup_estimate(c->tuned_s, c->n_tuned, c->control_s,
-				      c->n_control, &c->est);
+	lagom_arm_class_fill(c->runs, s, n, NULL);
+	return lagom_speedup_estimate(c->runs->tuned_s, c->runs->n_tuned,
+				      c->runs->control_s, c->runs->n_control,
+				      &c->est);
 }
 
 /* GPU-hours saved by the tuned runs: each would have taken speedup times
  * as long at NCCL's defaults; the interval from the speedup's. */
 static void fill_savings(struct report_class *c)
 {
-	double h = c->tuned_gpu_s / 3600;
+	double h = c->runs->tuned_gpu_s / 3600;
 
 	if (c->est.verdict == LAGOM_VERDICT_TOO_FEW)
 		return;
@@ -177,8 +152,7 @@ static void free_classes(struct report_class *c, size_t n)
 	size_t i;
 
 	for (i = 0; c && i < n; i++) {
-		free(c[i].tuned_s);
-		free(c[i].control_s);
+		free(c[i].runs);
 	}
 	free(c);
 }
@@ -248,9 +222,9 @@ static void print_text(const struct report_class *c, size_t n,
 			snprintf(sp, sizeof(sp), "%.3fx", e->speedup);
 		if (e->verdict != LAGOM_VERDICT_TOO_FEW)
 			snprintf(iv, sizeof(iv), "[%.3f, %.3f]", e->lo, e->hi);
-		if (c[i].predicted_speedup > 0)
+		if (c[i].runs->predicted_speedup > 0)
 			snprintf(pr, sizeof(pr), "%.3fx",
-				 c[i].predicted_speedup);
+				 c[i].runs->predicted_speedup);
 		cli_table_addf(t, "%s\t%s\t%zu\t%zu\t%s\t%s\t%s\t%s\t%s\t%s",
 			       c[i].user, c[i].key, e->n_tuned, e->n_control,
 			       tm, cm, sp, iv, pr,
@@ -280,10 +254,10 @@ static json_t *class_json(const struct report_class *c)
 		"{s:s, s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:o, s:o, s:o, "
 		"s:o, s:o, s:o, s:b, s:o, s:s, s:f, s:o, s:o, s:o}",
 		"user", c->user, "uid", (json_int_t)c->uid, "class", c->key,
-		"metric", c->by_iteration ? "iteration" : "collectives", "plan",
-		c->plan, "tuned_runs", (json_int_t)e->n_tuned, "control_runs",
-		(json_int_t)e->n_control, "measure_runs",
-		(json_int_t)c->n_measure, "median_tuned_ms",
+		"metric", c->runs->by_iteration ? "iteration" : "collectives",
+		"plan", c->runs->plan, "tuned_runs", (json_int_t)e->n_tuned,
+		"control_runs", (json_int_t)e->n_control, "measure_runs",
+		(json_int_t)c->runs->n_measure, "median_tuned_ms",
 		num_or_null(e->median_tuned_s * 1e3, e->n_tuned),
 		"median_control_ms",
 		num_or_null(e->median_control_s * 1e3, e->n_control), "speedup",
@@ -291,9 +265,10 @@ static json_t *class_json(const struct report_class *c)
 		num_or_null(e->lo, iv), "hi", num_or_null(e->hi, iv), "level",
 		num_or_null(e->level, iv), "exact", e->exact,
 		"predicted_speedup",
-		num_or_null(c->predicted_speedup, c->predicted_speedup > 0),
+		num_or_null(c->runs->predicted_speedup,
+			    c->runs->predicted_speedup > 0),
 		"verdict", lagom_verdict_name(e->verdict), "tuned_gpu_hours",
-		c->tuned_gpu_s / 3600, "saved_gpu_hours",
+		c->runs->tuned_gpu_s / 3600, "saved_gpu_hours",
 		num_or_null(c->saved_gpu_h, iv), "saved_lo_gpu_hours",
 		num_or_null(c->saved_lo_h, iv), "saved_hi_gpu_hours",
 		num_or_null(c->saved_hi_h, iv));
@@ -404,7 +379,7 @@ int cli_cmd_report(int argc, char **argv)
 	struct steps st = { 0 };
 	struct report_class *c = NULL;
 	struct report_site site;
-	char user[REPORT_USER_MAX];
+	char user[LAGOM_ARM_USER_MAX];
 	unsigned refused = 0;
 	size_t n = 0;
 	int rc;

@@ -62,9 +62,9 @@ static void speedup_range(const struct report_class *c, size_t n, double *lo,
 			continue;
 		*lo = fmin(*lo, c[i].est.lo);
 		*hi = fmax(*hi, c[i].est.hi);
-		if (c[i].predicted_speedup > 0) {
-			*lo = fmin(*lo, c[i].predicted_speedup);
-			*hi = fmax(*hi, c[i].predicted_speedup);
+		if (c[i].runs->predicted_speedup > 0) {
+			*lo = fmin(*lo, c[i].runs->predicted_speedup);
+			*hi = fmax(*hi, c[i].runs->predicted_speedup);
 		}
 	}
 	*lo -= 0.02;
@@ -123,11 +123,11 @@ static void speedup_chart(FILE *out, const struct report_class *c, size_t n)
 			lagom_verdict_name(e->verdict),
 			x_of(e->speedup, lo, hi), y,
 			lagom_verdict_name(e->verdict), e->speedup);
-		if (c[i].predicted_speedup > 0)
+		if (c[i].runs->predicted_speedup > 0)
 			fprintf(out,
 				"<rect x=\"%.1f\" y=\"%d\" width=\"6\" "
 				"height=\"6\" class=\"pred\"/>\n",
-				x_of(c[i].predicted_speedup, lo, hi) - 3,
+				x_of(c[i].runs->predicted_speedup, lo, hi) - 3,
 				y - 3);
 	}
 	axis(out, lo, hi, h - 6);
@@ -155,9 +155,9 @@ static void scatter_chart(FILE *out, const struct report_class *c, size_t n)
 		const struct lagom_speedup *e = &c[i].est;
 		double fx, fy0, fy1, fy;
 
-		if (!has_interval(&c[i]) || !(c[i].predicted_speedup > 0))
+		if (!has_interval(&c[i]) || !(c[i].runs->predicted_speedup > 0))
 			continue;
-		fx = (c[i].predicted_speedup - lo) / (hi - lo);
+		fx = (c[i].runs->predicted_speedup - lo) / (hi - lo);
 		fy = (e->speedup - lo) / (hi - lo);
 		fy0 = (e->lo - lo) / (hi - lo);
 		fy1 = (e->hi - lo) / (hi - lo);
@@ -170,7 +170,7 @@ static void scatter_chart(FILE *out, const struct report_class *c, size_t n)
 			pad + fx * side, pad + (1 - fy1) * side,
 			lagom_verdict_name(e->verdict), pad + fx * side,
 			pad + (1 - fy) * side, lagom_verdict_name(e->verdict),
-			c[i].predicted_speedup, e->speedup);
+			c[i].runs->predicted_speedup, e->speedup);
 	}
 	fputs("</svg>\n", out);
 }
@@ -220,8 +220,8 @@ static void table(FILE *out, const struct report_class *c, size_t n)
 		else
 			fputs("-", out);
 		fputs("</td>", out);
-		cell(out, "predicted_speedup", 3, c[i].predicted_speedup,
-		     c[i].predicted_speedup > 0);
+		cell(out, "predicted_speedup", 3, c[i].runs->predicted_speedup,
+		     c[i].runs->predicted_speedup > 0);
 		fprintf(out, "<td data-k=\"verdict\" class=\"%s\">%s</td>",
 			lagom_verdict_name(e->verdict),
 			lagom_verdict_name(e->verdict));

@@ -1,327 +1,73 @@
 /*
- * cli/report_spool.c - the one adapter between `lagom report` and the
- * measurement spool (report_int.h): it turns each step directory into a
- * struct report_step.  It reads the way `lagom runs` does (cli/cmd_runs.c):
- * with the invoker's privileges, through the strict record, key and
- * predictions readers, each file opened O_NOFOLLOW | O_NONBLOCK, owned by
- * the user the directory names, bounded in size; the 64 first records by
- * name of a step's first 4096 entries, so that the figures never depend on
- * the directory's order.  When the spool walker of measurement/ lands,
- * this file is what changes.
+ * cli/report_spool.c - `lagom report`'s users (report_int.h): root walks
+ * every user directory of the spool, anyone else their own; each user's
+ * steps come through measurement/arm.h's adapter, read with the invoker's
+ * privileges, owned by the user the directory names.
  */
 #include "config.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <pwd.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <stdio.h>
 
 #include "cli/cli.h"
 #include "cli/report_int.h"
-#include "measurement/predicted.h"
-#include "measurement/record.h"
 
-#define MAX_RECORDS 64
-#define MAX_SCAN 4096
-#define MAX_STEPS 4096
 #define MAX_USERS 4096
 
-struct reader {
-	struct lagom_rec rec, scratch;
-	char text[LAGOM_REC_MAX_BYTES + 1];
-	char names[MAX_RECORDS][LAGOM_REC_FILE_NAME_MAX];
-	struct lagom_measure_pred pred;
-	char pred_text[LAGOM_MEASURE_PRED_MAX];
+struct walk {
+	void (*fn)(const struct lagom_arm_step *s, void *ctx);
+	void *ctx;
 	unsigned *refused;
 };
 
-struct sums {
-	char plan[LAGOM_REC_TOKEN_MAX + 1];
-	bool mixed;
-	unsigned n;
-	double iter_ns, comm_ns;
-	unsigned iter_n;
-	uint64_t start, end;
-};
-
-/* A class's GPU time, its untimed calls counted at the timed mean. */
-static double comm_ns(const struct lagom_rec *r)
+static void step(const struct lagom_arm_step *s, void *ctx)
 {
-	double sum = 0;
-	uint32_t c, i;
+	struct walk *w = ctx;
 
-	for (c = 0; c < r->n_comms; c++)
-		for (i = 0; i < r->comm[c].n_classes; i++) {
-			const struct lagom_rec_class *k = &r->comm[c].cls[i];
-
-			if (k->gpu_n)
-				sum += (double)k->gpu_ns * (double)k->count /
-				       (double)k->gpu_n;
-		}
-	return sum;
+	w->fn(s, w->ctx);
 }
 
-static void add_record(struct sums *s, const struct lagom_rec *r)
+static void refused(const char *why, void *ctx)
 {
-	const struct lagom_rec_comm *m = lagom_rec_main_comm(r);
+	struct walk *w = ctx;
 
-	if (s->n == 0)
-		memcpy(s->plan, r->plan, sizeof(s->plan));
-	else if (strcmp(s->plan, r->plan) != 0)
-		s->mixed = true;
-	if (s->n == 0 || r->start_unix < s->start)
-		s->start = r->start_unix;
-	if (r->written_unix > s->end)
-		s->end = r->written_unix;
-	s->n++;
-	if (m && m->period_ns) {
-		s->iter_ns += (double)m->period_ns;
-		s->iter_n++;
-	}
-	s->comm_ns += comm_ns(r);
+	cli_fail(CLI_FAIL, "report: refused %s", why);
+	(*w->refused)++;
 }
 
-/* dir/name into path (8192 bytes): 0, or -ENAMETOOLONG. */
-static int join(char *path, const char *dir, const char *name)
+static int walk_user(const char *spool, const struct passwd *pw, struct walk *w)
 {
-	int n = snprintf(path, 8192, "%s/%s", dir, name);
+	char dir[4096];
 
-	return n < 0 || n >= 8192 ? -ENAMETOOLONG : 0;
-}
-
-static void refuse(struct reader *rd, const struct lagom_error *err)
-{
-	cli_fail(CLI_FAIL, "report: refused %s", err->text);
-	(*rd->refused)++;
-}
-
-static int read_records(struct reader *rd, const char *dir, long uid,
-			struct sums *s)
-{
-	struct lagom_error err;
-	char path[8192];
-	size_t n, i;
-
-	memset(s, 0, sizeof(*s));
-	n = lagom_rec_names(dir, rd->names, MAX_RECORDS, MAX_SCAN, NULL);
-	for (i = 0; i < n; i++) {
-		memset(&err, 0, sizeof(err));
-		if (join(path, dir, rd->names[i]) != 0 ||
-		    lagom_rec_read_file(path, uid, rd->text, &rd->rec,
-					&rd->scratch, &err) != 0) {
-			refuse(rd, &err);
-			continue;
-		}
-		add_record(s, &rd->rec);
-	}
-	return s->n ? 0 : -ENOENT;
-}
-
-static int read_key(struct reader *rd, const char *dir, long uid, char *key)
-{
-	struct lagom_error err = { 0 };
-	char path[8192];
-	size_t len = 0;
-	int rc;
-
-	if (join(path, dir, "key") != 0)
-		return -ENAMETOOLONG;
-	rc = lagom_rec_read_text(path, uid, rd->text, LAGOM_LEARN_KEY_MAX - 1,
-				 &len, &err);
-	if (rc == -ENOENT)
-		return rc;
-	rd->text[rc == 0 ? len : 0] = '\0';
-	if (rc != 0 || !lagom_learn_key_ok(rd->text)) {
-		if (rc == 0)
-			snprintf(err.text, sizeof(err.text),
-				 "%.200s: not a step key", path);
-		refuse(rd, &err);
-		return -EINVAL;
-	}
-	memcpy(key, rd->text, len + 1);
-	return 0;
-}
-
-/* STEP/predicted, or an empty one (no arm, no plan) when there is none. */
-static void read_predicted(struct reader *rd, const char *dir, long uid)
-{
-	struct lagom_error err = { 0 };
-	char path[8192];
-	int rc;
-
-	memset(&rd->pred, 0, sizeof(rd->pred));
-	rc = join(path, dir, LAGOM_MEASURE_PRED_FILE);
-	if (rc == 0)
-		rc = lagom_measure_pred_read_file(path, uid, rd->pred_text,
-						  &rd->pred, &err);
-	if (rc != 0 && rc != -ENOENT)
-		refuse(rd, &err);
-	if (rc != 0)
-		memset(&rd->pred, 0, sizeof(rd->pred));
-}
-
-static void classify(const struct reader *rd, const struct sums *sm,
-		     struct report_step *s)
-{
-	const struct lagom_measure_pred *p = &rd->pred;
-	bool untuned = !sm->plan[0] || strcmp(sm->plan, "-") == 0;
-
-	if (sm->mixed)
-		s->arm = REPORT_UNTUNED;
-	else if (!untuned)
-		s->arm = REPORT_TUNED;
-	else if (strcmp(p->arm, "control") == 0)
-		s->arm = REPORT_CONTROL;
-	else if (strcmp(p->arm, "measure") == 0)
-		s->arm = REPORT_MEASURE;
-	else
-		s->arm = REPORT_UNTUNED;
-	snprintf(s->plan, sizeof(s->plan), "%s",
-		 s->arm == REPORT_TUNED ? sm->plan : p->plan);
-	if (p->default_ns && p->iteration_ns && strcmp(p->plan, s->plan) == 0)
-		s->predicted_speedup = (double)p->default_ns /
-				       (double)p->iteration_ns;
-}
-
-static void read_step(struct reader *rd, const char *dir, const char *name,
-		      const struct passwd *pw,
-		      void (*fn)(const struct report_step *s, void *ctx),
-		      void *ctx)
-{
-	struct report_step s = { .uid = (long)pw->pw_uid };
-	struct sums sm;
-
-	if (read_key(rd, dir, s.uid, s.key) != 0 ||
-	    read_records(rd, dir, s.uid, &sm) != 0)
-		return;
-	read_predicted(rd, dir, s.uid);
-	snprintf(s.user, sizeof(s.user), "%s", pw->pw_name);
-	snprintf(s.dir, sizeof(s.dir), "%s", name);
-	classify(rd, &sm, &s);
-	s.tasks = sm.n;
-	s.iteration_s = sm.iter_n ? sm.iter_ns / sm.iter_n / 1e9 : 0;
-	s.comm_s = sm.comm_ns / sm.n / 1e9;
-	s.gpu_s = sm.end > sm.start ? (double)(sm.end - sm.start) * sm.n : 0;
-	fn(&s, ctx);
-}
-
-static int name_ok(const char *n)
-{
-	size_t i;
-
-	if (n[0] == '.' || strlen(n) > 200)
-		return 0;
-	for (i = 0; n[i]; i++)
-		if (!lagom_rec_token_char((unsigned char)n[i]))
-			return 0;
-	return 1;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-	return strverscmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The subdirectories of dir with token names, sorted (NULL-terminated;
- * an empty list when dir cannot be opened); NULL when out of memory. */
-static char **subdirs(const char *dir, size_t max, size_t *n_out)
-{
-	char **names = calloc(max + 1, sizeof(*names));
-	struct dirent *e;
-	struct stat st;
-	size_t n = 0;
-	DIR *d;
-	int fd;
-
-	*n_out = 0;
-	if (!names)
-		return NULL;
-	fd = open(dir,
-		  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return names;
-	}
-	while ((e = readdir(d)) != NULL && n < max) {
-		if (!name_ok(e->d_name) ||
-		    fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISDIR(st.st_mode))
-			continue;
-		names[n] = strdup(e->d_name);
-		if (names[n])
-			n++;
-	}
-	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
-	*n_out = n;
-	return names;
-}
-
-static void free_names(char **names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
-static int walk_user(struct reader *rd, const char *spool,
-		     const struct passwd *pw,
-		     void (*fn)(const struct report_step *s, void *ctx),
-		     void *ctx)
-{
-	char root[4096], dir[8192];
-	char **steps;
-	size_t n, i;
-
-	snprintf(root, sizeof(root), "%s/%s", spool, pw->pw_name);
-	steps = subdirs(root, MAX_STEPS, &n);
-	if (!steps)
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", spool, pw->pw_name) >=
+	    sizeof(dir))
+		return cli_fail(CLI_FAIL, "report: %s: path too long", spool);
+	if (lagom_arm_spool_user(dir, (long)pw->pw_uid, pw->pw_name, NULL, step,
+				 refused, w) != 0)
 		return cli_fail(CLI_FAIL, "out of memory");
-	for (i = 0; i < n; i++) {
-		if (join(dir, root, steps[i]) == 0)
-			read_step(rd, dir, steps[i], pw, fn, ctx);
-	}
-	free_names(steps, n);
 	return CLI_OK;
 }
 
 int report_spool_walk(const char *spool, const char *user,
-		      void (*fn)(const struct report_step *s, void *ctx),
-		      void *ctx, unsigned *refused)
+		      void (*fn)(const struct lagom_arm_step *s, void *ctx),
+		      void *ctx, unsigned *n_refused)
 {
-	struct reader *rd = malloc(sizeof(*rd));
-	char **users = NULL;
+	struct walk w = { .fn = fn, .ctx = ctx, .refused = n_refused };
 	struct passwd *pw;
+	char **users;
 	size_t n = 0, i;
 	int rc = CLI_OK;
 
-	if (!rd)
-		return cli_fail(CLI_FAIL, "out of memory");
-	rd->refused = refused;
 	if (user) {
 		pw = getpwnam(user);
-		if (pw)
-			rc = walk_user(rd, spool, pw, fn, ctx);
-		free(rd);
-		return rc;
+		return pw ? walk_user(spool, pw, &w) : CLI_OK;
 	}
-	users = subdirs(spool, MAX_USERS, &n);
-	if (!users) {
-		free(rd);
+	users = lagom_arm_subdirs(spool, MAX_USERS, &n);
+	if (!users)
 		return cli_fail(CLI_FAIL, "out of memory");
-	}
 	for (i = 0; i < n && rc == CLI_OK; i++)
 		if ((pw = getpwnam(users[i])) != NULL)
-			rc = walk_user(rd, spool, pw, fn, ctx);
-	free_names(users, n);
-	free(rd);
+			rc = walk_user(spool, pw, &w);
+	lagom_arm_free_names(users, n);
 	return rc;
 }

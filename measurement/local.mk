@@ -8,6 +8,10 @@
 #   learn.c                                the step key and a record's
 #                                          meaning to the cost model (pure;
 #                                          spank/learn.c reads the spool)
+#   arm.c arm_spool.c                      the control arm's evidence: a
+#                                          user's steps as tuned/control
+#                                          runs (arm_spool.c: the one spool
+#                                          adapter), a class's two samples
 #   stats.c                                the control arm: which steps
 #                                          are controls, the speedup and
 #                                          its interval (pure; doc/report.md)
@@ -18,7 +22,8 @@ libmeasurement_la_SOURCES = measurement/record.c measurement/record.h \
 	measurement/record_parse.c measurement/record_file.c \
 	measurement/predicted.c measurement/predicted.h \
 	measurement/learn.c measurement/learn.h \
-	measurement/stats.c measurement/stats.h
+	measurement/stats.c measurement/stats.h \
+	measurement/arm.c measurement/arm.h measurement/arm_spool.c
 
 # The step key and a record's meaning to the model (the record's own tests
 # are tests/profiler/test_record.c, in profiler/local.mk).

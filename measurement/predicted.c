@@ -39,7 +39,8 @@ static int plan_ok(const char *s)
 
 static int arm_ok(const char *arm)
 {
-	return !arm[0] || !strcmp(arm, "control") || !strcmp(arm, "measure");
+	return !arm[0] || !strcmp(arm, "control") || !strcmp(arm, "measure") ||
+	       !strcmp(arm, "revert");
 }
 
 /* The optional lines: default_ns, arm. */

@@ -8,7 +8,7 @@
  *   plan <LAGOM_PLAN_ID>
  *   iteration_ns <predicted iteration time>
  *   default_ns <the same at NCCL's defaults>     (optional)
- *   arm control|measure                          (optional; none: tuned)
+ *   arm control|measure|revert                   (optional; none: tuned)
  *   class <op> <min bytes> <max bytes> <ranks> <nodes> <ns per call>
  *   ...                     (at most LAGOM_PRED_MAX_CLASSES)
  *   end
