@@ -53,6 +53,8 @@ const char *lagom_mode_name(enum lagom_mode mode)
 		return "measure";
 	case LAGOM_MODE_CONTROL:
 		return "control";
+	case LAGOM_MODE_REVERT:
+		return "revert";
 	}
 	return "?";
 }

@@ -61,6 +61,7 @@ enum lagom_mode {
 	LAGOM_MODE_EXPLAIN, /* compute and report the plan, set nothing */
 	LAGOM_MODE_MEASURE, /* plan, set none of it, measure (doc/report.md) */
 	LAGOM_MODE_CONTROL, /* the same, as srun's control pick: never typed */
+	LAGOM_MODE_REVERT, /* the same, the class measured slower: never typed */
 };
 
 enum lagom_comment {
@@ -119,8 +120,8 @@ int lagom_config_parse(int argc, char *const argv[], struct lagom_config *out,
  */
 int lagom_mode_parse(const char *word, enum lagom_mode *mode);
 
-/* "off", "auto", "explain", "measure" or "control" (a static string; "?"
- * for a bad value). */
+/* "off", "auto", "explain", "measure", "control" or "revert" (a static
+ * string; "?" for a bad value). */
 const char *lagom_mode_name(enum lagom_mode mode);
 
 /* true when name is in list (exact match). */

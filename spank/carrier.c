@@ -79,7 +79,8 @@ static const char *mode_word(enum lagom_mode m)
 static bool carried_mode(enum lagom_mode m)
 {
 	return m == LAGOM_MODE_AUTO || m == LAGOM_MODE_EXPLAIN ||
-	       m == LAGOM_MODE_MEASURE || m == LAGOM_MODE_CONTROL;
+	       m == LAGOM_MODE_MEASURE || m == LAGOM_MODE_CONTROL ||
+	       m == LAGOM_MODE_REVERT;
 }
 
 /* The step line of c, without its newline, into buf. */
@@ -165,6 +166,8 @@ static int parse_header(const char *line, struct lagom_carrier *c)
 		return -EINVAL;
 	if (strcmp(mode, "control") == 0)
 		c->mode = LAGOM_MODE_CONTROL;
+	else if (strcmp(mode, "revert") == 0)
+		c->mode = LAGOM_MODE_REVERT;
 	else if (lagom_mode_parse(mode, &c->mode) < 0 || !carried_mode(c->mode))
 		return -EINVAL;
 	strcpy(c->step.tpn, tpn);

@@ -75,11 +75,11 @@ struct lagom_state {
 };
 
 /* A step mode whose tasks run lagom's profiler (when the spool is set):
- * auto, and the two that apply no plan, measure and control. */
+ * auto, and those that apply no plan: measure, control, revert. */
 static inline bool lagom_mode_measured(enum lagom_mode m)
 {
 	return m == LAGOM_MODE_AUTO || m == LAGOM_MODE_MEASURE ||
-	       m == LAGOM_MODE_CONTROL;
+	       m == LAGOM_MODE_CONTROL || m == LAGOM_MODE_REVERT;
 }
 
 /* The plugin's shared state (lagom.c). */

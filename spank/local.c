@@ -68,7 +68,8 @@ static void explain(const struct lagom_planner_result *res)
 /* The planner's result as the text the nodes receive. */
 static int make_carrier(const struct lagom_carrier_step *id,
 			enum lagom_mode mode,
-			const struct lagom_planner_result *res, char **text,
+			const struct lagom_planner_result *res,
+			const char *reverted, char **text,
 			struct lagom_error *err)
 {
 	struct lagom_carrier *c = calloc(1, sizeof(*c));
@@ -80,8 +81,9 @@ static int make_carrier(const struct lagom_carrier_step *id,
 	c->gpus_per_node = res->gpus_per_node;
 	c->mode = mode;
 	snprintf(c->plan_id, sizeof(c->plan_id), "%s", res->plan_id);
-	snprintf(c->summary, sizeof(c->summary), "%s",
-		 res->summary ? res->summary : "");
+	snprintf(c->summary, sizeof(c->summary), "%s%s%s%s",
+		 reverted[0] ? "reverted=" : "", reverted,
+		 reverted[0] ? " " : "", res->summary ? res->summary : "");
 	for (size_t i = 0; i < res->env_count && rc == 0; i++)
 		rc = lagom_carrier_add(c, res->env[i].name, res->env[i].value,
 				       err);
@@ -168,7 +170,7 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	struct lagom_step step;
 	struct timespec t0;
 	char *text = NULL;
-	char asked[96];
+	char asked[96], reverted[64] = "";
 	double ctld_ms;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -194,7 +196,11 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	if (plan_of(st, &step, &res, &err) < 0)
 		goto fail;
 	mode = arm_of(st, &id, mode);
-	if (make_carrier(&id, mode, res, &text, &err) < 0)
+	if (lagom_revert_srun(st, &step, mode, res->plan_id, reverted,
+			      sizeof(reverted)) &&
+	    mode == LAGOM_MODE_AUTO)
+		mode = LAGOM_MODE_REVERT;
+	if (make_carrier(&id, mode, res, reverted, &text, &err) < 0)
 		goto fail;
 	if (res->notice) /* a refused cluster digest (planner.h) */
 		lagom_say(&st->cfg, "%s", res->notice);

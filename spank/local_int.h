@@ -37,4 +37,14 @@ struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
 				       void (*say)(const char *, void *),
 				       void *ctx);
 
+/*
+ * revert.c: whether the step's class measured slower under plan_id than
+ * its controls (doc/report.md): true, with why ("0.96x[0.94,0.98]/N", the
+ * carrier summary's reverted= word) and one line for srun -v, when the
+ * 95 % interval lies below 1 (mode auto or explain, measurement on).
+ */
+bool lagom_revert_srun(const struct lagom_state *st,
+		       const struct lagom_step *step, enum lagom_mode mode,
+		       const char *plan_id, char *why, size_t len);
+
 #endif /* LAGOM_SPANK_LOCAL_INT_H */

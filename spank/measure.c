@@ -282,7 +282,8 @@ void lagom_measure_carry_predicted(const struct lagom_state *st,
 	if (!st->cfg.measure.on || !st->cfg.measure.dir[0] || !res)
 		return;
 	fill_predicted(res, &p);
-	if (mode == LAGOM_MODE_CONTROL || mode == LAGOM_MODE_MEASURE)
+	if (mode == LAGOM_MODE_CONTROL || mode == LAGOM_MODE_MEASURE ||
+	    mode == LAGOM_MODE_REVERT)
 		snprintf(p.arm, sizeof(p.arm), "%s", lagom_mode_name(mode));
 	len = lagom_measure_pred_format(&p, text, sizeof(text));
 	if (len > 0 && len < LAGOM_PREDICTED_ENV_MAX)
