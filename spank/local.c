@@ -48,11 +48,17 @@ int lagom_local_init_post_opt(spank_t sp, struct lagom_state *st)
 	return 0;
 }
 
-static void explain(const struct lagom_planner_result *res)
+static void explain(const struct lagom_planner_result *res,
+		    const char *reverted)
 {
 	const char *p = res->explanation ? res->explanation : "";
 
 	lagom_log_user("explain (nothing set): %s", res->summary);
+	if (reverted[0])
+		lagom_log_user(
+			"  reverted: measured %s runs: --lagom=auto runs "
+			"NCCL's defaults for this class (doc/report.md)",
+			reverted);
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		int n = nl ? (int)(nl - p) : (int)strlen(p);
@@ -218,7 +224,7 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 		  id.nnodes, res->gpus_per_node, lagom_ms_since(&t0), asked,
 		  res->digest_nodes, id.nnodes);
 	if (mode == LAGOM_MODE_EXPLAIN)
-		explain(res);
+		explain(res, reverted);
 	goto out;
 fail:
 	lagom_say(&st->cfg, "job %u.%u: %s; no node of the step is tuned",

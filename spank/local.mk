@@ -115,5 +115,5 @@ bench-launch: spank/lagom.la
 		$(SHELL) $(top_srcdir)/bench/bench_launch.sh
 .PHONY: bench-launch
 # The control arm on the real cluster (doc/report.md).
-INTEGRATION_TESTS += tests/integration/control.sh
-EXTRA_DIST += tests/integration/control.sh
+INTEGRATION_TESTS += tests/integration/control.sh tests/integration/revert.sh
+EXTRA_DIST += tests/integration/control.sh tests/integration/revert.sh

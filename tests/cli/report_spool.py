@@ -13,6 +13,9 @@ iteration 10 ms / SPEEDUP (tuned) or 10 ms (others) times a log-normal
 factor of sigma NOISE, from a fixed seed.  Prints the times it wrote, per
 class and arm, as JSON, so that a test checks the report's figures against
 its own computation.
+
+Environment: REPORT_KEY, a step key's whole text, replaces the key made
+from CLASS; REPORT_PLAN the plan id (default 00000000000000aa).
 """
 import json
 import math
@@ -20,7 +23,10 @@ import os
 import random
 import sys
 
-PLAN = "00000000000000aa"
+PLAN = os.environ.get("REPORT_PLAN") or "00000000000000aa"
+KEY = os.environ.get("REPORT_KEY")
+if KEY and not KEY.endswith("\n"):
+    KEY += "\n"  # $(cat key) drops it
 
 
 def write(path, text):
@@ -57,7 +63,7 @@ def main():
             iter_ns = int(round(base * math.exp(rng.gauss(0, noise))))
             d = os.path.join(spool, user, "%d.0" % job)
             os.makedirs(d, exist_ok=True)
-            write(d + "/key", "lagom-key 1\njob:%s shape:1x2x2 "
+            write(d + "/key", KEY or "lagom-key 1\njob:%s shape:1x2x2 "
                   "workload:-\n" % cls)
             pred = "lagom-predicted 1\nplan %s\niteration_ns 9000000\n" \
                 % PLAN
