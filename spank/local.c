@@ -150,6 +150,10 @@ static enum lagom_mode arm_of(const struct lagom_state *st,
 {
 	const struct lagom_measure_config *m = &st->cfg.measure;
 
+	if (mode == LAGOM_MODE_MEASURE && (!m->on || !m->dir[0]))
+		lagom_log_user("--lagom=measure: this cluster keeps no "
+			       "measurements (no measure_dir=): the step runs "
+			       "NCCL's defaults, unmeasured");
 	if (mode != LAGOM_MODE_AUTO || !m->on || !m->dir[0] ||
 	    !lagom_control_pick(id->job_id, id->step_id, m->control_share))
 		return mode;
