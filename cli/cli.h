@@ -117,6 +117,7 @@ int cli_cmd_plan(int argc, char **argv);
 int cli_cmd_profile(int argc, char **argv);
 int cli_cmd_topo(int argc, char **argv);
 int cli_cmd_runs(int argc, char **argv);
+int cli_cmd_report(int argc, char **argv);
 int cli_cmd_calibrate(int argc, char **argv);
 /* `lagom workload import|show` (cli/cmd_workload*.c). */
 int cli_cmd_workload(int argc, char **argv);

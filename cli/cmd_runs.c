@@ -53,6 +53,7 @@ struct step_view {
 	char name[1024]; /* escaped */
 	char job[LAGOM_REC_TOKEN_MAX + 1], step[LAGOM_REC_TOKEN_MAX + 1];
 	char plan[LAGOM_REC_TOKEN_MAX + 1];
+	char arm[8], arm_plan[24]; /* doc/report.md: a control step */
 	bool plan_mixed;
 	unsigned tasks, refused;
 	uint64_t written_unix;
@@ -167,6 +168,9 @@ static void print_text(const struct step_view *v)
 		       v->period_len);
 	if (v->refused)
 		printf(", %u record(s) refused", v->refused);
+	if (v->arm[0])
+		printf(", arm %s (NCCL's defaults; plan %s not applied)",
+		       v->arm, v->arm_plan);
 	printf("\n");
 	if (!t)
 		return;
@@ -328,11 +332,16 @@ static void runs_step_end(void *ctx, const struct lagom_spool_at *at)
 	struct runs_walk *w = ctx;
 
 	cli_runs_predicted(at->step_fd, w->v->name, w->uid, w->v->plan,
-			   w->v->agg, w->v->n_agg);
+			   w->v->agg, w->v->n_agg, w->v->arm, w->v->arm_plan);
 	w->n_steps++;
-	if (w->format == CLI_JSON)
-		json_array_append_new(w->steps, step_json(w->v));
-	else
+	if (w->format == CLI_JSON) {
+		json_t *o = step_json(w->v);
+
+		json_object_set_new(o, "arm",
+				    w->v->arm[0] ? json_string(w->v->arm)
+						 : json_null());
+		json_array_append_new(w->steps, o);
+	} else
 		print_text(w->v);
 	if (w->v->refused)
 		w->status = CLI_FAIL;

@@ -13,7 +13,8 @@ lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 	cli/policy_int.h cli/place_int.h cli/policy_common.c cli/cmd_policy.c \
 	cli/policy_run.c cli/cmd_place.c cli/place_slurm.c \
 	cli/cmd_runs.c cli/runs_int.h cli/runs_predicted.c \
-	cli/cmd_calibrate.c
+	cli/cmd_calibrate.c \
+	cli/report_int.h cli/cmd_report.c cli/report_spool.c cli/report_html.c
 lagom_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(HWLOC_CFLAGS)
 lagom_LDADD = libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libpolicy.la \
 	libplanner.la libmeasurement.la libsearch.la libprofile.la \
@@ -22,7 +23,7 @@ lagom_LDADD = libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libpolicy.la \
 	$(JANSSON_LIBS) $(HWLOC_LIBS) -lslurm -lm
 
 dist_man_MANS += doc/lagom.1
-EXTRA_DIST += doc/cli-json.md
+EXTRA_DIST += doc/cli-json.md doc/report.md
 
 SCRIPT_TESTS += tests/cli/cli-basic.sh tests/cli/cli-errors.sh \
 	tests/cli/plan-svg.sh tests/cli/policy.sh
@@ -41,3 +42,8 @@ EXTRA_DIST += tests/cli/calibrate.sh
 # a third user's step plans with it.
 INTEGRATION_TESTS += tests/integration/calibrate.sh
 EXTRA_DIST += tests/integration/calibrate.sh
+# lagom report (cli/cmd_report.c, doc/report.md): the figures against an
+# independent computation, and the HTML page in headless chromium.
+SCRIPT_TESTS += tests/cli/report.sh tests/cli/report-chromium.sh
+EXTRA_DIST += tests/cli/report.sh tests/cli/report-chromium.sh \
+	tests/cli/report_spool.py tests/cli/report_html_check.py

@@ -29,6 +29,7 @@ static const char usage_text[] =
 	"  policy          the placement policy file for job_submit.lua\n"
 	"  place           where a job would run best now (Slurm's view)\n"
 	"  runs            measured steps: predicted against measured\n"
+	"  report          tuned against control: the measured gain\n"
 	"  calibrate       fit the network constants to measured steps\n"
 	"\n"
 	"Every command takes --format text|json and --help.\n"
@@ -46,6 +47,7 @@ static const struct command commands[] = {
 	{ "topo", cli_cmd_topo },	    { "workload", cli_cmd_workload },
 	{ "policy", cli_cmd_policy },	    { "place", cli_cmd_place },
 	{ "runs", cli_cmd_runs },	    { "calibrate", cli_cmd_calibrate },
+	{ "report", cli_cmd_report },
 };
 
 /*

@@ -25,8 +25,11 @@ struct agg {
  * SPANK plugin left next to the records (doc/profiler.md), when it
  * exists, is owned by uid, parses strictly and names plan_id.  Silent when
  * there is none; one "lagom: " line when it is refused.
+ * arm (8 bytes) gets its arm line ("control", "measure"; "" when none,
+ * doc/report.md) and arm_plan (24 bytes) the plan it names.
  */
 void cli_runs_predicted(int step_fd, const char *where, long uid,
-			const char *plan_id, struct agg *agg, size_t n_agg);
+			const char *plan_id, struct agg *agg, size_t n_agg,
+			char *arm, char *arm_plan);
 
 #endif /* LAGOM_CLI_CLI_RUNS_H */

@@ -34,7 +34,8 @@ static void apply(const struct lagom_measure_pred *p, struct agg *agg,
 }
 
 void cli_runs_predicted(int step_fd, const char *where, long uid,
-			const char *plan_id, struct agg *agg, size_t n_agg)
+			const char *plan_id, struct agg *agg, size_t n_agg,
+			char *arm, char *arm_plan)
 {
 	static char buf[LAGOM_MEASURE_PRED_MAX];
 	static struct lagom_measure_pred p;
@@ -51,5 +52,7 @@ void cli_runs_predicted(int step_fd, const char *where, long uid,
 	}
 	if (plan_id[0] && strcmp(p.plan, plan_id) != 0)
 		return; /* another plan's predictions */
+	memcpy(arm, p.arm, sizeof(p.arm));
+	memcpy(arm_plan, p.plan, sizeof(p.plan));
 	apply(&p, agg, n_agg);
 }

@@ -21,6 +21,9 @@ packages=(
 	slurmctld slurmd slurmdbd slurm-client munge mariadb-server
 	# packaging (doc/packaging.md) and the SVG test's renderer
 	debhelper devscripts lintian fakeroot dpkg-dev rpm librsvg2-bin
+	# the headless browser that opens `lagom report`'s HTML page
+	# (tests/cli/report-chromium.sh)
+	chromium
 	# job_submit/lua (job_submit_lua.so) and the Lua that tests its module
 	slurm-wlm-basic-plugins lua5.1
 	# Slurm's OCI containers (tests/integration/oci.sh; its bundle's busybox

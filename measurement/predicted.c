@@ -37,6 +37,30 @@ static int plan_ok(const char *s)
 	return 1;
 }
 
+static int arm_ok(const char *arm)
+{
+	return !arm[0] || !strcmp(arm, "control") || !strcmp(arm, "measure") ||
+	       !strcmp(arm, "revert");
+}
+
+/* The optional lines: default_ns, arm. */
+static int optional_lines(char *buf, size_t len,
+			  const struct lagom_measure_pred *p)
+{
+	int n = 0, m = 0;
+
+	if (p->default_ns)
+		n = snprintf(buf, len, "default_ns %" PRIu64 "\n",
+			     p->default_ns);
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	if (p->arm[0])
+		m = snprintf(buf + n, len - (size_t)n, "arm %s\n", p->arm);
+	if (m < 0 || (size_t)m >= len - (size_t)n)
+		return -1;
+	return n + m;
+}
+
 static int class_line(char *buf, size_t len,
 		      const struct lagom_measure_pred_class *c)
 {
@@ -53,7 +77,8 @@ int lagom_measure_pred_format(const struct lagom_measure_pred *p, char *buf,
 	size_t at = 0, i;
 	int n;
 
-	if (!plan_ok(p->plan) || p->n > LAGOM_PRED_MAX_CLASSES)
+	if (!plan_ok(p->plan) || p->n > LAGOM_PRED_MAX_CLASSES ||
+	    !memchr(p->arm, '\0', sizeof(p->arm)) || !arm_ok(p->arm))
 		return -EINVAL;
 	n = snprintf(buf, len,
 		     "lagom-predicted 1\nplan %s\niteration_ns %" PRIu64 "\n",
@@ -61,6 +86,10 @@ int lagom_measure_pred_format(const struct lagom_measure_pred *p, char *buf,
 	if (n < 0 || (size_t)n >= len)
 		return -ENOSPC;
 	at = (size_t)n;
+	n = optional_lines(buf + at, len - at, p);
+	if (n < 0)
+		return -ENOSPC;
+	at += (size_t)n;
 	for (i = 0; i < p->n; i++) {
 		const struct lagom_measure_pred_class *c = &p->cls[i];
 
@@ -131,12 +160,36 @@ int lagom_measure_pred_parse(const char *text, size_t len,
 		 scratch.iteration_ns);
 	if (strcmp(line, again) != 0)
 		goto bad;
-	for (;;) {
-		struct lagom_measure_pred_class *c;
-
+	ln++;
+	if (next(text, len, &at, line, sizeof(line)))
+		goto bad;
+	if (strncmp(line, "default_ns ", 11) == 0) {
+		if (sscanf(line, "default_ns %" SCNu64, &scratch.default_ns) !=
+			    1 ||
+		    scratch.default_ns == 0)
+			goto bad;
+		snprintf(again, sizeof(again), "default_ns %" PRIu64 "\n",
+			 scratch.default_ns);
+		if (strcmp(line, again) != 0)
+			goto bad;
 		ln++;
 		if (next(text, len, &at, line, sizeof(line)))
 			goto bad;
+	}
+	if (strncmp(line, "arm ", 4) == 0) {
+		if (sscanf(line, "arm %7s", scratch.arm) != 1 ||
+		    !scratch.arm[0] || !arm_ok(scratch.arm))
+			goto bad;
+		snprintf(again, sizeof(again), "arm %s\n", scratch.arm);
+		if (strcmp(line, again) != 0)
+			goto bad;
+		ln++;
+		if (next(text, len, &at, line, sizeof(line)))
+			goto bad;
+	}
+	for (;;) {
+		struct lagom_measure_pred_class *c;
+
 		if (strcmp(line, "end\n") == 0)
 			break;
 		if (scratch.n == LAGOM_PRED_MAX_CLASSES)
@@ -152,6 +205,9 @@ int lagom_measure_pred_parse(const char *text, size_t len,
 			goto bad;
 		class_line(again, sizeof(again), c);
 		if (strcmp(line, again) != 0)
+			goto bad;
+		ln++;
+		if (next(text, len, &at, line, sizeof(line)))
 			goto bad;
 	}
 	if (at != len)

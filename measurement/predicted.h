@@ -8,12 +8,18 @@
  *   lagom-predicted 1
  *   plan <LAGOM_PLAN_ID>
  *   iteration_ns <predicted iteration time>
+ *   default_ns <the same at NCCL's defaults>     (optional)
+ *   arm control|measure|revert                   (optional; none: tuned)
  *   class <op> <min bytes> <max bytes> <ranks> <nodes> <ns per call>
  *   ...                     (at most LAGOM_PRED_MAX_CLASSES)
  *   end
  *
  * op and the byte range are the plan's (doc/plan-format.md: for allgather
- * and reducescatter the whole buffer).
+ * and reducescatter the whole buffer).  default_ns over iteration_ns is the
+ * plan's predicted speedup.  An arm line says that the step did not apply
+ * the plan (doc/report.md): "control", the control arm (NCCL's defaults,
+ * measured; the plan is what lagom would have applied); "measure", a user's
+ * --lagom=measure.
  */
 #ifndef LAGOM_MEASUREMENT_PREDICTED_H
 #define LAGOM_MEASUREMENT_PREDICTED_H
@@ -37,6 +43,8 @@ struct lagom_measure_pred_class {
 struct lagom_measure_pred {
 	char plan[24];
 	uint64_t iteration_ns;
+	uint64_t default_ns; /* 0: not given */
+	char arm[8];	     /* "", "control" or "measure" */
 	size_t n;
 	struct lagom_measure_pred_class cls[LAGOM_PRED_MAX_CLASSES];
 };

@@ -16,6 +16,8 @@ void lagom_measure_config_defaults(struct lagom_measure_config *m)
 	m->max_steps = 64;
 	m->max_mb = 256;
 	strcpy(m->profiler, LAGOM_CONFIG_DEFAULT_PROFILER);
+	m->control_share = LAGOM_CONTROL_DEFAULT;
+	m->control_optout = true;
 }
 
 static bool key_is(const char *key, size_t keylen, const char *k)
@@ -29,7 +31,34 @@ bool lagom_measure_config_key(const char *key, size_t keylen)
 	       key_is(key, keylen, "measure_dir") ||
 	       key_is(key, keylen, "measure_max_steps") ||
 	       key_is(key, keylen, "measure_max_mb") ||
-	       key_is(key, keylen, "profiler");
+	       key_is(key, keylen, "profiler") ||
+	       key_is(key, keylen, "control") ||
+	       key_is(key, keylen, "control_optout");
+}
+
+/* A share: "0", "1", or a decimal fraction ("0.05", ".5"), 0 to 1. */
+static int share(const char *value, double *out, struct lagom_error *err)
+{
+	size_t digits = strspn(value, "0123456789"), frac = 0;
+	char *end;
+	double v;
+
+	if (value[digits] == '.')
+		frac = strspn(value + digits + 1, "0123456789");
+	if (digits + frac == 0 || digits > 1 || frac > 6 ||
+	    value[digits + (value[digits] == '.') + frac] != '\0')
+		return lagom_errprintf(err, EINVAL,
+				       "control=%s: expected a share from 0 to "
+				       "1 (0.05: one step in twenty)",
+				       value);
+	v = strtod(value, &end);
+	if (*end || v < 0 || v > 1)
+		return lagom_errprintf(err, EINVAL,
+				       "control=%s: expected a share from 0 to "
+				       "1 (0.05: one step in twenty)",
+				       value);
+	*out = v;
+	return 0;
 }
 
 static int number(const char *key, const char *value, unsigned max,
@@ -93,6 +122,16 @@ int lagom_measure_config_parse(struct lagom_measure_config *m, const char *key,
 			      err);
 	if (key_is(key, keylen, "profiler"))
 		return path(m->profiler, "profiler", value, false, err);
+	if (key_is(key, keylen, "control"))
+		return share(value, &m->control_share, err);
+	if (key_is(key, keylen, "control_optout")) {
+		if (strcmp(value, "yes") && strcmp(value, "no"))
+			return lagom_errprintf(
+				err, EINVAL,
+				"control_optout=%s: expected yes or no", value);
+		m->control_optout = strcmp(value, "yes") == 0;
+		return 0;
+	}
 	return lagom_errprintf(err, EINVAL, "unknown argument '%.*s'",
 			       (int)keylen, key);
 }

@@ -12,6 +12,11 @@
  *	profiler=PATH             NCCL profiler plugin set as
  *	                          NCCL_PROFILER_PLUGIN
  *	                          [LAGOM_CONFIG_DEFAULT_PROFILER]
+ *	control=SHARE             the share of measured steps, 0 to 1, that
+ *	                          run as controls: NCCL's defaults, measured
+ *	                          (doc/report.md)  [LAGOM_CONTROL_DEFAULT]
+ *	control_optout=yes|no     whether a user may ask not to be a control
+ *	                          (--lagom=auto,nocontrol)  [yes]
  */
 #ifndef LAGOM_PLUGSTACK_MEASURE_H
 #define LAGOM_PLUGSTACK_MEASURE_H
@@ -25,6 +30,9 @@
 #define LAGOM_CONFIG_DEFAULT_PROFILER "libnccl-profiler-lagom.so"
 #endif
 #define LAGOM_MEASURE_PATH_MAX 1024
+/* One step in twenty: a class that runs daily gets its ten controls in
+ * about 200 runs, at a cost of a twentieth of the predicted gain. */
+#define LAGOM_CONTROL_DEFAULT 0.05
 
 struct lagom_measure_config {
 	bool on;			  /* measure= (and measure_dir given) */
@@ -32,6 +40,8 @@ struct lagom_measure_config {
 	unsigned max_steps;
 	unsigned max_mb;
 	char profiler[LAGOM_MEASURE_PATH_MAX];
+	double control_share; /* control=, in [0, 1] */
+	bool control_optout;  /* control_optout= */
 };
 
 void lagom_measure_config_defaults(struct lagom_measure_config *m);

@@ -26,6 +26,7 @@ int lagom_mode_parse(const char *word, enum lagom_mode *mode)
 		{ "off", LAGOM_MODE_OFF },
 		{ "auto", LAGOM_MODE_AUTO },
 		{ "explain", LAGOM_MODE_EXPLAIN },
+		{ "measure", LAGOM_MODE_MEASURE },
 	};
 
 	if (!word)
@@ -48,6 +49,12 @@ const char *lagom_mode_name(enum lagom_mode mode)
 		return "auto";
 	case LAGOM_MODE_EXPLAIN:
 		return "explain";
+	case LAGOM_MODE_MEASURE:
+		return "measure";
+	case LAGOM_MODE_CONTROL:
+		return "control";
+	case LAGOM_MODE_REVERT:
+		return "revert";
 	}
 	return "?";
 }
@@ -247,7 +254,9 @@ static int parse_one(struct lagom_config *cfg, const char *key, size_t keylen,
 			err, EINVAL,
 			"unknown argument '%s' (expected key=value)", key);
 	if (KEY_IS("default")) {
-		if (lagom_mode_parse(value, &cfg->default_mode) < 0)
+		/* measure is a user's own A/B, not a site default */
+		if (lagom_mode_parse(value, &cfg->default_mode) < 0 ||
+		    cfg->default_mode == LAGOM_MODE_MEASURE)
 			return lagom_errprintf(
 				err, EINVAL,
 				"default=%s: expected off, auto or explain",

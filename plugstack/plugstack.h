@@ -59,6 +59,9 @@ enum lagom_mode {
 	LAGOM_MODE_OFF = 0, /* do nothing */
 	LAGOM_MODE_AUTO,    /* compute the plan and set the environment */
 	LAGOM_MODE_EXPLAIN, /* compute and report the plan, set nothing */
+	LAGOM_MODE_MEASURE, /* plan, set none of it, measure (doc/report.md) */
+	LAGOM_MODE_CONTROL, /* the same, as srun's control pick: never typed */
+	LAGOM_MODE_REVERT, /* the same, the class measured slower: never typed */
 };
 
 enum lagom_comment {
@@ -112,12 +115,13 @@ int lagom_config_parse(int argc, char *const argv[], struct lagom_config *out,
 		       struct lagom_error *err);
 
 /*
- * Parse a mode word ("off", "auto", "explain", case-sensitive, as typed
- * after --lagom=).  Returns 0 and writes *mode, or -EINVAL.
+ * Parse a mode word ("off", "auto", "explain", "measure", case-sensitive,
+ * as typed after --lagom=).  Returns 0 and writes *mode, or -EINVAL.
  */
 int lagom_mode_parse(const char *word, enum lagom_mode *mode);
 
-/* "off", "auto" or "explain" (a static string; "?" for a bad value). */
+/* "off", "auto", "explain", "measure", "control" or "revert" (a static
+ * string; "?" for a bad value). */
 const char *lagom_mode_name(enum lagom_mode mode);
 
 /* true when name is in list (exact match). */

@@ -72,7 +72,15 @@ void lagom_carrier_release(struct lagom_carrier *c)
 
 static const char *mode_word(enum lagom_mode m)
 {
-	return m == LAGOM_MODE_EXPLAIN ? "explain" : "auto";
+	return lagom_mode_name(m);
+}
+
+/* The modes a carrier holds: a plan srun made for the nodes. */
+static bool carried_mode(enum lagom_mode m)
+{
+	return m == LAGOM_MODE_AUTO || m == LAGOM_MODE_EXPLAIN ||
+	       m == LAGOM_MODE_MEASURE || m == LAGOM_MODE_CONTROL ||
+	       m == LAGOM_MODE_REVERT;
 }
 
 /* The step line of c, without its newline, into buf. */
@@ -96,7 +104,7 @@ int lagom_carrier_encode(const struct lagom_carrier *c, char **out,
 	char *buf;
 	int n;
 
-	if ((c->mode != LAGOM_MODE_AUTO && c->mode != LAGOM_MODE_EXPLAIN) ||
+	if (!carried_mode(c->mode) ||
 	    !printable(c->step.tpn, sizeof(c->step.tpn)) || !c->step.tpn[0] ||
 	    !printable(c->summary, sizeof(c->summary)) ||
 	    strlen(c->plan_id) != 16 || strchr(c->step.tpn, ' '))
@@ -156,11 +164,11 @@ static int parse_header(const char *line, struct lagom_carrier *c)
 		return -EINVAL;
 	if (!printable(tpn, sizeof(tpn)))
 		return -EINVAL;
-	if (strcmp(mode, "auto") == 0)
-		c->mode = LAGOM_MODE_AUTO;
-	else if (strcmp(mode, "explain") == 0)
-		c->mode = LAGOM_MODE_EXPLAIN;
-	else
+	if (strcmp(mode, "control") == 0)
+		c->mode = LAGOM_MODE_CONTROL;
+	else if (strcmp(mode, "revert") == 0)
+		c->mode = LAGOM_MODE_REVERT;
+	else if (lagom_mode_parse(mode, &c->mode) < 0 || !carried_mode(c->mode))
 		return -EINVAL;
 	strcpy(c->step.tpn, tpn);
 	c->step.nodes_hash = hash;

@@ -20,7 +20,10 @@
  *
  * J, S, N, T unsigned decimal; TPN the step's SLURM_STEP_TASKS_PER_NODE;
  * G the GPUs per node planned for; H lagom_nodes_hash() of the step's node
- * names as 16 lowercase hex digits; M "auto" or "explain"; ID the plan id
+ * names as 16 lowercase hex digits; M "auto", "explain", "measure" (the
+ * user's --lagom=measure), "control" (srun's control pick, doc/report.md:
+ * plan made, not applied, step measured) or "revert" (the same: the
+ * class measured slower under this plan); ID the plan id
  * (16 lowercase hex digits); TEXT the job comment's lagom text; CHECK the
  * 64-bit FNV-1a of every byte before "end ", as 16 hex digits.  TEXT, TPN,
  * names and values are printable ASCII without '\n'.  Anything else, a
@@ -70,7 +73,7 @@ struct lagom_carrier_step {
 struct lagom_carrier {
 	struct lagom_carrier_step step;
 	unsigned gpus_per_node;
-	enum lagom_mode mode; /* LAGOM_MODE_AUTO or LAGOM_MODE_EXPLAIN */
+	enum lagom_mode mode; /* AUTO, EXPLAIN, MEASURE or CONTROL */
 	char plan_id[17];
 	char summary[LAGOM_CARRIER_SUMMARY_MAX];
 	size_t nvars;

@@ -317,7 +317,7 @@ static bool corrected_word(const char *v)
  * copy of a value that passed its grammar). */
 struct summary_fields {
 	char workload[96], channels[16], chunk[24], algo[96], speedup[16];
-	char corrected[320], from[32];
+	char corrected[320], from[32], reverted[48];
 	const char *fallback; /* the planner's own string */
 	char calibrated[96];  /* "calibrated from N classes of M runs, DATE" */
 };
@@ -326,6 +326,22 @@ static void take(char *dst, size_t len, const char *v, bool ok)
 {
 	if (ok && strlen(v) < len)
 		strcpy(dst, v);
+}
+
+/* revert.c's "0.96x[0.94,0.98]/N" (doc/report.md), exactly. */
+static bool reverted_word(const char *v)
+{
+	double s, lo, hi;
+	unsigned n;
+	int end = -1;
+	char again[64];
+
+	if (sscanf(v, "%lfx[%lf,%lf]/%u%n", &s, &lo, &hi, &n, &end) != 4 ||
+	    end < 0 || v[end] != '\0' || !(s > 0 && s < 100) ||
+	    !(lo > 0 && lo <= hi && hi < 100))
+		return false;
+	snprintf(again, sizeof(again), "%.2fx[%.2f,%.2f]/%u", s, lo, hi, n);
+	return strcmp(again, v) == 0;
 }
 
 static void summary_word(struct summary_fields *f, const char *w)
@@ -349,6 +365,8 @@ static void summary_word(struct summary_fields *f, const char *w)
 		take(f->corrected, sizeof(f->corrected), v, corrected_word(v));
 	else if (KEY("from"))
 		take(f->from, sizeof(f->from), v, is_job_step(v));
+	else if (KEY("reverted"))
+		take(f->reverted, sizeof(f->reverted), v, reverted_word(v));
 #undef KEY
 }
 
@@ -434,6 +452,7 @@ size_t lagom_carrier_comment(const struct lagom_carrier *c, char *out,
 	ADD("speedup", f.speedup);
 	ADD("corrected", f.corrected);
 	ADD("from", f.from);
+	ADD("reverted", f.reverted);
 	ADD("fallback", f.fallback ? f.fallback : "");
 	if (f.calibrated[0] && used < len)
 		used += (size_t)snprintf(out + used, len - used, "; %s",

@@ -70,8 +70,17 @@ struct lagom_state {
 	bool workload_given;
 	char workload[LAGOM_WORKLOAD_ARG_MAX];
 	bool registered_buffers; /* --lagom-registered-buffers */
+	bool nocontrol;		 /* --lagom=auto,nocontrol (doc/report.md) */
 	bool opt_invalid;	 /* a bad value reached slurmstepd: lagom off */
 };
+
+/* A step mode whose tasks run lagom's profiler (when the spool is set):
+ * auto, and those that apply no plan: measure, control, revert. */
+static inline bool lagom_mode_measured(enum lagom_mode m)
+{
+	return m == LAGOM_MODE_AUTO || m == LAGOM_MODE_MEASURE ||
+	       m == LAGOM_MODE_CONTROL || m == LAGOM_MODE_REVERT;
+}
 
 /* The plugin's shared state (lagom.c). */
 extern struct lagom_state lagom_g;

@@ -35,6 +35,7 @@
 #include "spank/carrier.h"
 #include "spank/local_int.h"
 #include "spank/srun_step.h"
+#include "measurement/stats.h"
 #include "model/model.h"
 
 int lagom_local_init_post_opt(spank_t sp, struct lagom_state *st)
@@ -47,11 +48,17 @@ int lagom_local_init_post_opt(spank_t sp, struct lagom_state *st)
 	return 0;
 }
 
-static void explain(const struct lagom_planner_result *res)
+static void explain(const struct lagom_planner_result *res,
+		    const char *reverted)
 {
 	const char *p = res->explanation ? res->explanation : "";
 
 	lagom_log_user("explain (nothing set): %s", res->summary);
+	if (reverted[0])
+		lagom_log_user(
+			"  reverted: measured %s runs: --lagom=auto runs "
+			"NCCL's defaults for this class (doc/report.md)",
+			reverted);
 	while (*p) {
 		const char *nl = strchr(p, '\n');
 		int n = nl ? (int)(nl - p) : (int)strlen(p);
@@ -67,7 +74,8 @@ static void explain(const struct lagom_planner_result *res)
 /* The planner's result as the text the nodes receive. */
 static int make_carrier(const struct lagom_carrier_step *id,
 			enum lagom_mode mode,
-			const struct lagom_planner_result *res, char **text,
+			const struct lagom_planner_result *res,
+			const char *reverted, char **text,
 			struct lagom_error *err)
 {
 	struct lagom_carrier *c = calloc(1, sizeof(*c));
@@ -79,8 +87,9 @@ static int make_carrier(const struct lagom_carrier_step *id,
 	c->gpus_per_node = res->gpus_per_node;
 	c->mode = mode;
 	snprintf(c->plan_id, sizeof(c->plan_id), "%s", res->plan_id);
-	snprintf(c->summary, sizeof(c->summary), "%s",
-		 res->summary ? res->summary : "");
+	snprintf(c->summary, sizeof(c->summary), "%s%s%s%s",
+		 reverted[0] ? "reverted=" : "", reverted,
+		 reverted[0] ? " " : "", res->summary ? res->summary : "");
 	for (size_t i = 0; i < res->env_count && rc == 0; i++)
 		rc = lagom_carrier_add(c, res->env[i].name, res->env[i].value,
 				       err);
@@ -128,6 +137,41 @@ static int plan_of(struct lagom_state *st, const struct lagom_step *step,
 				err);
 }
 
+/*
+ * The control arm (doc/report.md): a measured --lagom=auto step that the
+ * admin's control= share picks by its ids runs as a control (NCCL's
+ * defaults, measured, the plan recorded), unless the user said nocontrol
+ * and the admin allows that.  Pure in the ids: every node and every
+ * re-analysis agrees.
+ */
+static enum lagom_mode arm_of(const struct lagom_state *st,
+			      const struct lagom_carrier_step *id,
+			      enum lagom_mode mode)
+{
+	const struct lagom_measure_config *m = &st->cfg.measure;
+
+	if (mode == LAGOM_MODE_MEASURE && (!m->on || !m->dir[0]))
+		lagom_log_user("--lagom=measure: this cluster keeps no "
+			       "measurements (no measure_dir=): the step runs "
+			       "NCCL's defaults, unmeasured");
+	if (mode != LAGOM_MODE_AUTO || !m->on || !m->dir[0] ||
+	    !lagom_control_pick(id->job_id, id->step_id, m->control_share))
+		return mode;
+	if (st->nocontrol && m->control_optout) {
+		lagom_say(&st->cfg,
+			  "job %u.%u: not a control (nocontrol; control=%g)",
+			  id->job_id, id->step_id, m->control_share);
+		return mode;
+	}
+	lagom_say(&st->cfg,
+		  "job %u.%u: a control step (control=%g%s): NCCL's defaults, "
+		  "measured; the plan is recorded, not applied",
+		  id->job_id, id->step_id, m->control_share,
+		  st->nocontrol ? "; nocontrol ignored: control_optout=no"
+				: "");
+	return LAGOM_MODE_CONTROL;
+}
+
 static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 {
 	struct lagom_error err = { 0 };
@@ -136,7 +180,7 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	struct lagom_step step;
 	struct timespec t0;
 	char *text = NULL;
-	char asked[96];
+	char asked[96], reverted[64] = "";
 	double ctld_ms;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -159,12 +203,18 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 				asked);
 		goto fail;
 	}
-	if (plan_of(st, &step, &res, &err) < 0 ||
-	    make_carrier(&id, mode, res, &text, &err) < 0)
+	if (plan_of(st, &step, &res, &err) < 0)
+		goto fail;
+	mode = arm_of(st, &id, mode);
+	if (lagom_revert_srun(st, &step, mode, res->plan_id, reverted,
+			      sizeof(reverted)) &&
+	    mode == LAGOM_MODE_AUTO)
+		mode = LAGOM_MODE_REVERT;
+	if (make_carrier(&id, mode, res, reverted, &text, &err) < 0)
 		goto fail;
 	if (res->notice) /* a refused cluster digest (planner.h) */
 		lagom_say(&st->cfg, "%s", res->notice);
-	lagom_measure_carry_predicted(st, res);
+	lagom_measure_carry_predicted(st, res, mode);
 	if (setenv(LAGOM_CARRIER_VAR, text, 1) < 0) {
 		lagom_errprintf(&err, ENOMEM, "cannot set %s",
 				LAGOM_CARRIER_VAR);
@@ -178,7 +228,7 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 		  id.nnodes, res->gpus_per_node, lagom_ms_since(&t0), asked,
 		  res->digest_nodes, id.nnodes);
 	if (mode == LAGOM_MODE_EXPLAIN)
-		explain(res);
+		explain(res, reverted);
 	goto out;
 fail:
 	lagom_say(&st->cfg, "job %u.%u: %s; no node of the step is tuned",

@@ -12,7 +12,7 @@ slurmplugin_LTLIBRARIES = spank/lagom.la
 noinst_LTLIBRARIES += libspank.la
 libspank_la_SOURCES = spank/lagom.h spank/local_int.h spank/remote_int.h \
 	spank/lagom.c spank/log.c spank/options.c \
-	spank/local.c spank/remote.c spank/envset.c spank/comment.c \
+	spank/local.c spank/revert.c spank/remote.c spank/envset.c spank/comment.c \
 	spank/step.c spank/step.h spank/plan.h spank/carrier.c \
 	spank/carrier_trust.c spank/carrier.h spank/srun_step.c spank/srun_step.h spank/measure.c \
 	spank/learn.c spank/pin.c spank/container.c spank/container.h
@@ -135,3 +135,7 @@ bench-soak: spank/lagom.la
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 		$(SHELL) $(top_srcdir)/bench/bench_soak.sh
 .PHONY: bench-launch bench-nodes bench-soak
+.PHONY: bench-launch
+# The control arm on the real cluster (doc/report.md).
+INTEGRATION_TESTS += tests/integration/control.sh tests/integration/revert.sh
+EXTRA_DIST += tests/integration/control.sh tests/integration/revert.sh

@@ -17,9 +17,11 @@ int lagom_local_user_init(spank_t sp, struct lagom_state *st);
 void lagom_local_drop_inherited(void);
 
 /* measure.c: the plan's predictions into LAGOM_PREDICTED_VAR (for the
- * nodes); nothing when measurement is off. */
+ * nodes), with the arm line of a control or measure mode; nothing when
+ * measurement is off. */
 void lagom_measure_carry_predicted(const struct lagom_state *st,
-				   const struct lagom_planner_result *res);
+				   const struct lagom_planner_result *res,
+				   enum lagom_mode mode);
 /*
  * learn.c: planning from measurements, once per step in srun (as the
  * user, where the plan is made).  lagom_learn_srun() puts the step's key
@@ -34,5 +36,15 @@ struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
 				       const struct lagom_step *step,
 				       void (*say)(const char *, void *),
 				       void *ctx);
+
+/*
+ * revert.c: whether the step's class measured slower under plan_id than
+ * its controls (doc/report.md): true, with why ("0.96x[0.94,0.98]/N", the
+ * carrier summary's reverted= word) and one line for srun -v, when the
+ * 95 % interval lies below 1 (mode auto or explain, measurement on).
+ */
+bool lagom_revert_srun(const struct lagom_state *st,
+		       const struct lagom_step *step, enum lagom_mode mode,
+		       const char *plan_id, char *why, size_t len);
 
 #endif /* LAGOM_SPANK_LOCAL_INT_H */

@@ -176,8 +176,9 @@ int lagom_measure_prepare(spank_t sp, struct lagom_stepd *sd)
 	if (sd->measure_ready)
 		close(sd->measure_fd);
 	sd->measure_ready = false;
-	if (lagom_effective_mode(sd->st) != LAGOM_MODE_AUTO || !m->on ||
-	    !m->dir[0] ||
+	if ((lagom_effective_mode(sd->st) != LAGOM_MODE_AUTO &&
+	     lagom_effective_mode(sd->st) != LAGOM_MODE_MEASURE) ||
+	    !m->on || !m->dir[0] ||
 	    spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
@@ -242,6 +243,8 @@ static void fill_predicted(const struct lagom_planner_result *res,
 	memset(p, 0, sizeof(*p));
 	snprintf(p->plan, sizeof(p->plan), "%s", res->plan_id);
 	p->iteration_ns = (uint64_t)(res->predicted_time_s * 1e9);
+	if (res->nccl_default_time_s > 0 && res->predicted_time_s > 0)
+		p->default_ns = (uint64_t)(res->nccl_default_time_s * 1e9);
 	for (i = 0; plan && i < plan->ncolls && p->n < LAGOM_PRED_MAX_CLASSES;
 	     i++) {
 		const struct lagom_plan_coll *c = &plan->colls[i];
@@ -266,7 +269,8 @@ static void fill_predicted(const struct lagom_planner_result *res,
  * exist yet); nothing when measurement is off or the text is too long.
  */
 void lagom_measure_carry_predicted(const struct lagom_state *st,
-				   const struct lagom_planner_result *res)
+				   const struct lagom_planner_result *res,
+				   enum lagom_mode mode)
 {
 	static struct lagom_measure_pred p;
 	static char text[LAGOM_MEASURE_PRED_MAX];
@@ -276,6 +280,9 @@ void lagom_measure_carry_predicted(const struct lagom_state *st,
 	if (!st->cfg.measure.on || !st->cfg.measure.dir[0] || !res)
 		return;
 	fill_predicted(res, &p);
+	if (mode == LAGOM_MODE_CONTROL || mode == LAGOM_MODE_MEASURE ||
+	    mode == LAGOM_MODE_REVERT)
+		snprintf(p.arm, sizeof(p.arm), "%s", lagom_mode_name(mode));
 	len = lagom_measure_pred_format(&p, text, sizeof(text));
 	if (len > 0 && len < LAGOM_PREDICTED_ENV_MAX)
 		setenv(LAGOM_PREDICTED_VAR, text, 1);
@@ -308,7 +315,8 @@ int lagom_measure_write_predicted(spank_t sp, struct lagom_stepd *sd)
 
 int lagom_measure_task_env(spank_t sp, const struct lagom_stepd *sd)
 {
-	if (!sd->measure_ready || !sd->planned || sd->mode != LAGOM_MODE_AUTO)
+	if (!sd->measure_ready || !sd->planned ||
+	    !lagom_mode_measured(sd->mode))
 		return 0;
 	spank_setenv(sp, "NCCL_PROFILER_PLUGIN", sd->st->cfg.measure.profiler,
 		     0);
@@ -584,8 +592,9 @@ void lagom_measure_step_end(spank_t sp, struct lagom_stepd *sd)
 	gid_t gid;
 	int rc;
 
-	if (!sd->measure_ready || !sd->planned || sd->mode != LAGOM_MODE_AUTO ||
-	    sd->step.node_id != 0 || sd->st->cfg.comment == LAGOM_COMMENT_NO ||
+	if (!sd->measure_ready || !sd->planned ||
+	    !lagom_mode_measured(sd->mode) || sd->step.node_id != 0 ||
+	    sd->st->cfg.comment == LAGOM_COMMENT_NO ||
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
 		return;
 	snprintf(name, sizeof(name), "%u.%u", sd->step.job_id,

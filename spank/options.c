@@ -34,8 +34,9 @@ enum {
 
 static struct spank_option lagom_opts[] = {
 	{ "lagom", "MODE",
-	  "[lagom] tune NCCL for this step: auto (set the plan's environment), "
-	  "explain (report the plan, set nothing) or off",
+	  "[lagom] tune NCCL for this step: auto (set the plan's environment; "
+	  "auto,nocontrol: never a control step), explain (report the plan, "
+	  "set nothing), measure (NCCL's defaults, measured) or off",
 	  1, OPT_MODE, lagom_option_mode_cb },
 	{ "lagom-workload", "NAME|FILE",
 	  "[lagom] the workload to tune for: a catalog name such as "
@@ -71,19 +72,44 @@ static int refuse_remote(const char *option, const char *value)
 	return 0;
 }
 
+/* "auto,nocontrol": auto, and not a control (doc/report.md). */
+static int mode_words(const char *optarg, enum lagom_mode *mode,
+		      bool *nocontrol)
+{
+	static const char suffix[] = ",nocontrol";
+	char word[16];
+	size_t n = optarg ? strlen(optarg) : 0;
+
+	*nocontrol = n > sizeof(suffix) - 1 &&
+		     strcmp(optarg + n - (sizeof(suffix) - 1), suffix) == 0;
+	if (!*nocontrol)
+		return lagom_mode_parse(optarg, mode);
+	n -= sizeof(suffix) - 1;
+	if (n >= sizeof(word))
+		return -EINVAL;
+	memcpy(word, optarg, n);
+	word[n] = '\0';
+	if (lagom_mode_parse(word, mode) < 0 || *mode != LAGOM_MODE_AUTO)
+		return -EINVAL;
+	return 0;
+}
+
 int lagom_option_mode_cb(int val, const char *optarg, int remote)
 {
 	enum lagom_mode mode;
+	bool nocontrol;
 
-	if (lagom_mode_parse(optarg, &mode) < 0) {
+	if (mode_words(optarg, &mode, &nocontrol) < 0) {
 		if (remote)
 			return refuse_remote("--lagom", optarg);
-		lagom_log_error("--lagom=%s: expected auto, off or explain",
+		lagom_log_error("--lagom=%s: expected auto, auto,nocontrol, "
+				"measure, off or explain",
 				optarg ? optarg : "");
 		return -1;
 	}
 	lagom_g.mode_given = true;
 	lagom_g.mode_opt = mode;
+	lagom_g.nocontrol = nocontrol;
 	return 0;
 }
 

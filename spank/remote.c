@@ -316,6 +316,9 @@ int lagom_remote_task_init_privileged(spank_t sp, const struct lagom_state *st)
 
 	if (sd->apply_failed)
 		return -1; /* the step fails rather than hangs */
+	if (sd->planned && sd->mode != LAGOM_MODE_AUTO &&
+	    lagom_mode_measured(sd->mode))
+		return lagom_measure_task_env(sp, sd); /* NCCL's defaults */
 	if (!sd->planned || sd->mode != LAGOM_MODE_AUTO ||
 	    lagom_container_withheld(sd))
 		return 0;
@@ -361,12 +364,19 @@ static void comment_text(const struct lagom_stepd *sd, char *buf, size_t len)
 	used += lagom_container_comment(sd, buf + used, len - used);
 	lagom_env_skipped(sd->items, sd->n_items, skipped, sizeof(skipped));
 	/* longer text is cut here and shortened again by the merge */
-	if (snprintf(buf + used, len - used, "%s%s%s",
-		     sd->mode == LAGOM_MODE_EXPLAIN
-			     ? " mode=explain (not applied)"
-			     : "",
-		     skipped[0] ? " skipped=" : "",
-		     skipped) >= (int)(len - used))
+	if (snprintf(
+		    buf + used, len - used, "%s%s%s",
+		    sd->mode == LAGOM_MODE_EXPLAIN
+			    ? " mode=explain (not applied)"
+		    : sd->mode == LAGOM_MODE_CONTROL
+			    ? " arm=control (NCCL's defaults, measured)"
+		    : sd->mode == LAGOM_MODE_MEASURE
+			    ? " arm=measure (NCCL's defaults, measured)"
+		    : sd->mode == LAGOM_MODE_REVERT
+			    ? " arm=reverted (NCCL's defaults: measured slower)"
+			    : "",
+		    skipped[0] ? " skipped=" : "",
+		    skipped) >= (int)(len - used))
 		buf[len - 1] = '\0';
 }
 

@@ -167,6 +167,39 @@ static void test_measure(void **state)
 	expect_error("measures=on", -EINVAL, "measures");
 }
 
+/* The control arm's arguments (plugstack/measure.h, doc/report.md). */
+static void test_control(void **state)
+{
+	struct lagom_error err = { 0 };
+	struct lagom_config cfg;
+
+	assert_int_equal(lagom_config_parse(0, NULL, &cfg, &err), 0);
+	assert_double_near(cfg.measure.control_share, LAGOM_CONTROL_DEFAULT, 0);
+	assert_true(cfg.measure.control_optout);
+	assert_int_equal(PARSE(&cfg, &err, "control=0.1", "control_optout=no"),
+			 0);
+	assert_double_near(cfg.measure.control_share, 0.1, 1e-12);
+	assert_false(cfg.measure.control_optout);
+	assert_int_equal(PARSE(&cfg, &err, "control=0"), 0);
+	assert_double_near(cfg.measure.control_share, 0, 0);
+	assert_int_equal(PARSE(&cfg, &err, "control=1"), 0);
+	assert_double_near(cfg.measure.control_share, 1, 0);
+	assert_int_equal(PARSE(&cfg, &err, "control=.25"), 0);
+	assert_double_near(cfg.measure.control_share, 0.25, 1e-12);
+	expect_error("control=1.5", -EINVAL, "control=1.5");
+	expect_error("control=5%", -EINVAL, "share");
+	expect_error("control=-0.1", -EINVAL, "control=");
+	expect_error("control=0x1", -EINVAL, "control=");
+	expect_error("control=1e-2", -EINVAL, "control=");
+	expect_error("control=", -EINVAL, "control=");
+	expect_error("control=.", -EINVAL, "control=");
+	expect_error("control=nan", -EINVAL, "control=");
+	expect_error("control", -EINVAL, "control");
+	expect_error("control_optout=maybe", -EINVAL, "control_optout");
+	/* measure is a user's own A/B, not a site default */
+	expect_error("default=measure", -EINVAL, "default=measure");
+}
+
 static void test_modes(void **state)
 {
 	enum lagom_mode m = LAGOM_MODE_OFF;
@@ -180,6 +213,12 @@ static void test_modes(void **state)
 	assert_int_equal(lagom_mode_parse("", &m), -EINVAL);
 	assert_int_equal(lagom_mode_parse(NULL, &m), -EINVAL);
 	assert_int_equal(m, LAGOM_MODE_EXPLAIN);
+	assert_int_equal(lagom_mode_parse("measure", &m), 0);
+	assert_int_equal(m, LAGOM_MODE_MEASURE);
+	assert_string_equal(lagom_mode_name(m), "measure");
+	/* control is srun's pick, never typed */
+	assert_int_equal(lagom_mode_parse("control", &m), -EINVAL);
+	assert_string_equal(lagom_mode_name(LAGOM_MODE_CONTROL), "control");
 	assert_true(lagom_config_valid_var_name("_A1"));
 	assert_false(lagom_config_valid_var_name("A=B"));
 	assert_false(lagom_config_valid_var_name(""));
@@ -195,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_conflict_and_limit),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_measure),
+		cmocka_unit_test(test_control),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,6 +73,40 @@ static void round_trip(void **state)
 	lagom_carrier_release(&d);
 }
 
+/* The control arm's modes travel as words of their own (doc/report.md);
+ * "off" and unknown words never do. */
+static void control_modes(void **state)
+{
+	static const enum lagom_mode modes[] = { LAGOM_MODE_CONTROL,
+						 LAGOM_MODE_MEASURE,
+						 LAGOM_MODE_EXPLAIN };
+	struct lagom_carrier c, d;
+	char *text = NULL, *at;
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		fill(&c);
+		c.mode = modes[i];
+		assert_int_equal(lagom_carrier_encode(&c, &text, NULL), 0);
+		assert_non_null(strstr(text, lagom_mode_name(modes[i])));
+		assert_int_equal(lagom_carrier_decode(text, &d, NULL), 0);
+		assert_int_equal(d.mode, modes[i]);
+		lagom_carrier_release(&d);
+		free(text);
+		lagom_carrier_release(&c);
+	}
+	fill(&c);
+	c.mode = LAGOM_MODE_OFF;
+	assert_int_equal(lagom_carrier_encode(&c, &text, NULL), -EINVAL);
+	c.mode = LAGOM_MODE_CONTROL;
+	assert_int_equal(lagom_carrier_encode(&c, &text, NULL), 0);
+	at = strstr(text, "mode=control");
+	assert_non_null(at);
+	memcpy(at, "mode=contrxl", 12); /* and the check fails too */
+	assert_int_equal(lagom_carrier_decode(text, &d, NULL), -EINVAL);
+	free(text);
+	lagom_carrier_release(&c);
+}
+
 /* Anything but an intact text of this version is refused whole. */
 static void hostile_texts_refused(void **state)
 {
@@ -562,6 +596,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(control_modes),
 		cmocka_unit_test(hostile_texts_refused),
 		cmocka_unit_test(oversize_refused),
 		cmocka_unit_test(matches_names_the_field),

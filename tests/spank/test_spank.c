@@ -212,6 +212,18 @@ static void mode_option_values(void **state)
 	assert_int_equal(lagom_effective_mode(&lagom_g), LAGOM_MODE_EXPLAIN);
 	assert_int_equal(lagom_option_mode_cb(1, "off", 0), 0);
 	assert_int_equal(lagom_effective_mode(&lagom_g), LAGOM_MODE_OFF);
+	/* the control arm's words (doc/report.md) */
+	assert_int_equal(lagom_option_mode_cb(1, "auto,nocontrol", 0), 0);
+	assert_int_equal(lagom_effective_mode(&lagom_g), LAGOM_MODE_AUTO);
+	assert_true(lagom_g.nocontrol);
+	assert_int_equal(lagom_option_mode_cb(1, "measure", 0), 0);
+	assert_int_equal(lagom_effective_mode(&lagom_g), LAGOM_MODE_MEASURE);
+	assert_false(lagom_g.nocontrol);
+	assert_int_equal(lagom_option_mode_cb(1, "explain,nocontrol", 0), -1);
+	assert_int_equal(lagom_option_mode_cb(1, ",nocontrol", 0), -1);
+	assert_int_equal(lagom_option_mode_cb(1, "auto,nocontrolx", 0), -1);
+	assert_int_equal(lagom_option_mode_cb(1, "control", 0), -1);
+	assert_int_equal(lagom_option_mode_cb(1, "off", 0), 0);
 	/* default=auto applies only when the user says nothing. */
 	assert_int_equal(init(S_CTX_LOCAL, 1, ARGV("default=auto")), 0);
 	assert_int_equal(lagom_effective_mode(&lagom_g), LAGOM_MODE_AUTO);

@@ -284,6 +284,16 @@ static void comment_from_validated_fields(void **state)
 		  "lagom " PACKAGE_VERSION " plan=00000000deadbeef "
 		  "speedup=1.00x fallback=" LAGOM_PLANNER_FALLBACK_ONE_GPU
 		  "; calibrated from 1 classes of 2 runs, 2026-01-02" },
+		/* revert.c's word (doc/report.md): exactly its numbers */
+		{ "reverted=0.96x[0.94,0.98]/20 speedup=1.05x",
+		  "lagom " PACKAGE_VERSION " plan=00000000deadbeef "
+		  "speedup=1.05x reverted=0.96x[0.94,0.98]/20" },
+		{ "reverted=0.96x[0.94,0.98]/20;rm speedup=1.05x",
+		  "lagom " PACKAGE_VERSION " plan=00000000deadbeef "
+		  "speedup=1.05x" },
+		{ "reverted=1e0x[0.94,0.98]/20 reverted=0.96x[ 0.94,0.98]/2 "
+		  "reverted=0.96x[0.98,0.94]/2 reverted=-1.00x[0.94,0.98]/2",
+		  "lagom " PACKAGE_VERSION " plan=00000000deadbeef" },
 		/* a tail that is not the planner's: the word before it too */
 		{ "speedup=1.05x; calibrated from 3 classes of 12 runs, "
 		  "2026-11-28 call 555",

@@ -1,0 +1,87 @@
+/*
+ * measurement/arm.h - the control arm's evidence (doc/report.md): the
+ * measured steps of a user's spool as tuned or control runs, and one
+ * class's runs as the two samples measurement/stats.h compares.  Read by
+ * `lagom report` (every class) and by srun (the step's own class, to
+ * revert a plan that measures slower).
+ *
+ * arm_spool.c is the one adapter to the spool's layout (doc/profiler.md):
+ * it reads with the caller's privileges through the strict record, key and
+ * predictions readers.  arm.c is pure.
+ */
+#ifndef LAGOM_MEASUREMENT_ARM_H
+#define LAGOM_MEASUREMENT_ARM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "measurement/learn.h"
+#include "measurement/stats.h"
+
+#define LAGOM_ARM_USER_MAX 64
+
+enum lagom_arm {
+	LAGOM_ARM_TUNED,   /* ran lagom's plan */
+	LAGOM_ARM_CONTROL, /* the control arm: NCCL's defaults, measured */
+	LAGOM_ARM_MEASURE, /* --lagom=measure: the same, on the user's request */
+	LAGOM_ARM_UNTUNED, /* no plan, no control: not compared (a reverted
+			      step, an older untuned one) */
+};
+
+/* One measured step. */
+struct lagom_arm_step {
+	long uid;
+	char user[LAGOM_ARM_USER_MAX];
+	char dir[256]; /* JOB.STEP */
+	char key[LAGOM_LEARN_KEY_MAX];
+	enum lagom_arm arm;
+	char plan[24];		  /* the plan run, or the one a control
+				     stood in for; "" when unknown */
+	double predicted_speedup; /* 0: unknown */
+	double iteration_s;	  /* mean measured iteration; 0: none */
+	double comm_s;		  /* GPU time in collectives per task */
+	double gpu_s;		  /* wall time x tasks */
+	unsigned tasks;
+};
+
+/*
+ * Every step under user_dir (SPOOL/USER, owned by uid) whose key is key
+ * (the whole STEP/key text; NULL: every key), in name order, each to
+ * fn(step, ctx).  A refused file (a link, not regular, someone else's, too
+ * large, corrupt) goes to refused(why, ctx) (may be NULL) and the rest is
+ * read; a step with no key or no record is skipped.  0, or -ENOMEM.
+ */
+int lagom_arm_spool_user(const char *user_dir, long uid, const char *user,
+			 const char *key,
+			 void (*fn)(const struct lagom_arm_step *s, void *ctx),
+			 void (*refused)(const char *why, void *ctx),
+			 void *ctx);
+
+/* The subdirectories of dir with token names ([A-Za-z0-9._:-], no dot
+ * first), in version order, at most max, opened O_NOFOLLOW (an empty list
+ * when dir cannot be opened); NULL when out of memory.  Free with
+ * lagom_arm_free_names(). */
+char **lagom_arm_subdirs(const char *dir, size_t max, size_t *n_out);
+void lagom_arm_free_names(char **names, size_t n);
+
+/* One class's two samples: the latest LAGOM_STATS_MAX_RUNS runs of each
+ * arm (control and measure together), by iteration when every compared
+ * step has one, else by GPU time in collectives. */
+struct lagom_arm_class {
+	bool by_iteration;
+	size_t n_tuned, n_control, n_measure;
+	double tuned_s[LAGOM_STATS_MAX_RUNS], control_s[LAGOM_STATS_MAX_RUNS];
+	double tuned_gpu_s;	  /* wall time x tasks of the tuned runs */
+	double predicted_speedup; /* median of the steps'; 0: unknown */
+	char plan[24];		  /* the latest compared step's plan */
+};
+
+/*
+ * Fill c from steps s[0..n) of one class, in run order (latest last).
+ * plan: only tuned runs of that plan count (NULL: every plan's).
+ */
+void lagom_arm_class_fill(struct lagom_arm_class *c,
+			  const struct lagom_arm_step *s, size_t n,
+			  const char *plan);
+
+#endif /* LAGOM_MEASUREMENT_ARM_H */
