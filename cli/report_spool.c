@@ -12,8 +12,6 @@
 #include "cli/cli.h"
 #include "cli/report_int.h"
 
-#define MAX_USERS 4096
-
 struct walk {
 	void (*fn)(const struct lagom_arm_step *s, void *ctx);
 	void *ctx;
@@ -54,20 +52,13 @@ int report_spool_walk(const char *spool, const char *user,
 {
 	struct walk w = { .fn = fn, .ctx = ctx, .refused = n_refused };
 	struct passwd *pw;
-	char **users;
-	size_t n = 0, i;
 	int rc = CLI_OK;
 
 	if (user) {
 		pw = getpwnam(user);
 		return pw ? walk_user(spool, pw, &w) : CLI_OK;
 	}
-	users = lagom_arm_subdirs(spool, MAX_USERS, &n);
-	if (!users)
-		return cli_fail(CLI_FAIL, "out of memory");
-	for (i = 0; i < n && rc == CLI_OK; i++)
-		if ((pw = getpwnam(users[i])) != NULL)
-			rc = walk_user(spool, pw, &w);
-	lagom_arm_free_names(users, n);
+	if (lagom_arm_spool_root(spool, step, refused, &w) != 0)
+		rc = cli_fail(CLI_FAIL, "out of memory");
 	return rc;
 }

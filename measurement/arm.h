@@ -57,12 +57,13 @@ int lagom_arm_spool_user(const char *user_dir, long uid, const char *user,
 			 void (*refused)(const char *why, void *ctx),
 			 void *ctx);
 
-/* The subdirectories of dir with token names ([A-Za-z0-9._:-], no dot
- * first), in version order, at most max, opened O_NOFOLLOW (an empty list
- * when dir cannot be opened); NULL when out of memory.  Free with
- * lagom_arm_free_names(). */
-char **lagom_arm_subdirs(const char *dir, size_t max, size_t *n_out);
-void lagom_arm_free_names(char **names, size_t n);
+/* The same for every user of the spool root (measurement/spool.h's walk,
+ * its order and its limits per user); a user directory whose owner is
+ * not the user it names is refused.  0, or -ENOMEM. */
+int lagom_arm_spool_root(const char *root,
+			 void (*fn)(const struct lagom_arm_step *s, void *ctx),
+			 void (*refused)(const char *why, void *ctx),
+			 void *ctx);
 
 /* One class's two samples: the latest LAGOM_STATS_MAX_RUNS runs of each
  * arm (control and measure together), by iteration when every compared

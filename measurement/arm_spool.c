@@ -2,41 +2,47 @@
  * measurement/arm_spool.c - the one adapter between the control arm's
  * readers (`lagom report`, srun's revert) and the measurement spool
  * (arm.h): it turns each step directory of a user into a struct
- * lagom_arm_step.  It reads the way `lagom runs` does (cli/cmd_runs.c):
- * with the invoker's privileges, through the strict record, key and
- * predictions readers, each file opened O_NOFOLLOW | O_NONBLOCK, owned by
- * the user the directory names, bounded in size; the 64 first records by
- * name of a step's first 4096 entries, so that the figures never depend on
- * the directory's order.  When the spool walker of measurement/ lands,
- * this file is what changes.
+ * lagom_arm_step.  The spool is walked by measurement/spool.h's walker
+ * (its order, its limits per user, its owner rule: the user is the owner
+ * of the user's directory, and only that user's files are read), with the
+ * invoker's privileges, through the strict record, key and predictions
+ * readers; the first 64 records of a step by name, so that the figures
+ * never depend on the directory's order.
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/escape.h"
+#include "common/io.h"
 #include "measurement/arm.h"
+#include "measurement/learn.h"
 #include "measurement/predicted.h"
 #include "measurement/record.h"
+#include "measurement/spool.h"
 
 #define MAX_RECORDS 64
-#define MAX_SCAN 4096
 #define MAX_STEPS 4096
 
 struct reader {
 	struct lagom_rec rec, scratch;
 	char text[LAGOM_REC_MAX_BYTES + 1];
-	char names[MAX_RECORDS][LAGOM_REC_FILE_NAME_MAX];
 	struct lagom_measure_pred pred;
 	char pred_text[LAGOM_MEASURE_PRED_MAX];
 	void (*refused)(const char *why, void *ctx);
+	void (*fn)(const struct lagom_arm_step *s, void *ctx);
 	void *ctx;
+	const char *key; /* NULL: every key */
+	const char *user;
+	struct lagom_arm_step s;
+	struct sums *sm;
 };
 
 struct sums {
@@ -85,81 +91,54 @@ static void add_record(struct sums *s, const struct lagom_rec *r)
 	s->comm_ns += comm_ns(r);
 }
 
-/* dir/name into path (8192 bytes): 0, or -ENAMETOOLONG. */
-static int join(char *path, const char *dir, const char *name)
+static void refuse(struct reader *rd, const struct lagom_spool_at *at,
+		   const struct lagom_error *err)
 {
-	int n = snprintf(path, 8192, "%s/%s", dir, name);
+	char where[LAGOM_SPOOL_NAME_MAX * 12 + 8],
+		line[sizeof(where) + LAGOM_ERROR_TEXT_MAX + 2];
 
-	return n < 0 || n >= 8192 ? -ENAMETOOLONG : 0;
+	if (!rd->refused)
+		return;
+	lagom_spool_where(at, where, sizeof(where));
+	snprintf(line, sizeof(line), "%s: %s", where, err->text);
+	rd->refused(line, rd->ctx);
 }
 
-static void refuse(struct reader *rd, const struct lagom_error *err)
+/* STEP/key into rd->s.key: 0, -ENOENT (none), or -EINVAL (refused). */
+static int read_key(struct reader *rd, const struct lagom_spool_at *at)
 {
-	if (rd->refused)
-		rd->refused(err->text, rd->ctx);
-}
-
-static int read_records(struct reader *rd, const char *dir, long uid,
-			struct sums *s)
-{
-	struct lagom_error err;
-	char path[8192];
-	size_t n, i;
-
-	memset(s, 0, sizeof(*s));
-	n = lagom_rec_names(dir, rd->names, MAX_RECORDS, MAX_SCAN, NULL);
-	for (i = 0; i < n; i++) {
-		memset(&err, 0, sizeof(err));
-		if (join(path, dir, rd->names[i]) != 0 ||
-		    lagom_rec_read_file(path, uid, rd->text, &rd->rec,
-					&rd->scratch, &err) != 0) {
-			refuse(rd, &err);
-			continue;
-		}
-		add_record(s, &rd->rec);
-	}
-	return s->n ? 0 : -ENOENT;
-}
-
-static int read_key(struct reader *rd, const char *dir, long uid, char *key)
-{
+	struct lagom_read_rule rule = { .max_bytes = LAGOM_LEARN_KEY_MAX - 1,
+					.owner = LAGOM_OWNER_UID,
+					.uid = at->uid };
 	struct lagom_error err = { 0 };
-	char path[8192];
 	size_t len = 0;
-	int rc;
+	int rc = lagom_read_file_at(at->step_fd, LAGOM_SPOOL_KEY, &rule,
+				    rd->text, &len, NULL, &err);
 
-	if (join(path, dir, "key") != 0)
-		return -ENAMETOOLONG;
-	rc = lagom_rec_read_text(path, uid, rd->text, LAGOM_LEARN_KEY_MAX - 1,
-				 &len, &err);
 	if (rc == -ENOENT)
 		return rc;
 	rd->text[rc == 0 ? len : 0] = '\0';
 	if (rc != 0 || !lagom_learn_key_ok(rd->text)) {
 		if (rc == 0)
 			snprintf(err.text, sizeof(err.text),
-				 "%.200s: not a step key", path);
-		refuse(rd, &err);
+				 "key: not a step key");
+		refuse(rd, at, &err);
 		return -EINVAL;
 	}
-	memcpy(key, rd->text, len + 1);
+	memcpy(rd->s.key, rd->text, len + 1);
 	return 0;
 }
 
 /* STEP/predicted, or an empty one (no arm, no plan) when there is none. */
-static void read_predicted(struct reader *rd, const char *dir, long uid)
+static void read_predicted(struct reader *rd, const struct lagom_spool_at *at)
 {
 	struct lagom_error err = { 0 };
-	char path[8192];
-	int rc;
+	int rc = lagom_measure_pred_read_at(
+		at->step_fd, LAGOM_MEASURE_PRED_FILE, (long)at->uid,
+		rd->pred_text, &rd->pred, &err);
 
-	memset(&rd->pred, 0, sizeof(rd->pred));
-	rc = join(path, dir, LAGOM_MEASURE_PRED_FILE);
-	if (rc == 0)
-		rc = lagom_measure_pred_read_file(path, uid, rd->pred_text,
-						  &rd->pred, &err);
 	if (rc != 0 && rc != -ENOENT)
-		refuse(rd, &err);
+		refuse(rd, at, &err);
 	if (rc != 0)
 		memset(&rd->pred, 0, sizeof(rd->pred));
 }
@@ -187,87 +166,121 @@ static void classify(const struct reader *rd, const struct sums *sm,
 				       (double)p->iteration_ns;
 }
 
-static void read_step(struct reader *rd, const char *dir, const char *name,
-		      long uid, const char *user, const char *key,
-		      void (*fn)(const struct lagom_arm_step *s, void *ctx))
+static int on_step(void *ctx, const struct lagom_spool_at *at)
 {
-	struct lagom_arm_step s = { .uid = uid };
-	struct sums sm;
+	struct reader *rd = ctx;
 
-	if (read_key(rd, dir, s.uid, s.key) != 0 ||
-	    (key && strcmp(key, s.key) != 0) ||
-	    read_records(rd, dir, s.uid, &sm) != 0)
+	memset(&rd->s, 0, sizeof(rd->s));
+	memset(rd->sm, 0, sizeof(*rd->sm));
+	if (at->kept == 0 || read_key(rd, at) != 0 ||
+	    (rd->key && strcmp(rd->key, rd->s.key) != 0))
+		return LAGOM_SPOOL_SKIP;
+	read_predicted(rd, at);
+	return LAGOM_SPOOL_NEXT;
+}
+
+static int on_record(void *ctx, const struct lagom_spool_at *at)
+{
+	struct reader *rd = ctx;
+	struct lagom_error err = { 0 };
+
+	if (lagom_spool_read_record(at, rd->text, &rd->rec, &rd->scratch,
+				    &err) != 0)
+		refuse(rd, at, &err);
+	else
+		add_record(rd->sm, &rd->rec);
+	return LAGOM_SPOOL_NEXT;
+}
+
+static void on_step_end(void *ctx, const struct lagom_spool_at *at)
+{
+	struct reader *rd = ctx;
+	struct lagom_arm_step *s = &rd->s;
+	const struct sums *sm = rd->sm;
+
+	if (sm->n == 0)
 		return;
-	read_predicted(rd, dir, s.uid);
-	snprintf(s.user, sizeof(s.user), "%s", user);
-	snprintf(s.dir, sizeof(s.dir), "%s", name);
-	classify(rd, &sm, &s);
-	s.tasks = sm.n;
-	s.iteration_s = sm.iter_n ? sm.iter_ns / sm.iter_n / 1e9 : 0;
-	s.comm_s = sm.comm_ns / sm.n / 1e9;
-	s.gpu_s = sm.end > sm.start ? (double)(sm.end - sm.start) * sm.n : 0;
-	fn(&s, rd->ctx);
+	s->uid = (long)at->uid;
+	snprintf(s->user, sizeof(s->user), "%s",
+		 at->user && at->user[0] ? at->user : rd->user);
+	snprintf(s->dir, sizeof(s->dir), "%s", at->step);
+	classify(rd, sm, s);
+	s->tasks = sm->n;
+	s->iteration_s = sm->iter_n ? sm->iter_ns / sm->iter_n / 1e9 : 0;
+	s->comm_s = sm->comm_ns / sm->n / 1e9;
+	s->gpu_s = sm->end > sm->start ? (double)(sm->end - sm->start) * sm->n
+				       : 0;
+	rd->fn(s, rd->ctx);
 }
 
-static int name_ok(const char *n)
+/* A user's directory whose name is not its owner's is refused: the
+ * figures of a user are that user's own. */
+static int on_user(void *ctx, const struct lagom_spool_at *at)
 {
-	size_t i;
+	struct reader *rd = ctx;
+	struct lagom_error err = { 0 };
+	struct passwd pw, *res = NULL;
+	char buf[4096];
 
-	if (n[0] == '.' || strlen(n) > 200)
-		return 0;
-	for (i = 0; n[i]; i++)
-		if (!lagom_rec_token_char((unsigned char)n[i]))
-			return 0;
-	return 1;
+	if (getpwuid_r(at->uid, &pw, buf, sizeof(buf), &res) == 0 && res &&
+	    strcmp(res->pw_name, at->user) == 0)
+		return LAGOM_SPOOL_NEXT;
+	snprintf(err.text, sizeof(err.text),
+		 "owned by uid %u, not by the user it names",
+		 (unsigned)at->uid);
+	refuse(rd, at, &err);
+	return LAGOM_SPOOL_SKIP;
 }
 
-static int cmp_names(const void *a, const void *b)
+static void say(void *ctx, const char *line)
 {
-	return strverscmp(*(char *const *)a, *(char *const *)b);
+	struct reader *rd = ctx;
+
+	if (rd->refused)
+		rd->refused(line, rd->ctx);
 }
 
-char **lagom_arm_subdirs(const char *dir, size_t max, size_t *n_out)
+static struct reader *reader_new(const char *user, const char *key,
+				 void (*fn)(const struct lagom_arm_step *s,
+					    void *ctx),
+				 void (*refused)(const char *why, void *ctx),
+				 void *ctx)
 {
-	char **names = calloc(max + 1, sizeof(*names));
-	struct dirent *e;
-	struct stat st;
-	size_t n = 0;
-	DIR *d;
-	int fd;
+	struct reader *rd = calloc(1, sizeof(*rd));
 
-	*n_out = 0;
-	if (!names)
+	if (!rd)
 		return NULL;
-	fd = open(dir,
-		  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return names;
+	rd->sm = calloc(1, sizeof(*rd->sm));
+	if (!rd->sm) {
+		free(rd);
+		return NULL;
 	}
-	while ((e = readdir(d)) != NULL && n < max) {
-		if (!name_ok(e->d_name) ||
-		    fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISDIR(st.st_mode))
-			continue;
-		names[n] = strdup(e->d_name);
-		if (names[n])
-			n++;
-	}
-	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
-	*n_out = n;
-	return names;
+	rd->user = user ? user : "";
+	rd->key = key;
+	rd->fn = fn;
+	rd->refused = refused;
+	rd->ctx = ctx;
+	return rd;
 }
 
-void lagom_arm_free_names(char **names, size_t n)
+static void reader_free(struct reader *rd)
 {
-	size_t i;
+	if (rd)
+		free(rd->sm);
+	free(rd);
+}
 
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+static struct lagom_spool_walk walk_of(struct reader *rd)
+{
+	return (struct lagom_spool_walk){
+		.lim = { .steps_max = MAX_STEPS, .records_max = MAX_RECORDS },
+		.on_user = on_user,
+		.on_step = on_step,
+		.on_record = on_record,
+		.on_step_end = on_step_end,
+		.say = say,
+		.ctx = rd,
+	};
 }
 
 int lagom_arm_spool_user(const char *user_dir, long uid, const char *user,
@@ -275,24 +288,40 @@ int lagom_arm_spool_user(const char *user_dir, long uid, const char *user,
 			 void (*fn)(const struct lagom_arm_step *s, void *ctx),
 			 void (*refused)(const char *why, void *ctx), void *ctx)
 {
-	struct reader *rd = malloc(sizeof(*rd));
-	char dir[8192];
-	char **steps;
-	size_t n, i;
+	struct reader *rd = reader_new(user, key, fn, refused, ctx);
+	struct lagom_spool_walk w;
+	struct stat st;
+	int fd;
 
 	if (!rd)
 		return -ENOMEM;
-	rd->refused = refused;
-	rd->ctx = ctx;
-	steps = lagom_arm_subdirs(user_dir, MAX_STEPS, &n);
-	if (!steps) {
-		free(rd);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++)
-		if (join(dir, user_dir, steps[i]) == 0)
-			read_step(rd, dir, steps[i], uid, user, key, fn);
-	lagom_arm_free_names(steps, n);
-	free(rd);
+	w = walk_of(rd);
+	w.on_user = NULL; /* the caller named the user */
+	fd = lagom_open_at(AT_FDCWD, user_dir, O_RDONLY | O_DIRECTORY, 0, &st);
+	if (fd >= 0 && st.st_uid == (uid_t)uid)
+		lagom_spool_walk_user(fd, user, &w);
+	if (fd >= 0)
+		close(fd);
+	reader_free(rd);
 	return 0;
+}
+
+int lagom_arm_spool_root(const char *root,
+			 void (*fn)(const struct lagom_arm_step *s, void *ctx),
+			 void (*refused)(const char *why, void *ctx), void *ctx)
+{
+	struct reader *rd = reader_new(NULL, NULL, fn, refused, ctx);
+	struct lagom_spool_walk w;
+	int fd, rc = 0;
+
+	if (!rd)
+		return -ENOMEM;
+	w = walk_of(rd);
+	fd = lagom_open_at(AT_FDCWD, root, O_RDONLY | O_DIRECTORY, 0, NULL);
+	if (fd >= 0) {
+		rc = lagom_spool_walk_root(fd, &w);
+		close(fd);
+	}
+	reader_free(rd);
+	return rc == -ENOMEM ? rc : 0;
 }

@@ -29,7 +29,7 @@ timeout 20 "$prolog" --plugstack "$tmp/plugstack.conf" --profile-dir "$d" \
 	--node "$n63" --budget 0.1 >/dev/null 2>"$tmp/err"
 check "--node with 63 characters is accepted and written" \
 	[ -f "$d/$n63.json" ]
-rm -f "$d"/*
+rm -rf "$d"/*
 SLURMD_NODENAME=$n64 timeout 20 "$prolog" --plugstack "$tmp/plugstack.conf" \
 	--profile-dir "$d" --budget 0.1 >/dev/null 2>"$tmp/err"
 rc=$?
