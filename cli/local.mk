@@ -13,7 +13,7 @@ lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 	cli/policy_int.h cli/place_int.h cli/policy_common.c cli/cmd_policy.c \
 	cli/policy_run.c cli/cmd_place.c cli/place_slurm.c \
 	cli/cmd_runs.c cli/runs_int.h cli/runs_predicted.c \
-	cli/cmd_calibrate.c
+	cli/cmd_calibrate.c cli/calib_int.h cli/calib_consensus.c
 lagom_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(HWLOC_CFLAGS)
 lagom_LDADD = libmeasurement.la libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libpolicy.la \
 	libplanner.la libsearch.la libprofile.la libworkload.la \

@@ -1,0 +1,232 @@
+/*
+ * cli/calib_consensus.c - `lagom calibrate`'s lines around the users'
+ * consensus (cli/calib_int.h): who gave what, who moved what, and the
+ * bound on a calibration's move.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/calib_int.h"
+#include "cli/cli.h"
+#include "common/escape.h"
+#include "planner/calib.h"
+
+int cli_calib_trusted_uid(const char *name, long *uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096], *end;
+	unsigned long v;
+
+	*uid = LAGOM_CONSENSUS_NO_UID;
+	if (!name)
+		return 0;
+	if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) == 0 && res) {
+		*uid = (long)pw.pw_uid;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(name, &end, 10);
+	if (*name && !*end && errno == 0 && v < 0xffffffffUL) {
+		*uid = (long)v;
+		return 0;
+	}
+	lagom_escape(name, buf, sizeof(buf));
+	cli_fail(CLI_USAGE, "calibrate: --trusted-user: no user '%s'", buf);
+	return -1;
+}
+
+/* "name (uid N)" of uid into buf. */
+static const char *who(uint32_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *res = NULL;
+	char pwbuf[4096], name[128];
+
+	if (getpwuid_r(uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res) {
+		lagom_escape(pw.pw_name, name, sizeof(name));
+		snprintf(buf, len, "%s (uid %u)", name, uid);
+	} else {
+		snprintf(buf, len, "uid %u", uid);
+	}
+	return buf;
+}
+
+size_t cli_calib_meas(const struct lagom_consensus *cs,
+		      const struct lagom_hw *hw, struct lagom_net_meas *m,
+		      size_t max, struct lagom_consensus_stats *st)
+{
+	size_t n = lagom_consensus_meas(cs, hw, LAGOM_CONSENSUS_NO_UID, m, max,
+					st);
+	char name[192];
+
+	if (n == (size_t)-1) {
+		cli_fail(CLI_FAIL, "calibrate: out of memory");
+		return 0;
+	}
+	for (size_t i = 0; i < lagom_consensus_users(cs); i++) {
+		const struct lagom_consensus_user *u = lagom_consensus_user(cs,
+									    i);
+
+		if (u->refused)
+			fprintf(stderr,
+				"lagom: calibrate: user %s: %zu records "
+				"refused: outside physical bounds\n",
+				who(u->uid, name, sizeof(name)), u->refused);
+		if (u->over_records || u->over_runs || u->over_classes ||
+		    u->over_samples)
+			fprintf(stderr,
+				"lagom: calibrate: user %s at a per-user "
+				"limit: %zu records beyond %d, (run, class) "
+				"pairs dropped: %zu beyond %d runs, %zu beyond "
+				"%d classes, %zu beyond %d pairs\n",
+				who(u->uid, name, sizeof(name)),
+				u->over_records, LAGOM_CONSENSUS_USER_RECORDS,
+				u->over_runs, LAGOM_CONSENSUS_USER_RUNS,
+				u->over_classes, LAGOM_CONSENSUS_USER_CLASSES,
+				u->over_samples, LAGOM_CONSENSUS_USER_SAMPLES);
+	}
+	fprintf(stderr,
+		"lagom: calibrate: %zu users, %zu classes: %zu multi-node "
+		"classes agreed (%zu from the trusted account), %zu disputed "
+		"(no majority of users within a factor %.1f), %zu of fewer "
+		"than %d users, %zu on one node, %zu not on this hardware, "
+		"%zu beyond %zu\n",
+		lagom_consensus_users(cs), st->classes, st->used, st->trusted,
+		st->disputed, LAGOM_CONSENSUS_AGREE, st->one_user,
+		LAGOM_CONSENSUS_MIN_USERS, st->one_node, st->refused,
+		st->beyond, max);
+	return n;
+}
+
+static double value_of(const struct lagom_net_calib *c, int t, int b, int p)
+{
+	if (c->t[t].set[b][p])
+		return c->t[t].value[b][p];
+	return lagom_net_param_builtin((enum lagom_net_param)p,
+				       (enum lagom_transport)t);
+}
+
+void cli_calib_influence(const struct lagom_consensus *cs,
+			 const struct lagom_hw *hw,
+			 const struct lagom_net_calib *all)
+{
+	size_t nu = lagom_consensus_users(cs);
+	struct lagom_net_calib *without = calloc(nu ? nu : 1, sizeof(*without));
+	struct lagom_net_meas *m = malloc(LAGOM_NET_SITE_MAX_MEAS * sizeof(*m));
+	double best = 0;
+	size_t best_u = 0;
+	int best_t = 0, best_b = 0, best_p = 0;
+	char name[192];
+
+	if (!without || !m) {
+		cli_fail(CLI_FAIL, "calibrate: --check: out of memory");
+		goto out_free;
+	}
+	for (size_t u = 0; u < nu; u++) {
+		struct lagom_error err = { 0 };
+		size_t n = lagom_consensus_meas(
+			cs, hw, (long)lagom_consensus_user(cs, u)->uid, m,
+			LAGOM_NET_SITE_MAX_MEAS, NULL);
+
+		if (n == 0 || n == (size_t)-1 ||
+		    lagom_net_site_fit(m, n, &without[u], NULL, &err))
+			memset(&without[u], 0, sizeof(without[u]));
+	}
+	printf("influence, each constant fitted without each user:\n");
+	for (int t = 0; t < LAGOM_NET_COUNT; t++)
+		for (int b = 0; b < LAGOM_NET_BANDS; b++)
+			for (int p = 0; p < LAGOM_NP_COUNT; p++) {
+				bool any = all->t[t].set[b][p];
+				double v = value_of(all, t, b, p);
+
+				for (size_t u = 0; u < nu; u++)
+					any = any || without[u].t[t].set[b][p];
+				if (!any)
+					continue;
+				printf("  %s %s %s %.4g:",
+				       lagom_transport_name(
+					       (enum lagom_transport)t),
+				       lagom_net_band_name(b),
+				       lagom_net_param_name(
+					       (enum lagom_net_param)p),
+				       v);
+				for (size_t u = 0; u < nu; u++) {
+					double w = value_of(&without[u], t, b,
+							    p);
+					double d = v > 0 && w > 0
+							   ? fabs(log(w / v))
+							   : fabs(w - v);
+
+					printf(" without %s %.4g%s",
+					       who(lagom_consensus_user(cs, u)
+							   ->uid,
+						   name, sizeof(name)),
+					       w, u + 1 < nu ? "," : "");
+					if (d > best) {
+						best = d, best_u = u;
+						best_t = t, best_b = b;
+						best_p = p;
+					}
+				}
+				printf("\n");
+			}
+	if (best > 0)
+		printf("most influential user: %s: %s %s %s %.4g with them, "
+		       "%.4g without\n",
+		       who(lagom_consensus_user(cs, best_u)->uid, name,
+			   sizeof(name)),
+		       lagom_transport_name((enum lagom_transport)best_t),
+		       lagom_net_band_name(best_b),
+		       lagom_net_param_name((enum lagom_net_param)best_p),
+		       value_of(all, best_t, best_b, best_p),
+		       value_of(&without[best_u], best_t, best_b, best_p));
+	else
+		printf("most influential user: none (no constant moves "
+		       "without any one user)\n");
+out_free:
+	free(without);
+	free(m);
+}
+
+int cli_calib_bound(const char *last_path, const char *out,
+		    const struct lagom_net_calib *now, bool accept)
+{
+	const char *path = last_path ? last_path : out;
+	struct lagom_calibration last;
+	struct lagom_error err = { 0 };
+	bool have = false;
+	char why[512], esc[1024];
+	size_t k;
+	int rc;
+
+	if (path) {
+		rc = lagom_calibration_read_file(path, &last, &err);
+		lagom_escape(path, esc, sizeof(esc));
+		if (rc == 0)
+			have = true;
+		else if (last_path || rc != -ENOENT)
+			return cli_fail(CLI_FAIL,
+					"calibrate: the last calibration %s: "
+					"%s",
+					esc, err.text);
+	}
+	k = lagom_consensus_moves(have ? &last.calib : NULL, now, why,
+				  sizeof(why));
+	if (k == 0)
+		return CLI_OK;
+	fprintf(stderr,
+		"lagom: calibrate: %zu constants move more than a factor %.1f "
+		"from %s: %s%s\n",
+		k, LAGOM_CONSENSUS_MOVE_FACTOR,
+		have ? "the last calibration" : "the built-in values", why,
+		k > 4 ? ", ..." : "");
+	if (accept)
+		return CLI_OK;
+	return cli_fail(CLI_FAIL, "calibrate: not written: check the "
+				  "influence (--check), then --accept");
+}
