@@ -56,9 +56,36 @@ static const char *who(uint32_t uid, char *buf, size_t len)
 	return buf;
 }
 
+/* --check: each user whose times lie outside the agreement of the others. */
+static void print_dissent(const struct lagom_consensus *cs)
+{
+	size_t nu = lagom_consensus_users(cs);
+	size_t *dissent = calloc(nu ? nu : 1, sizeof(*dissent));
+	double *ratio = calloc(nu ? nu : 1, sizeof(*ratio));
+	char name[192];
+
+	if (!dissent || !ratio ||
+	    lagom_consensus_dissent(cs, dissent, ratio) != 0) {
+		cli_fail(CLI_FAIL, "calibrate: --check: out of memory");
+		goto out_free;
+	}
+	for (size_t u = 0; u < nu; u++)
+		if (dissent[u])
+			fprintf(stderr,
+				"lagom: calibrate: user %s disagrees with the "
+				"others on %zu classes: their times %.2fx the "
+				"class median\n",
+				who(lagom_consensus_user(cs, u)->uid, name,
+				    sizeof(name)),
+				dissent[u], ratio[u]);
+out_free:
+	free(dissent);
+	free(ratio);
+}
+
 size_t cli_calib_meas(const struct lagom_consensus *cs,
 		      const struct lagom_hw *hw, struct lagom_net_meas *m,
-		      size_t max, struct lagom_consensus_stats *st)
+		      size_t max, struct lagom_consensus_stats *st, bool check)
 {
 	size_t n = lagom_consensus_meas(cs, hw, LAGOM_CONSENSUS_NO_UID, m, max,
 					st);
@@ -100,6 +127,8 @@ size_t cli_calib_meas(const struct lagom_consensus *cs,
 		st->disputed, LAGOM_CONSENSUS_AGREE, st->one_user,
 		LAGOM_CONSENSUS_MIN_USERS, st->one_node, st->refused,
 		st->beyond, max);
+	if (check)
+		print_dissent(cs);
 	return n;
 }
 

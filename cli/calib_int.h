@@ -18,11 +18,12 @@
 int cli_calib_trusted_uid(const char *name, long *uid);
 
 /* lagom_consensus_meas over all users, then "lagom: calibrate: ..." lines:
- * per user refused records and limits reached, and the classes' fate.
- * Returns the count of m. */
+ * per user refused records and limits reached, and the classes' fate;
+ * with check, each user who disagrees with the others.  Returns the
+ * count of m. */
 size_t cli_calib_meas(const struct lagom_consensus *cs,
 		      const struct lagom_hw *hw, struct lagom_net_meas *m,
-		      size_t max, struct lagom_consensus_stats *st);
+		      size_t max, struct lagom_consensus_stats *st, bool check);
 
 /* --check: per constant the fit without each user; names the most
  * influential user.  all: the fit on everyone's evidence. */

@@ -349,7 +349,8 @@ static int fit_and_write(const struct cal_opts *o, struct scan *s,
 
 	fprintf(stderr, "lagom: calibrate: %zu records (%zu refused)\n",
 		s->records, s->refused);
-	n = cli_calib_meas(s->cs, hw, m, LAGOM_NET_SITE_MAX_MEAS, &st);
+	n = cli_calib_meas(s->cs, hw, m, LAGOM_NET_SITE_MAX_MEAS, &st,
+			   o->check);
 	if (n == 0)
 		return cli_fail(CLI_FAIL, "calibrate: no multi-node class to "
 					  "fit");

@@ -40,3 +40,6 @@ EXTRA_DIST += tests/cli/calibrate.sh
 # a third user's step plans with it.
 INTEGRATION_TESTS += tests/integration/calibrate.sh
 EXTRA_DIST += tests/integration/calibrate.sh
+# One user cannot bend the site's model (issue 33): real users' spools.
+INTEGRATION_TESTS += tests/integration/poison.sh
+EXTRA_DIST += tests/integration/poison.sh

@@ -573,6 +573,68 @@ out_free:
 	return n;
 }
 
+int lagom_consensus_dissent(const struct lagom_consensus *cs, size_t *dissent,
+			    double *ratio)
+{
+	size_t nu = cs->nusers, ns = 0, nr = 0;
+	struct slot *s = malloc((cs->n ? cs->n : 1) * sizeof(*s));
+	double *um = malloc((cs->n ? cs->n : 1) * sizeof(*um));
+	double *run = malloc((cs->n ? cs->n : 1) * sizeof(*run));
+	double *r = malloc((cs->n ? cs->n : 1) * sizeof(*r));
+	int rc = 0;
+
+	if (!s || !um || !run || !r) {
+		rc = -ENOMEM;
+		goto out_free;
+	}
+	for (size_t i = 0; i < cs->cap; i++)
+		if (cs->tab[i].used && cs->tab[i].k.kind == K_SAMPLE)
+			s[ns++] = cs->tab[i];
+	qsort(s, ns, sizeof(*s), cmp_sample);
+	for (size_t u = 0; u < nu; u++) {
+		dissent[u] = 0;
+		ratio[u] = 1;
+	}
+	/* per user in turn: the ratios of their classes (quadratic in
+	 * users, linear in samples: --check only) */
+	for (size_t u = 0; u < nu; u++) {
+		nr = 0;
+		for (size_t i = 0; i < ns;) {
+			size_t j = i, k = 0, mine = (size_t)-1;
+			double med;
+
+			while (j < ns && same_class(&s[j].k, &s[i].k))
+				j++;
+			for (size_t a = i; a < j;) {
+				size_t b = a, n = 0;
+				while (b < j && s[b].k.uid == s[a].k.uid)
+					run[n++] = (double)s[b++].min_ns;
+				if (s[a].k.uid == cs->users[u].uid)
+					mine = k;
+				um[k++] = median(run, n);
+				a = b;
+			}
+			if (s[i].k.nodes >= 2 && k >= 2 && mine != (size_t)-1) {
+				double m = um[mine];
+				med = median(um, k);
+				r[nr++] = m / med;
+				if (fabs(log(m / med)) >
+				    log(LAGOM_CONSENSUS_AGREE))
+					dissent[u]++;
+			}
+			i = j;
+		}
+		if (nr)
+			ratio[u] = median(r, nr);
+	}
+out_free:
+	free(s);
+	free(um);
+	free(run);
+	free(r);
+	return rc;
+}
+
 /* ---- the bound on a calibration's move --------------------------------- */
 
 static double value_of(const struct lagom_net_calib *c, int t, int b, int p)

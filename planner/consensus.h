@@ -138,6 +138,18 @@ size_t lagom_consensus_meas(const struct lagom_consensus *cs,
 			    struct lagom_consensus_stats *st);
 
 /*
+ * Per user (lagom_consensus_user's order, nusers entries): in how many
+ * multi-node classes with runs of two users or more the user's median
+ * lies further than LAGOM_CONSENSUS_AGREE from the class's median of
+ * user medians (dissent), and the median over those classes of the
+ * user's median over the class's (ratio; 1 when none).  Names the user
+ * who disagrees; with two users only, both do: nobody can tell who is
+ * right.  0 or -ENOMEM.
+ */
+int lagom_consensus_dissent(const struct lagom_consensus *cs, size_t *dissent,
+			    double *ratio);
+
+/*
  * A constant's move from last to now is too far when the larger over the
  * smaller exceeds LAGOM_CONSENSUS_MOVE_FACTOR and the change exceeds
  * LAGOM_CONSENSUS_MOVE_RANGE of its range (an unset constant counts at

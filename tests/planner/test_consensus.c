@@ -142,6 +142,8 @@ static void test_volume(void **state)
 	struct lagom_consensus *cs = lagom_consensus_create(-1);
 	struct lagom_consensus_stats st;
 	struct lagom_net_meas m[8];
+	size_t dissent[3];
+	double ratio[3];
 
 	(void)state;
 	assert_non_null(cs);
@@ -150,10 +152,21 @@ static void test_volume(void **state)
 	assert_int_equal(meas(cs, -1, m, &st), 0);
 	assert_int_equal(st.disputed, 1);
 	assert_int_equal(st.used, 0);
+	/* two users who disagree: both dissent, nobody can tell who lies */
+	assert_int_equal(lagom_consensus_dissent(cs, dissent, ratio), 0);
+	assert_int_equal(dissent[0], 1);
+	assert_int_equal(dissent[1], 1);
 	/* one user alone moves nothing either */
 	assert_int_equal(meas(cs, 1001, m, &st), 0);
 	assert_int_equal(st.one_user, 1);
 	runs(cs, 1002, "5", 3, HONEST_NS * 21 / 20);
+	/* three: the one who disagrees is named, 8x and a bit */
+	assert_int_equal(lagom_consensus_dissent(cs, dissent, ratio), 0);
+	assert_int_equal(dissent[0], 0);
+	assert_int_equal(dissent[1], 1);
+	assert_int_equal(dissent[2], 0);
+	assert_true(ratio[1] > 8 && ratio[1] < 9.5);
+	assert_true(fabs(ratio[0] - 5.1 / 5.3025) < 1e-9);
 	assert_int_equal(meas(cs, -1, m, &st), 1);
 	assert_int_equal(st.users, 3);
 	assert_int_equal(st.runs, 58);
