@@ -5,6 +5,8 @@ libmodel_la_SOURCES = model/model.h model/model_int.h model/names.c \
 	model/workload.c
 libmodel_la_SOURCES += model/fit.c model/netcal_int.h model/net.c model/netcal_data.c \
 	model/netfit.c model/netsite.c
+# The dense calibration form (issue 33).
+libmodel_la_SOURCES += model/netdense.h model/netdense.c
 
 MODEL_TEST_LIBS = libcatalog.la libmodel.la libcommon.la -lm $(CMOCKA_LIBS)
 
@@ -77,3 +79,11 @@ tests_model_calib_report_SOURCES = tests/model/calib_report.c \
 tests_model_calib_report_LDADD = libplanner.la libprofile.la libmeasurement.la \
 	libcatalog.la libmodel.la libcommon.la $(JANSSON_LIBS) -lm
 EXTRA_DIST += tests/model/calib.sh
+
+# The dense calibration form: constants recovered from synthetic dense
+# sweeps, other node counts predicted (model/netdense.c).
+UNIT_TESTS += tests/model/test_netdense
+check_PROGRAMS += tests/model/test_netdense
+tests_model_test_netdense_SOURCES = tests/model/test_netdense.c
+tests_model_test_netdense_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_model_test_netdense_LDADD = $(MODEL_TEST_LIBS)
