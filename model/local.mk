@@ -87,3 +87,11 @@ check_PROGRAMS += tests/model/test_netdense
 tests_model_test_netdense_SOURCES = tests/model/test_netdense.c
 tests_model_test_netdense_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_model_test_netdense_LDADD = $(MODEL_TEST_LIBS)
+
+# The dense form on the published node-count sweeps it did not fit
+# (tests/model/dense_report.c says how).
+UNIT_TESTS += tests/model/dense.sh
+check_PROGRAMS += tests/model/dense_report
+tests_model_dense_report_SOURCES = tests/model/dense_report.c
+tests_model_dense_report_LDADD = libmodel.la libcommon.la -lm
+EXTRA_DIST += tests/model/dense.sh
