@@ -16,16 +16,35 @@
 #include "cli/cli.h"
 #include "common/escape.h"
 #include "planner/calib.h"
+#include "plugstack/plugstack.h"
+#include "prolog/prolog.h"
 
-int cli_calib_trusted_uid(const char *name, long *uid)
+#define DEFAULT_PLUGSTACK "/etc/slurm/plugstack.conf"
+
+int cli_calib_trusted_uid(const char *name, const char *plugstack, long *uid)
 {
 	struct passwd pw, *res = NULL;
 	char buf[4096], *end;
 	unsigned long v;
+	static struct lagom_config cfg;
+	struct lagom_error err = { 0 };
+	int rc;
 
 	*uid = LAGOM_CONSENSUS_NO_UID;
-	if (!name)
-		return 0;
+	if (!name) {
+		rc = prolog_read_plugstack(
+			plugstack ? plugstack : DEFAULT_PLUGSTACK, &cfg, &err);
+		if (rc == -ENOENT && !plugstack)
+			return 0;
+		if (rc) {
+			lagom_escape(err.text, buf, sizeof(buf));
+			cli_fail(CLI_USAGE, "calibrate: --plugstack: %s", buf);
+			return -1;
+		}
+		if (!cfg.calibration_user[0])
+			return 0;
+		name = cfg.calibration_user;
+	}
 	if (getpwnam_r(name, &pw, buf, sizeof(buf), &res) == 0 && res) {
 		*uid = (long)pw.pw_uid;
 		return 0;

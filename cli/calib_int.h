@@ -13,9 +13,12 @@
 #include "model/model.h"
 #include "planner/consensus.h"
 
-/* The calibration account's uid (a name or a number), or
- * LAGOM_CONSENSUS_NO_UID for NULL; -1 with one lagom: line when unknown. */
-int cli_calib_trusted_uid(const char *name, long *uid);
+/* The calibration account's uid: name (a name or a number), else
+ * calibration_user= of lagom's line in plugstack (NULL: the default
+ * plugstack.conf, where a missing file or line means none), else
+ * LAGOM_CONSENSUS_NO_UID; -1 with one lagom: line when the account is
+ * unknown or the named plugstack.conf cannot be read. */
+int cli_calib_trusted_uid(const char *name, const char *plugstack, long *uid);
 
 /* lagom_consensus_meas over all users, then "lagom: calibrate: ..." lines:
  * per user refused records and limits reached, and the classes' fate;

@@ -35,7 +35,8 @@
 static const char calibrate_usage[] =
 	"Usage: lagom calibrate (--profile FILE | --gpu MODEL ...)\n"
 	"                       [--out FILE] [--check] [--trusted-user NAME]\n"
-	"                       [--last FILE] [--accept] RECORD_OR_DIR...\n"
+	"                       [--last FILE] [--accept] [--plugstack FILE]\n"
+	"                       RECORD_OR_DIR...\n"
 	"\n"
 	"Fit the network constants of the model to measured steps: the\n"
 	"profiler's records (files, step directories, a user's spool or\n"
@@ -49,8 +50,10 @@ static const char calibrate_usage[] =
 	"  --check          print the leave-one-class-out error per size\n"
 	"                   band beside the uncalibrated model's, and each\n"
 	"                   constant fitted without each user\n"
-	"  --trusted-user NAME  the calibration account (plugstack\n"
-	"                   calibration_user=): its runs count alone\n"
+	"  --trusted-user NAME  the calibration account: its runs count\n"
+	"                   alone (default: calibration_user= of lagom's\n"
+	"                   line in --plugstack FILE, default\n"
+	"                   /etc/slurm/plugstack.conf, when there is one)\n"
 	"  --last FILE      the last calibration (default: --out's file)\n"
 	"  --accept         write even when a constant moves more than a\n"
 	"                   factor 1.5 from the last calibration\n"
@@ -61,14 +64,15 @@ enum {
 	OPT_CHECK,
 	OPT_TRUSTED,
 	OPT_LAST,
-	OPT_ACCEPT
+	OPT_ACCEPT,
+	OPT_PLUGSTACK
 };
 
 struct cal_opts {
 	struct cli_hw_opts hw;
 	const char *out;
 	bool check;
-	const char *trusted, *last;
+	const char *trusted, *last, *plugstack;
 	bool accept;
 };
 
@@ -95,6 +99,8 @@ static int cal_opt(void *ctx, int c, const char *arg)
 		o->last = arg;
 	else if (c == OPT_ACCEPT)
 		o->accept = true;
+	else if (c == OPT_PLUGSTACK)
+		o->plugstack = arg;
 	return 0;
 }
 
@@ -390,6 +396,7 @@ int cli_cmd_calibrate(int argc, char **argv)
 		{ "trusted-user", required_argument, NULL, OPT_TRUSTED },
 		{ "last", required_argument, NULL, OPT_LAST },
 		{ "accept", no_argument, NULL, OPT_ACCEPT },
+		{ "plugstack", required_argument, NULL, OPT_PLUGSTACK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -410,7 +417,7 @@ int cli_cmd_calibrate(int argc, char **argv)
 		return cli_fail(CLI_USAGE, "calibrate: --profile or --gpu is "
 					   "required: records do not say the "
 					   "hardware");
-	if (cli_calib_trusted_uid(o.trusted, &trusted))
+	if (cli_calib_trusted_uid(o.trusted, o.plugstack, &trusted))
 		return CLI_USAGE;
 	rc = cli_hw_load(&o.hw, &hw);
 	if (rc)

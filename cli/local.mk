@@ -17,7 +17,8 @@ lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 lagom_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(HWLOC_CFLAGS)
 lagom_LDADD = libmeasurement.la libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libpolicy.la \
 	libplanner.la libsearch.la libprofile.la libworkload.la \
-	libtopology.la libplacement.la libcatalog.la libmodel.la libcommon.la \
+	libtopology.la libplacement.la libcatalog.la libmodel.la \
+	libprolog.la libplugstack.la libcommon.la \
 	$(JANSSON_LIBS) $(HWLOC_LIBS) -lslurm -lm
 
 dist_man_MANS += doc/lagom.1

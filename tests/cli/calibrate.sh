@@ -17,7 +17,7 @@
 . "${top_srcdir:-.}/tests/lib/tap.sh"
 . "${top_srcdir:-.}/tests/cli/lib.sh"
 
-plan 14
+plan 16
 HW="--gpu H100-SXM --nic 8x400"
 cat >"$TMP/truth.json" <<'J'
 {"format": "lagom-calibration", "version": 1, "date_unix": 1764201600,
@@ -80,6 +80,15 @@ run_lagom "$TMP/out" "$TMP/err" calibrate $HW --trusted-user "$(id -u)" \
 	grep -q 'not written: check the influence (--check), then --accept' "$TMP/err" &&
 	ok "calibrate: a move beyond the bound is not written without --accept" ||
 	not_ok "calibrate: bound: exit $rc: $(grep -v refused "$TMP/err")"
+printf '# lagom\nrequired /usr/lib/slurm/lagom.so profile_dir=/x calibration_user=%s\n' \
+	"$(id -un)" >"$TMP/plugstack.conf"
+run_lagom "$TMP/out" "$TMP/err" calibrate $HW --plugstack "$TMP/plugstack.conf" \
+	--accept --last "$TMP/last.json" --out "$TMP/pl.json" "$TMP/spool"
+[ $rc -eq 0 ] && grep -q '16 multi-node classes agreed (16 from the trusted account)' "$TMP/err" &&
+	ok "calibrate: the calibration account from plugstack.conf's calibration_user=" ||
+	not_ok "calibrate --plugstack: exit $rc: $(grep -v refused "$TMP/err")"
+expect_status 2 "calibrate: an unreadable --plugstack is refused" \
+	calibrate $HW --plugstack "$TMP/no-such.conf" "$TMP/spool"
 run_lagom "$TMP/out" "$TMP/err" calibrate $HW --check --accept \
 	--last "$TMP/last.json" --trusted-user "$(id -u)" \
 	--out "$TMP/site.json" "$TMP/spool"
