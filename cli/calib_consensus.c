@@ -15,6 +15,7 @@
 #include "cli/calib_int.h"
 #include "cli/cli.h"
 #include "common/escape.h"
+#include "model/netdense.h"
 #include "planner/calib.h"
 #include "plugstack/plugstack.h"
 #include "prolog/prolog.h"
@@ -239,6 +240,91 @@ void cli_calib_influence(const struct lagom_consensus *cs,
 out_free:
 	free(without);
 	free(m);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void cli_calib_dense(const struct lagom_net_meas *m, size_t n)
+{
+	struct lagom_dense_meas *d = malloc((n ? n : 1) * sizeof(*d));
+	struct lagom_dense_meas *rest = malloc((n ? n : 1) * sizeof(*rest));
+	double *e = malloc((n ? n : 1) * sizeof(*e));
+
+	if (!d || !rest || !e)
+		goto out_free;
+	for (int a = 0; a < LAGOM_ALGO_COUNT; a++) {
+		struct lagom_dense_fit f;
+		struct lagom_error err = { 0 };
+		size_t k = 0, ne = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if ((int)m[i].cfg.algo == a)
+				d[k++] = (struct lagom_dense_meas){
+					.coll = m[i].coll,
+					.algo = m[i].cfg.algo,
+					.proto = m[i].cfg.proto,
+					.bytes = m[i].bytes,
+					.nodes = (unsigned)m[i].comm.nodes,
+					.ranks = (unsigned)m[i].comm.ranks,
+					.nchannels =
+						(unsigned)m[i].cfg.nchannels,
+					.time_s = m[i].time_s,
+				};
+		if (k == 0)
+			continue;
+		if (lagom_dense_fit(d, k, &f, &err)) {
+			fprintf(stderr,
+				"lagom: calibrate: dense form, %s %s: %s\n",
+				lagom_transport_name(m[0].hw.transport),
+				lagom_algo_name((enum lagom_algo)a), err.text);
+			continue;
+		}
+		fprintf(stderr,
+			"lagom: calibrate: dense form (doc/model.md 2.8), %s "
+			"%s: %zu classes on %u node counts\n",
+			lagom_transport_name(m[0].hw.transport),
+			lagom_algo_name((enum lagom_algo)a), k, f.node_counts);
+		for (int p = 0; p < LAGOM_DP_COUNT; p++)
+			fprintf(stderr,
+				"lagom: calibrate:   %-15s %12.6g: %s\n",
+				lagom_dense_param_name(p), f.value[p],
+				lagom_dense_verdict_text(f.verdict[p]));
+		for (size_t i = 0; k >= 3 && i < k; i++) {
+			struct lagom_dense_fit fi;
+			size_t r = 0;
+			for (size_t j = 0; j < k; j++)
+				if (j != i)
+					rest[r++] = d[j];
+			if (lagom_dense_fit(rest, r, &fi, &err) == 0 &&
+			    lagom_dense_predict_s(&d[i], &fi) > 0)
+				e[ne++] = fabs(d[i].time_s /
+						       lagom_dense_predict_s(
+							       &d[i], &fi) -
+					       1);
+		}
+		if (ne) {
+			qsort(e, ne, sizeof(*e), cmp_dbl);
+			fprintf(stderr,
+				"lagom: calibrate: dense form, %s %s, "
+				"leave-one-class-out: %zu "
+				"classes, median |measured / predicted - 1| "
+				"%.1f%%\n",
+				lagom_transport_name(m[0].hw.transport),
+				lagom_algo_name((enum lagom_algo)a), ne,
+				100 * (ne % 2 ? e[ne / 2]
+					      : (e[ne / 2 - 1] + e[ne / 2]) /
+							2));
+		}
+	}
+out_free:
+	free(d);
+	free(rest);
+	free(e);
 }
 
 int cli_calib_bound(const char *last_path, const char *out,

@@ -34,6 +34,12 @@ void cli_calib_influence(const struct lagom_consensus *cs,
 			 const struct lagom_hw *hw,
 			 const struct lagom_net_calib *all);
 
+/* The dense form (model/netdense.h) per algorithm over the classes m
+ * (all of hw's transport): each constant fitted or refused with why, one
+ * line each, and its leave-one-class-out median error (linear fits:
+ * cheap). */
+void cli_calib_dense(const struct lagom_net_meas *m, size_t n);
+
 /* The bound: the last calibration is last_path, else out when it exists,
  * else the built-in constants.  CLI_OK when no constant moves too far or
  * accept; else one line per reason and CLI_FAIL. */

@@ -369,6 +369,7 @@ static int fit_and_write(const struct cal_opts *o, struct scan *s,
 	c.n_classes = n;
 	c.n_runs = st.runs;
 	c.date_unix = (int64_t)time(NULL);
+	cli_calib_dense(m, n);
 	if (o->check) {
 		check_loco(m, n);
 		cli_calib_influence(s->cs, hw, &c.calib);

@@ -37,6 +37,9 @@ EXTRA_DIST += tests/cli/plan-gates.sh
 # lagom calibrate end to end (cli/cmd_calibrate.c).
 SCRIPT_TESTS += tests/cli/calibrate.sh
 EXTRA_DIST += tests/cli/calibrate.sh
+# lagom calibrate on a dense calibration run's records (the dense form).
+SCRIPT_TESTS += tests/cli/calibrate_dense.sh
+EXTRA_DIST += tests/cli/calibrate_dense.sh
 # lagom calibrate on the demo cluster: two users' records, one calibration,
 # a third user's step plans with it.
 INTEGRATION_TESTS += tests/integration/calibrate.sh
