@@ -155,10 +155,10 @@ static void read_record_at(struct scan *s, int dfd, const char *name,
 	if (dfd != AT_FDCWD && fstat(dfd, &dst) == 0)
 		st.st_uid = dst.st_uid;
 	rc = lagom_consensus_add(s->cs, st.st_uid, s->rec, &err);
-	if (rc == -ERANGE || rc == -EUSERS)
-		refuse(s, path, err.text);
-	else if (rc == 0)
+	if (rc == 0)
 		s->records++;
+	else
+		refuse(s, path, rc == -ENOMEM ? "out of memory" : err.text);
 }
 
 static int cmp_name(const void *a, const void *b)
