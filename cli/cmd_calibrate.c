@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/calib_int.h"
 #include "cli/hw_int.h"
 #include "common/io.h"
 #include "model/size_band.h"
@@ -36,7 +37,9 @@
 
 static const char calibrate_usage[] =
 	"Usage: lagom calibrate (--profile FILE | --gpu MODEL ...)\n"
-	"                       [--out FILE] [--check] RECORD_OR_DIR...\n"
+	"                       [--out FILE] [--check] [--trusted-user NAME]\n"
+	"                       [--last FILE] [--accept] [--plugstack FILE]\n"
+	"                       RECORD_OR_DIR...\n"
 	"\n"
 	"Fit the network constants of the model to measured steps: the\n"
 	"profiler's records (files, step directories, a user's spool or\n"
@@ -48,22 +51,36 @@ static const char calibrate_usage[] =
 	"  --out FILE       write the calibration there (atomically);\n"
 	"                   without, print it\n"
 	"  --check          print the leave-one-class-out error per size\n"
-	"                   band beside the uncalibrated model's\n"
+	"                   band beside the uncalibrated model's, and each\n"
+	"                   constant fitted without each user\n"
+	"  --trusted-user NAME  the calibration account: its runs count\n"
+	"                   alone (default: calibration_user= of lagom's\n"
+	"                   line in --plugstack FILE, default\n"
+	"                   /etc/slurm/plugstack.conf, when there is one)\n"
+	"  --last FILE      the last calibration (default: --out's file)\n"
+	"  --accept         write even when a constant moves more than a\n"
+	"                   factor 1.5 from the last calibration\n"
 	"  -h, --help       this help\n";
 
 enum {
 	OPT_OUT = 0x200,
-	OPT_CHECK
+	OPT_CHECK,
+	OPT_TRUSTED,
+	OPT_LAST,
+	OPT_ACCEPT,
+	OPT_PLUGSTACK
 };
 
 struct cal_opts {
 	struct cli_hw_opts hw;
 	const char *out;
 	bool check;
+	const char *trusted, *last, *plugstack;
+	bool accept;
 };
 
 struct scan {
-	struct lagom_calib_evidence *ev;
+	struct lagom_consensus *cs;
 	char *text;
 	struct lagom_rec *rec, *scratch;
 	const char *arg; /* the argument being walked */
@@ -80,6 +97,14 @@ static int cal_opt(void *ctx, int c, const char *arg)
 		o->out = arg;
 	else if (c == OPT_CHECK)
 		o->check = true;
+	else if (c == OPT_TRUSTED)
+		o->trusted = arg;
+	else if (c == OPT_LAST)
+		o->last = arg;
+	else if (c == OPT_ACCEPT)
+		o->accept = true;
+	else if (c == OPT_PLUGSTACK)
+		o->plugstack = arg;
 	return 0;
 }
 
@@ -90,6 +115,19 @@ static void refuse(struct scan *s, const char *path, const char *why)
 	lagom_escape(path, esc, sizeof(esc));
 	fprintf(stderr, "lagom: calibrate: record %s refused: %s\n", esc, why);
 	s->refused++;
+}
+
+/* The record in s->rec as one run of uid's (the owner of the user's
+ * directory it lies in, or of the file the invoker named). */
+static void add_run(struct scan *s, const char *path, uid_t uid)
+{
+	struct lagom_error err = { 0 };
+	int rc = lagom_consensus_add(s->cs, uid, s->rec, &err);
+
+	if (rc == 0)
+		s->records++;
+	else
+		refuse(s, path, rc == -ENOMEM ? "out of memory" : err.text);
 }
 
 static void cal_say(void *ctx, const char *line)
@@ -107,15 +145,15 @@ static int cal_record(void *ctx, const struct lagom_spool_at *at)
 	struct lagom_error err = { 0 };
 	char where[LAGOM_SPOOL_NAME_MAX * 12], path[sizeof(where) + 4096];
 
-	if (lagom_spool_read_record(at, s->text, s->rec, s->scratch, &err)) {
-		lagom_spool_where(at, where, sizeof(where));
-		snprintf(path, sizeof(path), "%s%s%s", s->arg,
-			 s->arg[0] ? "/" : "", where);
+	int rc = lagom_spool_read_record(at, s->text, s->rec, s->scratch, &err);
+
+	lagom_spool_where(at, where, sizeof(where));
+	snprintf(path, sizeof(path), "%s%s%s", s->arg, s->arg[0] ? "/" : "",
+		 where);
+	if (rc)
 		refuse(s, path, err.text);
-		return LAGOM_SPOOL_NEXT;
-	}
-	s->records++;
-	lagom_calib_evidence_add(s->ev, s->rec);
+	else
+		add_run(s, path, at->uid);
 	return LAGOM_SPOOL_NEXT;
 }
 
@@ -151,8 +189,7 @@ static void scan_arg(struct scan *s, const char *arg)
 			refuse(s, arg, err.text);
 			return;
 		}
-		s->records++;
-		lagom_calib_evidence_add(s->ev, s->rec);
+		add_run(s, arg, st.st_uid);
 		return;
 	}
 	fd = lagom_open_at(AT_FDCWD, arg, O_RDONLY | O_DIRECTORY, 0, &st);
@@ -288,20 +325,17 @@ static int fit_and_write(const struct cal_opts *o, struct scan *s,
 {
 	static struct lagom_net_meas m[LAGOM_NET_SITE_MAX_MEAS];
 	struct lagom_net_site_report rep;
+	struct lagom_consensus_stats st;
 	struct lagom_calibration c = { 0 };
 	struct lagom_error err = { 0 };
-	size_t refused = 0, n;
+	size_t n;
 	char *text = NULL;
 	int rc;
 
-	n = lagom_calib_evidence_meas(s->ev, hw, m, LAGOM_NET_SITE_MAX_MEAS,
-				      &refused);
-	fprintf(stderr,
-		"lagom: calibrate: %zu records (%zu refused), %zu classes of "
-		"%zu runs; %zu multi-node classes the model can price (%zu "
-		"not on this hardware)\n",
-		s->records, s->refused, lagom_calib_evidence_classes(s->ev),
-		lagom_calib_evidence_runs(s->ev), n, refused);
+	fprintf(stderr, "lagom: calibrate: %zu records (%zu refused)\n",
+		s->records, s->refused);
+	n = cli_calib_meas(s->cs, hw, m, LAGOM_NET_SITE_MAX_MEAS, &st,
+			   o->check);
 	if (n == 0)
 		return cli_fail(CLI_FAIL, "calibrate: no multi-node class to "
 					  "fit");
@@ -312,10 +346,16 @@ static int fit_and_write(const struct cal_opts *o, struct scan *s,
 		for (int b = 0; b < LAGOM_NET_BANDS; b++)
 			c.classes[t][b] = rep.rows[t][b];
 	c.n_classes = n;
-	c.n_runs = lagom_calib_evidence_runs(s->ev);
+	c.n_runs = st.runs;
 	c.date_unix = (int64_t)time(NULL);
-	if (o->check)
+	cli_calib_dense(m, n);
+	if (o->check) {
 		check_loco(m, n);
+		cli_calib_influence(s->cs, hw, &c.calib);
+	}
+	rc = cli_calib_bound(o->last, o->out, &c.calib, o->accept);
+	if (rc)
+		return rc;
 	if (lagom_calibration_format(&c, &text, &err))
 		return cli_fail(CLI_FAIL, "calibrate: %s", err.text);
 	if (o->out)
@@ -333,12 +373,17 @@ int cli_cmd_calibrate(int argc, char **argv)
 		CLI_HW_LONGOPTS,
 		{ "out", required_argument, NULL, OPT_OUT },
 		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "trusted-user", required_argument, NULL, OPT_TRUSTED },
+		{ "last", required_argument, NULL, OPT_LAST },
+		{ "accept", no_argument, NULL, OPT_ACCEPT },
+		{ "plugstack", required_argument, NULL, OPT_PLUGSTACK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cal_opts o = { 0 };
 	struct scan s = { 0 };
 	struct lagom_hw hw;
+	long trusted;
 	int rc = cli_getopt(argc, argv, "calibrate", "+h", longopts,
 			    calibrate_usage, cal_opt, &o);
 
@@ -352,20 +397,22 @@ int cli_cmd_calibrate(int argc, char **argv)
 		return cli_fail(CLI_USAGE, "calibrate: --profile or --gpu is "
 					   "required: records do not say the "
 					   "hardware");
+	if (cli_calib_trusted_uid(o.trusted, o.plugstack, &trusted))
+		return CLI_USAGE;
 	rc = cli_hw_load(&o.hw, &hw);
 	if (rc)
 		return rc;
-	s.ev = lagom_calib_evidence_create();
+	s.cs = lagom_consensus_create(trusted);
 	s.text = malloc(LAGOM_REC_MAX_BYTES + 1);
 	s.rec = malloc(sizeof(*s.rec));
 	s.scratch = malloc(sizeof(*s.scratch));
-	if (!s.ev || !s.text || !s.rec || !s.scratch)
+	if (!s.cs || !s.text || !s.rec || !s.scratch)
 		rc = cli_fail(CLI_FAIL, "calibrate: out of memory");
 	for (int i = optind; rc == 0 && i < argc; i++)
 		scan_arg(&s, argv[i]);
 	if (rc == 0)
 		rc = fit_and_write(&o, &s, &hw);
-	lagom_calib_evidence_destroy(s.ev);
+	lagom_consensus_destroy(s.cs);
 	free(s.text);
 	free(s.rec);
 	free(s.scratch);

@@ -13,13 +13,14 @@ lagom_SOURCES = cli/main.c cli/cli.h cli/util.c cli/table.c \
 	cli/policy_int.h cli/place_int.h cli/policy_common.c cli/cmd_policy.c \
 	cli/policy_run.c cli/cmd_place.c cli/place_slurm.c \
 	cli/cmd_runs.c cli/runs_int.h cli/runs_predicted.c \
-	cli/cmd_calibrate.c \
+	cli/cmd_calibrate.c cli/calib_int.h cli/calib_consensus.c \
 	cli/report_int.h cli/cmd_report.c cli/report_spool.c cli/report_html.c
 lagom_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(HWLOC_CFLAGS)
 lagom_LDADD = libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libpolicy.la \
 	libplanner.la libmeasurement.la libsearch.la libprofile.la \
 	libworkload.la \
-	libtopology.la libplacement.la libcatalog.la libmodel.la libcommon.la \
+	libtopology.la libplacement.la libcatalog.la libmodel.la \
+	libprolog.la libplugstack.la libcommon.la \
 	$(JANSSON_LIBS) $(HWLOC_LIBS) -lslurm -lm
 
 dist_man_MANS += doc/lagom.1
@@ -38,6 +39,9 @@ EXTRA_DIST += tests/cli/plan-gates.sh
 # lagom calibrate end to end (cli/cmd_calibrate.c).
 SCRIPT_TESTS += tests/cli/calibrate.sh
 EXTRA_DIST += tests/cli/calibrate.sh
+# lagom calibrate on a dense calibration run's records (the dense form).
+SCRIPT_TESTS += tests/cli/calibrate_dense.sh
+EXTRA_DIST += tests/cli/calibrate_dense.sh
 # lagom calibrate on the demo cluster: two users' records, one calibration,
 # a third user's step plans with it.
 INTEGRATION_TESTS += tests/integration/calibrate.sh
@@ -47,3 +51,6 @@ EXTRA_DIST += tests/integration/calibrate.sh
 SCRIPT_TESTS += tests/cli/report.sh tests/cli/report-chromium.sh
 EXTRA_DIST += tests/cli/report.sh tests/cli/report-chromium.sh \
 	tests/cli/report_spool.py tests/cli/report_html_check.py
+# One user cannot bend the site's model (issue 33): real users' spools.
+INTEGRATION_TESTS += tests/integration/poison.sh
+EXTRA_DIST += tests/integration/poison.sh

@@ -5,6 +5,12 @@ EXTRA_DIST += contrib/install-deps.sh autogen.sh contrib/demo-cluster.sh \
 	contrib/lagom.conf contrib/slurm-release.sh \
 	contrib/slurm-release-actions.sh doc/slurm-releases.md
 
+# The site's dense calibration run (doc/calibration-run.md), installed for
+# the admin to submit as the calibration account.
+lagomcontribdir = $(datadir)/lagom
+dist_lagomcontrib_SCRIPTS = contrib/calibration-run.sh
+EXTRA_DIST += doc/calibration-run.md
+
 # contrib/enroot: lagom's enroot pre-start hook and its settings, installed
 # where enroot does not look (doc/containers.md: the admin links or copies
 # them into /etc/enroot/hooks.d to enable them).

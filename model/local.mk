@@ -6,6 +6,8 @@ libmodel_la_SOURCES = model/model.h model/model_int.h model/names.c \
 libmodel_la_SOURCES += model/fit.c model/netcal_int.h model/net.c model/netcal_data.c \
 	model/netfit.c model/netsite.c model/size_band.h
 libmodel_la_SOURCES += model/channel.c
+# The dense calibration form (issue 33).
+libmodel_la_SOURCES += model/netdense.h model/netdense.c
 
 MODEL_TEST_LIBS = libcatalog.la libmodel.la libcommon.la -lm $(CMOCKA_LIBS)
 
@@ -85,3 +87,18 @@ check_PROGRAMS += tests/model/cta_a100
 tests_model_cta_a100_SOURCES = tests/model/cta_a100.c
 tests_model_cta_a100_LDADD = libmodel.la libcommon.la -lm
 EXTRA_DIST += tests/model/cta_a100.sh
+# The dense calibration form: constants recovered from synthetic dense
+# sweeps, other node counts predicted (model/netdense.c).
+UNIT_TESTS += tests/model/test_netdense
+check_PROGRAMS += tests/model/test_netdense
+tests_model_test_netdense_SOURCES = tests/model/test_netdense.c
+tests_model_test_netdense_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_model_test_netdense_LDADD = $(MODEL_TEST_LIBS)
+
+# The dense form on the published node-count sweeps it did not fit
+# (tests/model/dense_report.c says how).
+UNIT_TESTS += tests/model/dense.sh
+check_PROGRAMS += tests/model/dense_report
+tests_model_dense_report_SOURCES = tests/model/dense_report.c
+tests_model_dense_report_LDADD = libmodel.la libcommon.la -lm
+EXTRA_DIST += tests/model/dense.sh

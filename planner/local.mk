@@ -5,7 +5,7 @@ libplanner_la_SOURCES = planner/planner.h planner/planner.c \
 	planner/planner_int.h planner/profiles.c planner/hw.c planner/hops.c \
 	planner/report_int.h planner/report.c planner/explain.c \
 	planner/learned.c planner/calib.h planner/calib.c \
-	planner/calib_evidence.c
+	planner/calib_evidence.c planner/consensus.h planner/consensus.c
 libplanner_la_CFLAGS = $(AM_CFLAGS)
 libplanner_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
@@ -85,3 +85,12 @@ tests_planner_test_calib_SOURCES = tests/planner/test_calib.c
 tests_planner_test_calib_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_calib_LDADD = libplanner.la libprofile.la libmeasurement.la \
 	libmodel.la libcommon.la $(CMOCKA_LIBS) $(JANSSON_LIBS) -lm
+
+# The users' consensus over records: physical bounds, per-user limits,
+# volume against users, the trusted account, the bound on a move
+# (planner/consensus.c).
+UNIT_TESTS += tests/planner/test_consensus
+check_PROGRAMS += tests/planner/test_consensus
+tests_planner_test_consensus_SOURCES = tests/planner/test_consensus.c
+tests_planner_test_consensus_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_consensus_LDADD = $(tests_planner_test_calib_LDADD)

@@ -283,6 +283,10 @@ static int parse_one(struct lagom_config *cfg, const char *key, size_t keylen,
 		return parse_slurm_user(cfg, value, err);
 	if (KEY_IS("step_query"))
 		return parse_step_query(cfg, value, err);
+	if (KEY_IS("calibration_user"))
+		return copy_value(cfg->calibration_user,
+				  sizeof(cfg->calibration_user),
+				  "calibration_user", value, err);
 #undef KEY_IS
 	return lagom_errprintf(err, EINVAL, "unknown argument '%.*s'",
 			       (int)keylen, key);

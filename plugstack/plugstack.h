@@ -27,6 +27,8 @@
  *	topology_conf=PATH|none   Slurm topology.conf [next to slurm.conf];
  *	                          none: plan as if all nodes hang off one switch
  *	slurm_user=NAME|UID       owner trusted for profiles besides root
+ *	calibration_user=NAME|UID the calibration account: `lagom calibrate`
+ *	                          trusts its records (doc/calibration-run.md)
  *	verbose[=N]               log more (plain "verbose" means 1)
  *	measure_dir=, measure=, measure_max_steps=, measure_max_mb=,
  *	profiler=                 the measurement loop (plugstack/measure.h)
@@ -93,6 +95,9 @@ struct lagom_config {
 	char slurm_user[LAGOM_CONFIG_NAME_MAX];
 	bool slurm_uid_valid;
 	unsigned int slurm_uid;
+	/* calibration_user=, as written ("" when not given): read by
+	 * `lagom calibrate --plugstack`, which looks the name up */
+	char calibration_user[LAGOM_CONFIG_NAME_MAX];
 	int verbose;
 	/* step_query=always: srun asks slurmctld for every step's nodes and
 	 * GPUs, even when its own options tell them (srun_step.c) */

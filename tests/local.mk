@@ -7,8 +7,10 @@ EXTRA_DIST += tests/purity.sh tests/purity-selftest.sh tests/format.sh \
 
 # contrib/enroot/50-lagom.sh against a stand-in of enroot's hook contract,
 # and under a real `enroot start` where enroot is installed.
-SCRIPT_TESTS += tests/contrib/enroot_hook.sh tests/contrib/enroot_real.sh
-EXTRA_DIST += tests/contrib/enroot_hook.sh tests/contrib/enroot_real.sh
+SCRIPT_TESTS += tests/contrib/enroot_hook.sh tests/contrib/enroot_real.sh \
+	tests/contrib/calibration_run.sh
+EXTRA_DIST += tests/contrib/enroot_hook.sh tests/contrib/enroot_real.sh \
+	tests/contrib/calibration_run.sh
 
 # Slurm's OCI containers (srun --container): the whole plan or none, on a
 # real cluster with runc (doc/containers.md).  oci_tuner_load loads the

@@ -9,11 +9,15 @@
 # constants and make `lagom predict --calibration` match the measured
 # times; hostile inputs (a symbolic link, a FIFO, a corrupt record) are
 # refused one by one, a linked step directory is not followed, and a bad
-# calibration file is refused whole.
+# calibration file is refused whole.  Every record lies in directories
+# this test's user owns: one user, so its runs count only as the trusted
+# calibration account's (--trusted-user); against a last calibration of
+# 0.4 of the line rate the fitted 0.7 moves more than the bound, so a run
+# without --accept writes nothing and says which constant.
 . "${top_srcdir:-.}/tests/lib/tap.sh"
 . "${top_srcdir:-.}/tests/cli/lib.sh"
 
-plan 12
+plan 16
 HW="--gpu H100-SXM --nic 8x400"
 cat >"$TMP/truth.json" <<'J'
 {"format": "lagom-calibration", "version": 1, "date_unix": 1764201600,
@@ -61,7 +65,32 @@ mkfifo "$TMP/spool/alice/100.0/fifo.rec"
 ln -s "$TMP/spool/alice/100.0" "$TMP/spool/bob/103.0" # not followed
 printf 'lagom-measure 1\nabi 9\n' >"$TMP/spool/bob/101.0/bad.rec"
 
-run_lagom "$TMP/out" "$TMP/err" calibrate $HW --check \
+run_lagom "$TMP/out" "$TMP/err" calibrate $HW --out "$TMP/site.json" \
+	"$TMP/spool"
+[ $rc -eq 1 ] && [ ! -e "$TMP/site.json" ] &&
+	grep -q '0 multi-node classes agreed (0 from the trusted account), 0 disputed.*16 of fewer than 2 users' "$TMP/err" &&
+	grep -q 'calibrate: no multi-node class to fit' "$TMP/err" &&
+	ok "calibrate: one user's runs alone move no constant" ||
+	not_ok "calibrate: one user: exit $rc: $(grep -v refused "$TMP/err")"
+sed 's/"eff": 0.7/"eff": 0.4/' "$TMP/truth.json" >"$TMP/last.json"
+run_lagom "$TMP/out" "$TMP/err" calibrate $HW --trusted-user "$(id -u)" \
+	--last "$TMP/last.json" --out "$TMP/site.json" "$TMP/spool"
+[ $rc -eq 1 ] && [ ! -e "$TMP/site.json" ] &&
+	grep -q 'constants move more than a factor 1.5 from the last calibration: ib 2 eff 0.4 -> 0.7, ' "$TMP/err" &&
+	grep -q 'not written: check the influence (--check), then --accept' "$TMP/err" &&
+	ok "calibrate: a move beyond the bound is not written without --accept" ||
+	not_ok "calibrate: bound: exit $rc: $(grep -v refused "$TMP/err")"
+printf '# lagom\nrequired /usr/lib/slurm/lagom.so profile_dir=/x calibration_user=%s\n' \
+	"$(id -un)" >"$TMP/plugstack.conf"
+run_lagom "$TMP/out" "$TMP/err" calibrate $HW --plugstack "$TMP/plugstack.conf" \
+	--accept --last "$TMP/last.json" --out "$TMP/pl.json" "$TMP/spool"
+[ $rc -eq 0 ] && grep -q '16 multi-node classes agreed (16 from the trusted account)' "$TMP/err" &&
+	ok "calibrate: the calibration account from plugstack.conf's calibration_user=" ||
+	not_ok "calibrate --plugstack: exit $rc: $(grep -v refused "$TMP/err")"
+expect_status 2 "calibrate: an unreadable --plugstack is refused" \
+	calibrate $HW --plugstack "$TMP/no-such.conf" "$TMP/spool"
+run_lagom "$TMP/out" "$TMP/err" calibrate $HW --check --accept \
+	--last "$TMP/last.json" --trusted-user "$(id -u)" \
 	--out "$TMP/site.json" "$TMP/spool"
 sed 's/^/# /' "$TMP/err" "$TMP/out"
 [ $rc -eq 0 ] && ok "calibrate: exit 0 on the spool" ||
@@ -69,7 +98,8 @@ sed 's/^/# /' "$TMP/err" "$TMP/out"
 refused=$(grep -c 'refused:' "$TMP/err")
 [ "$refused" -eq 3 ] && ok "calibrate: link, FIFO and corrupt record refused one by one" ||
 	not_ok "calibrate: $refused refusals, expected 3"
-grep -q '6 records (3 refused), 16 classes of 3 runs' "$TMP/err" &&
+grep -q '6 records (3 refused)' "$TMP/err" &&
+	grep -q '1 users, 16 classes: 16 multi-node classes agreed (16 from the trusted account)' "$TMP/err" &&
 	ok "calibrate: 6 records, 16 classes of 3 runs (a linked step directory not followed)" ||
 	not_ok "calibrate: counts wrong"
 jtrue "$TMP/site.json" "abs(d['transports']['ib']['2']['eff'] - 0.7) < 0.014" &&

@@ -52,9 +52,11 @@ for u in root nobody; do
 done
 
 # --- the admin's calibration, beside the profiles -----------------------------
+# (--accept: the harness's made-up times may move a constant beyond the
+# bound from the built-in values)
 cal=$CLUSTER_DIR/profiles/lagom-calibration.json
 run "$LAGOM" calibrate --profile "$CLUSTER_DIR/profiles/n1.json" \
-	--out "$cal" "$spool"
+	--accept --out "$cal" "$spool"
 sed 's/^/# /' "$err" | head -20
 check_that "lagom calibrate reads both users' records (6) and writes the file" \
 	'[ "$rc" -eq 0 ] && grep -q "6 records (0 refused)" "$err" && [ -f "$cal" ]'

@@ -82,6 +82,9 @@ static void test_values(void **state)
 	assert_int_equal(
 		PARSE(&cfg, NULL, "step_query=always", "step_query=auto"), 0);
 	assert_false(cfg.step_query_always);
+	assert_string_equal(cfg.calibration_user, "");
+	assert_int_equal(PARSE(&cfg, NULL, "calibration_user=lagom-cal"), 0);
+	assert_string_equal(cfg.calibration_user, "lagom-cal");
 }
 
 /* A bad argument fails, names itself, and leaves *out untouched. */
@@ -114,6 +117,7 @@ static void test_errors(void **state)
 	expect_error("forbid=1ABC", -EINVAL, "1ABC");
 	expect_error("profile_dir=", -EINVAL, "profile_dir");
 	expect_error("slurm_user=12x", -EINVAL, "slurm_user=12x");
+	expect_error("calibration_user=", -EINVAL, "calibration_user");
 	expect_error("verbose=loud", -EINVAL, "verbose=loud");
 	memset(long_path, 'a', sizeof(long_path) - 1);
 	long_path[sizeof(long_path) - 1] = '\0';
