@@ -38,7 +38,8 @@ tests_spank_test_spank_SOURCES = tests/spank/test_spank.c \
 	tests/spank/stub.c tests/spank/stub.h
 tests_spank_test_spank_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 tests_spank_test_spank_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_spank_test_spank_LDADD = libspank.la libmeasurement.la libplacement.la libcatalog.la libmodel.la \
+tests_spank_test_spank_LDADD = libspank.la libmeasurement.la libplanner.la \
+	libsearch.la libplacement.la libcatalog.la libmodel.la \
 	libplugstack.la libcommon.la $(CMOCKA_LIBS) $(JANSSON_LIBS) -lpthread -lm
 
 # The step's plan on its way from srun to the nodes, and the GPU request.
