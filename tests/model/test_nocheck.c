@@ -10,6 +10,7 @@
 
 #include "tests/lib/lagom_test.h"
 #include "model/model.h"
+#include "model/model_fast.h"
 #include "catalog/catalog.h"
 
 #define KIB 1024ull
