@@ -233,9 +233,9 @@ static bool calibrated_ok(const char *v, char *out, size_t len)
  * a word field (" key=", no space in its value) is one of the
  * space-separated words before the first phrase; a phrase field (its value
  * may hold spaces) starts at the first lead in the text and runs to the
- * next phrase found, or to the end.  max: its longest value.  otherwise:
- * the value kept when a word does not check (NULL: none, an earlier one
- * stays).
+ * next phrase found, or to the end.  max: its longest value.  check NULL:
+ * a field of node 0's own, written, never read.  otherwise: the value kept
+ * when a word does not check (NULL: none, an earlier one stays).
  */
 static const struct comment_row {
 	const char *lead;
@@ -254,6 +254,9 @@ static const struct comment_row {
 	[LAGOM_COMMENT_FROM] = { " from=", false, 31, from_ok },
 	[LAGOM_COMMENT_FALLBACK] = { " fallback=", true, 255, fallback_ok },
 	[LAGOM_COMMENT_CALIBRATED] = { "; ", true, 255, calibrated_ok },
+	[LAGOM_COMMENT_CONTAINER] = { "", true, 0, NULL }, /* its own lead */
+	[LAGOM_COMMENT_MODE] = { " mode=", false, 0, NULL },
+	[LAGOM_COMMENT_SKIPPED] = { " skipped=", false, 0, NULL },
 };
 
 /* s appended at used, cut at len; the length the whole text would have. */
@@ -318,7 +321,7 @@ static void word(struct lagom_comment_text *c, const char *w, size_t n)
 	for (size_t f = 0; f < LAGOM_COMMENT_NFIELDS; f++) {
 		const char *key = rows[f].lead + 1;
 
-		if (!rows[f].phrase && strlen(key) == k + 1 &&
+		if (!rows[f].phrase && rows[f].check && strlen(key) == k + 1 &&
 		    strncmp(key, w, k + 1) == 0) {
 			take(c, f, eq + 1, n - k - 1);
 			return;
@@ -335,8 +338,8 @@ void lagom_comment_text_read(const char *text, struct lagom_comment_text *out)
 		const char *p;
 		size_t lead;
 
-		if (!rows[f].phrase || !(p = strstr(text, rows[f].lead)) ||
-		    p >= stop)
+		if (!rows[f].phrase || !rows[f].check ||
+		    !(p = strstr(text, rows[f].lead)) || p >= stop)
 			continue;
 		lead = strlen(rows[f].lead);
 		take(out, f, p + lead, (size_t)(stop - p) - lead);

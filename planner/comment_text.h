@@ -6,13 +6,14 @@
  *	lagom VERSION plan=ID workload=W channels=C chunk=K algo=A speedup=Sx
  *	    [corrected=LIST from=JOB.STEP] [fallback=REASON]
  *	    [; calibrated from N classes of M runs, DATE]
+ *	    [ container: WORDS] [mode=explain (not applied)] [skipped=NAMES]
  *
  * The planner writes it as the summary (lagom_comment_text_write()); srun sends
  * the summary to every node in the step plan text (spank/carrier.h), where
  * it is the user's data: node 0 reads it back (lagom_comment_text_read()), which
  * keeps only the fields that pass their row's check, in lagom's own
- * spelling, and writes the comment root stores with the same
- * lagom_comment_text_write().  A field is one row of the table in comment_text.c:
+ * spelling, adds its own (the last three fields) and writes the comment
+ * root stores with the same lagom_comment_text_write().  A field is one row of the table in comment_text.c:
  * its key, how it is written (a " key=" word, or a tail after "; ") and
  * how it is checked.
  *
@@ -35,6 +36,12 @@ enum lagom_comment_field {
 	LAGOM_COMMENT_FROM,	  /* "JOB.STEP" */
 	LAGOM_COMMENT_FALLBACK,	  /* one of LAGOM_PLANNER_FALLBACK_* */
 	LAGOM_COMMENT_CALIBRATED, /* "calibrated from N classes of M runs, D" */
+	/* Node 0's own: written from what the node did, never read from the
+	 * text srun sent. */
+	LAGOM_COMMENT_CONTAINER, /* " container: WORDS", as container.c
+				  * writes it (fixed words) */
+	LAGOM_COMMENT_MODE,	 /* "explain (not applied)" */
+	LAGOM_COMMENT_SKIPPED,	 /* variable names lagom did not set */
 	LAGOM_COMMENT_NFIELDS
 };
 
@@ -63,7 +70,8 @@ size_t lagom_comment_text_write(const struct lagom_comment_text *c,
  * into *out (zeroed first): each field whose value passes its row's check,
  * in lagom's spelling (a catalog name as the catalog spells it, options in
  * lower case; a workload that is not lagom's own word: "file").  The
- * version and plan id of text are not read: the writer names its own.
+ * version and plan id of text are not read: the writer names its own; nor
+ * are node 0's own fields.
  */
 void lagom_comment_text_read(const char *text, struct lagom_comment_text *out);
 

@@ -34,7 +34,14 @@ static const char *const good[LAGOM_COMMENT_NFIELDS] = {
 	[LAGOM_COMMENT_FALLBACK] = LAGOM_PLANNER_FALLBACK_UNPRICED,
 	[LAGOM_COMMENT_CALIBRATED] =
 		"calibrated from 3 classes of 12 runs, 2026-11-28",
+	/* node 0's own */
+	[LAGOM_COMMENT_CONTAINER] = " container: plan applied",
+	[LAGOM_COMMENT_MODE] = "explain (not applied)",
+	[LAGOM_COMMENT_SKIPPED] = "NCCL_ALGO,NCCL_PROTO",
 };
+
+/* The fields read back from srun's text: those before node 0's own. */
+#define READ_FIELDS LAGOM_COMMENT_CONTAINER
 
 /* A value each field refuses. */
 static const char *const bad[LAGOM_COMMENT_NFIELDS] = {
@@ -64,7 +71,7 @@ static void round_trip(void **state)
 	char text[2048], again[2048];
 
 	(void)state;
-	for (size_t f = 0; f < LAGOM_COMMENT_NFIELDS; f++) {
+	for (size_t f = 0; f < READ_FIELDS; f++) {
 		struct lagom_comment_text one = { 0 };
 
 		one.value[f] = good[f];
@@ -90,6 +97,34 @@ static void round_trip(void **state)
 				 "2026-11-28");
 }
 
+/* Node 0's own fields are written after srun's, and never taken from a
+ * text: a user cannot claim a container's plan, explain mode or skipped
+ * variables. */
+static void node_fields(void **state)
+{
+	struct lagom_comment_text c = { 0 }, back;
+	char text[2048];
+
+	(void)state;
+	for (size_t f = 0; f < LAGOM_COMMENT_NFIELDS; f++)
+		c.value[f] = good[f];
+	write_text(&c, text, sizeof(text));
+	assert_non_null(strstr(text, "2026-11-28 container: plan applied "
+				     "mode=explain (not applied) "
+				     "skipped=NCCL_ALGO,NCCL_PROTO"));
+	lagom_comment_text_read(text, &back);
+	for (size_t f = READ_FIELDS; f < LAGOM_COMMENT_NFIELDS; f++)
+		assert_null(back.value[f]);
+	lagom_comment_text_read("speedup=1.05x mode=explain skipped=X "
+				"container: plan applied",
+				&back);
+	for (size_t f = 0; f < LAGOM_COMMENT_NFIELDS; f++)
+		if (f == LAGOM_COMMENT_SPEEDUP)
+			assert_string_equal(back.value[f], "1.05x");
+		else
+			assert_null(back.value[f]);
+}
+
 /* A value that fails its check is left out (the workload: "file"); the
  * fields around it stay. */
 static void refused_fields(void **state)
@@ -98,13 +133,13 @@ static void refused_fields(void **state)
 	char text[2048];
 
 	(void)state;
-	for (size_t f = 0; f < LAGOM_COMMENT_NFIELDS; f++) {
+	for (size_t f = 0; f < READ_FIELDS; f++) {
 		memset(&c, 0, sizeof(c));
-		for (size_t g = 0; g < LAGOM_COMMENT_NFIELDS; g++)
+		for (size_t g = 0; g < READ_FIELDS; g++)
 			c.value[g] = g == f ? bad[g] : good[g];
 		write_text(&c, text, sizeof(text));
 		lagom_comment_text_read(text, &back);
-		for (size_t g = 0; g < LAGOM_COMMENT_NFIELDS; g++) {
+		for (size_t g = 0; g < READ_FIELDS; g++) {
 			if (g == LAGOM_COMMENT_FALLBACK &&
 			    f == LAGOM_COMMENT_CALIBRATED)
 				/* a tail that is not lagom's takes the
@@ -186,6 +221,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
 		cmocka_unit_test(refused_fields),
+		cmocka_unit_test(node_fields),
 		cmocka_unit_test(spelling_and_repeats),
 		cmocka_unit_test(cut_to_fit),
 		cmocka_unit_test(strict_numbers),
