@@ -244,19 +244,24 @@ static const struct comment_row {
 	bool (*check)(const char *v, char *out, size_t len);
 	const char *otherwise;
 } rows[LAGOM_COMMENT_NFIELDS] = {
+	/* field                     lead  phrase  max  check  otherwise */
 	[LAGOM_COMMENT_WORKLOAD] = { " workload=", false, 95, workload_ok,
 				     "file" },
-	[LAGOM_COMMENT_CHANNELS] = { " channels=", false, 15, channels_ok },
-	[LAGOM_COMMENT_CHUNK] = { " chunk=", false, 23, chunk_ok },
-	[LAGOM_COMMENT_ALGO] = { " algo=", false, 95, algo_ok },
-	[LAGOM_COMMENT_SPEEDUP] = { " speedup=", false, 15, speedup_ok },
-	[LAGOM_COMMENT_CORRECTED] = { " corrected=", false, 319, corrected_ok },
-	[LAGOM_COMMENT_FROM] = { " from=", false, 31, from_ok },
-	[LAGOM_COMMENT_FALLBACK] = { " fallback=", true, 255, fallback_ok },
-	[LAGOM_COMMENT_CALIBRATED] = { "; ", true, 255, calibrated_ok },
-	[LAGOM_COMMENT_CONTAINER] = { "", true, 0, NULL }, /* its own lead */
-	[LAGOM_COMMENT_MODE] = { " mode=", false, 0, NULL },
-	[LAGOM_COMMENT_SKIPPED] = { " skipped=", false, 0, NULL },
+	[LAGOM_COMMENT_CHANNELS] = { " channels=", false, 15, channels_ok,
+				     NULL },
+	[LAGOM_COMMENT_CHUNK] = { " chunk=", false, 23, chunk_ok, NULL },
+	[LAGOM_COMMENT_ALGO] = { " algo=", false, 95, algo_ok, NULL },
+	[LAGOM_COMMENT_SPEEDUP] = { " speedup=", false, 15, speedup_ok, NULL },
+	[LAGOM_COMMENT_CORRECTED] = { " corrected=", false, 319, corrected_ok,
+				      NULL },
+	[LAGOM_COMMENT_FROM] = { " from=", false, 31, from_ok, NULL },
+	[LAGOM_COMMENT_FALLBACK] = { " fallback=", true, 255, fallback_ok,
+				     NULL },
+	[LAGOM_COMMENT_CALIBRATED] = { "; ", true, 255, calibrated_ok, NULL },
+	/* node 0's own; the container's text has its own lead */
+	[LAGOM_COMMENT_CONTAINER] = { "", true, 0, NULL, NULL },
+	[LAGOM_COMMENT_MODE] = { " mode=", false, 0, NULL, NULL },
+	[LAGOM_COMMENT_SKIPPED] = { " skipped=", false, 0, NULL, NULL },
 };
 
 /* s appended at used, cut at len; the length the whole text would have. */
