@@ -1,8 +1,8 @@
 /*
- * planner/comment_text.c - the job comment's grammar: one table of fields, each
- * written by lagom_comment_text_write() and checked by lagom_comment_text_read()
- * (planner/comment_text.h).  Adding a field is one row here and one name in
- * enum lagom_comment_field.
+ * planner/comment_text.c - the job comment's grammar: one table of fields,
+ * each written by lagom_comment_text_write() and checked by
+ * lagom_comment_text_read() (planner/comment_text.h).  Adding a field is
+ * one row here and one name in enum lagom_comment_field.
  */
 #include "config.h"
 
@@ -244,7 +244,7 @@ static const struct comment_row {
 	bool (*check)(const char *v, char *out, size_t len);
 	const char *otherwise;
 } rows[LAGOM_COMMENT_NFIELDS] = {
-	/* field                     lead  phrase  max  check  otherwise */
+	/* [field] = { lead, phrase, max, check, otherwise } */
 	[LAGOM_COMMENT_WORKLOAD] = { " workload=", false, 95, workload_ok,
 				     "file" },
 	[LAGOM_COMMENT_CHANNELS] = { " channels=", false, 15, channels_ok,
@@ -324,10 +324,11 @@ static void word(struct lagom_comment_text *c, const char *w, size_t n)
 	if (!eq)
 		return;
 	for (size_t f = 0; f < LAGOM_COMMENT_NFIELDS; f++) {
-		const char *key = rows[f].lead + 1;
+		const char *lead = rows[f].lead; /* " key=" */
 
-		if (!rows[f].phrase && rows[f].check && strlen(key) == k + 1 &&
-		    strncmp(key, w, k + 1) == 0) {
+		if (rows[f].phrase || !rows[f].check)
+			continue;
+		if (strlen(lead) == k + 2 && strncmp(lead + 1, w, k + 1) == 0) {
 			take(c, f, eq + 1, n - k - 1);
 			return;
 		}

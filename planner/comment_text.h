@@ -8,13 +8,15 @@
  *	    [; calibrated from N classes of M runs, DATE]
  *	    [ container: WORDS] [mode=explain (not applied)] [skipped=NAMES]
  *
- * The planner writes it as the summary (lagom_comment_text_write()); srun sends
- * the summary to every node in the step plan text (spank/carrier.h), where
- * it is the user's data: node 0 reads it back (lagom_comment_text_read()), which
- * keeps only the fields that pass their row's check, in lagom's own
- * spelling, adds its own (the last three fields) and writes the comment
- * root stores with the same lagom_comment_text_write().  A field is one row of the table in comment_text.c:
- * its key, how it is written (a " key=" word, or a tail after "; ") and
+ * The planner writes it as the summary (lagom_comment_text_write()); srun
+ * sends the summary to every node in the step plan text (spank/carrier.h),
+ * where it is the user's data: node 0 reads it back
+ * (lagom_comment_text_read()), which keeps only the fields that pass their
+ * row's check, in lagom's own spelling, adds its own (the last three
+ * fields) and writes the comment root stores with the same
+ * lagom_comment_text_write().  A field is one row of the table in
+ * comment_text.c: its lead (" key=", or "; " before a tail), how it is
+ * found (a word, or a phrase that may hold spaces), its longest value and
  * how it is checked.
  *
  * Pure: no I/O, no allocation.  Nothing here fails: a field that does not
