@@ -3,7 +3,8 @@
  * (srun_parse.c): the GPU count of a TRES list, the GPUs per node a
  * request fixes, the request slurmctld keeps for srun's GPU options, and
  * the step's working directory from srun's command line.  Pure: no Slurm,
- * no environment, no I/O (tests/spank/test_srun_parse links nothing else);
+ * no environment, no I/O (tests/spank/test_srun_parse links it with
+ * placement/ and common/ only, no Slurm);
  * srun_step.c reads srun's state and hands it here.
  */
 #ifndef LAGOM_SPANK_SRUN_PARSE_H
