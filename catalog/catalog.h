@@ -81,6 +81,11 @@ int lagom_workload_from_name(const char *name, const struct lagom_hw *hw,
 			     struct lagom_workload **out,
 			     struct lagom_error *err);
 
+/* Is opt one OPTION of the grammar above (any case)?  0 or -EINVAL.  The
+ * job comment checks a workload name's options with it
+ * (planner/comment_text.c). */
+int lagom_workload_option_check(const char *opt);
+
 /* Example names for `lagom workloads` (static array of count strings). */
 const char *const *lagom_workload_examples(size_t *count);
 

@@ -405,6 +405,13 @@ static int parse_option(const char *opt, struct name_opts *o)
 	return -EINVAL;
 }
 
+int lagom_workload_option_check(const char *opt)
+{
+	struct name_opts o = { 0 };
+
+	return parse_option(opt, &o);
+}
+
 static int parse_options(const char *list, struct name_opts *o,
 			 struct lagom_error *err)
 {

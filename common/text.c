@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/text.h"
 
@@ -58,4 +59,28 @@ const char *lagom_fmt_bytes(char *buf, size_t len, uint64_t bytes)
 	else
 		snprintf(buf, len, "%.1f %s", v, units[u]);
 	return buf;
+}
+
+size_t lagom_text_digits(const char *p, size_t max)
+{
+	size_t n = strspn(p, "0123456789");
+
+	if (n == 0 || n > max || (n > 1 && p[0] == '0'))
+		return 0;
+	return n;
+}
+
+bool lagom_text_is_uint(const char *v, size_t max)
+{
+	size_t n = lagom_text_digits(v, max);
+
+	return n && v[n] == '\0';
+}
+
+bool lagom_text_is_hundredths(const char *v, const char *tail)
+{
+	size_t n = lagom_text_digits(v, 7);
+
+	return n && v[n] == '.' && strspn(v + n + 1, "0123456789") == 2 &&
+	       strcmp(v + n + 3, tail) == 0;
 }

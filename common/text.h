@@ -5,6 +5,7 @@
 #ifndef LAGOM_COMMON_TEXT_H
 #define LAGOM_COMMON_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,5 +30,18 @@ int lagom_text_addf(struct lagom_text *t, const char *fmt, ...)
  * B, KiB, MiB, GiB, TiB that keeps the number at least 1, whole when it is
  * ("64 MiB") and with one decimal otherwise ("1.5 GiB").  Returns buf. */
 const char *lagom_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+
+/*
+ * Numbers in a text someone else wrote, read strictly (the job comment and
+ * the step plan's variables, which a node takes from the user):
+ * lagom_text_digits(): the count n (1..max) of decimal digits at p, with no
+ * sign and no leading zero but "0"; 0 when p starts no such number.
+ * lagom_text_is_uint(): v is such a number of at most max digits, and
+ * nothing else.  lagom_text_is_hundredths(): v is "N.DD" (N at most 7
+ * digits) followed by exactly tail.
+ */
+size_t lagom_text_digits(const char *p, size_t max);
+bool lagom_text_is_uint(const char *v, size_t max);
+bool lagom_text_is_hundredths(const char *v, const char *tail);
 
 #endif /* LAGOM_COMMON_TEXT_H */

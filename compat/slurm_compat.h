@@ -26,6 +26,10 @@
  *            pointer, no update_time                   LAGOM_SLURM_STEP_ID_API
  *   26.05    slurm_load_job() takes a slurm_step_id_t  lagom_slurm_load_job()
  *                                                      LAGOM_SLURM_LOAD_JOB_STEP_ID
+ *   each     srun's option table and how srun builds   lagom_slurm_srun_opts_
+ *            a step's GPU request, read from srun      verified()
+ *            itself (spank/srun_step.c) only where
+ *            checked
  */
 #ifndef LAGOM_COMPAT_SLURM_COMPAT_H
 #define LAGOM_COMPAT_SLURM_COMPAT_H
@@ -36,6 +40,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
@@ -184,6 +189,37 @@ static inline void lagom_slurm_api_fini(void)
 #if LAGOM_SLURM_NEEDS_INIT
 	slurm_fini();
 #endif
+}
+
+/*
+ * May srun's own option table be read for the step's GPU request
+ * (spank/srun_step.c)?  Only on the releases that reading was checked
+ * against, on a cluster of each (tests/integration/step_source.sh): 22.05,
+ * 24.11 and 26.05; and only on the release lagom was built for (the
+ * request rules are compiled in).  major and minor: the running srun's
+ * S_SLURM_VERSION_MAJOR and _MINOR.  Elsewhere srun asks slurmctld.
+ */
+static inline bool lagom_slurm_srun_opts_verified(const char *major,
+						  const char *minor)
+{
+	static const char *const verified[] = { "22.05", "24.11", "26.05" };
+	char built[16], running[16];
+	int n;
+
+	if (!major || !minor)
+		return false;
+	n = snprintf(running, sizeof(running), "%s.%s", major, minor);
+	if (n < 0 || (size_t)n >= sizeof(running))
+		return false;
+	snprintf(built, sizeof(built), "%02d.%02d",
+		 SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER),
+		 SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER));
+	if (strcmp(running, built) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(verified) / sizeof(verified[0]); i++)
+		if (strcmp(running, verified[i]) == 0)
+			return true;
+	return false;
 }
 
 #endif /* LAGOM_COMPAT_SLURM_COMPAT_H */

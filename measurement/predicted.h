@@ -2,8 +2,9 @@
  * measurement/predicted.h - what lagom predicted for a step, left by the SPANK
  * plugin next to the step's measurement records (file "predicted" in the
  * step's spool directory) so that `lagom runs` can show predicted against
- * measured.  The format and the strict parse are pure (no I/O, no
- * allocation); lagom_measure_pred_read_at() (record_file.c) reads the file.
+ * measured.  The format and its strict parse are pure (no I/O, no
+ * allocation); lagom_measure_pred_read_at() at the end reads the file
+ * (measurement/record_file.c, record.h's bounded, owner-checked rules).
  *
  *   lagom-predicted 1
  *   plan <LAGOM_PLAN_ID>

@@ -1,6 +1,7 @@
 # model: the unified cost model (pure core; see model/model.h).
 noinst_LTLIBRARIES += libmodel.la
-libmodel_la_SOURCES = model/model.h model/model_int.h model/names.c \
+libmodel_la_SOURCES = model/model.h model/model_fast.h model/model_fit.h \
+	model/model_int.h model/names.c \
 	model/gpu.c model/coll.c model/nccl.c model/compute.c \
 	model/workload.c
 libmodel_la_SOURCES += model/fit.c model/netcal_int.h model/net.c model/netcal_data.c \

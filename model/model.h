@@ -2,6 +2,11 @@
  * model/model.h - lagom's unified cost model of communication/computation
  * overlap (method sections 1, 2 and 4; equations in doc/model.md).
  * Names below are never renamed; new names and fields may be added.
+ *
+ * This is the public API, for anyone.  Two more headers serve narrower
+ * audiences (who may include which: model/model_fast.h, checked by
+ * tests/purity.sh): model/model_fast.h, the search's unchecked fast path;
+ * model/model_fit.h, fitting the model's constants to measurements.
  */
 /* lagom-api: stable */
 #ifndef LAGOM_MODEL_MODEL_H
@@ -488,9 +493,25 @@ int lagom_nccl_default(const struct lagom_hw *hw, const struct lagom_comm *comm,
 unsigned lagom_nccl_comm_channels(const struct lagom_hw *hw,
 				  const struct lagom_comm *comm);
 
+/*
+ * Bytes of device memory one GPU reads and writes for one collective of
+ * the protocol (doc/model.md 4): 2 x the bus bytes (read to send, write
+ * received), x 2 for LL's flag words (128/120 for LL128), plus the local
+ * operand a reduction reads and an alltoall's own block.  comm->ranks 0 is
+ * taken as 1.
+ */
+double lagom_coll_mem_bytes(const struct lagom_comm *comm, enum lagom_coll coll,
+			    uint64_t bytes, enum lagom_proto proto);
+
 /* ------------------------------------------------------------------ */
 /* Computation under contention.                                       */
 /* ------------------------------------------------------------------ */
+
+/* How far below 1 a measured slowdown (a kernel's time beside
+ * communication over its time alone) may be and still count as noise: the
+ * contention fit (model/model_fit.h) and the trace importer take no
+ * speedup from contention. */
+#define LAGOM_FIT_NOISE 0.05
 
 /*
  * One compute kernel (or a group of kernels treated as one).
@@ -642,250 +663,13 @@ int lagom_iteration_time(const struct lagom_hw *hw,
 			 double *time_s, struct lagom_error *err);
 
 /* ------------------------------------------------------------------ */
-/* Fitting the contention coefficients to a measured curve.            */
+/* A site calibration, applied (fitted in model/model_fit.h).        */
 /* ------------------------------------------------------------------ */
-
-/*
- * Physical ranges of the fitted coefficients (doc/model.md section 4.1):
- * a fit never leaves them.  LAGOM_FIT_NOISE: how far below 1 a measured
- * slowdown may be and still count as noise.  LAGOM_FIT_MAX_RMS: largest
- * root-mean-square relative residual of an accepted fit.
- */
-#define LAGOM_FIT_SM_MAX 2.0
-#define LAGOM_FIT_L2_MAX 5.0
-#define LAGOM_FIT_CAP_MIN 0.25
-#define LAGOM_FIT_CAP_MAX 16.0
-#define LAGOM_FIT_NOISE 0.05
-#define LAGOM_FIT_MAX_RMS 0.15
-#define LAGOM_FIT_MAX_POINTS 512
-
-/*
- * One measured point of a contention curve: a kernel's time beside
- * nchannels resident communication CTAs, each moving chunk_bytes per round,
- * divided by its time alone.
- */
-struct lagom_fit_point {
-	unsigned nchannels;   /* 0..LAGOM_NCHANNELS_MAX, < the GPU's SMs */
-	uint64_t chunk_bytes; /* > 0 */
-	double slowdown;      /* finite, >= 1 - LAGOM_FIT_NOISE */
-};
-
-/* What a fit found (filled only on success). */
-struct lagom_fit_report {
-	size_t npoints;		  /* points used (all of them) */
-	size_t ninformative;	  /* points with nchannels > 0 */
-	double contention_sm;	  /* as written into hw */
-	double contention_l2;	  /* as written into hw */
-	double contention_l2_cap; /* as written into hw */
-	bool cap_fitted; /* false: no point is beyond the cap, which is kept
-			    (raised to the largest NC * C / L2 seen) */
-	bool at_bound;	 /* a coefficient sits on its range's edge */
-	double rms_rel;	 /* rms of (measured - fitted) / measured */
-	double max_abs;	 /* largest |measured - fitted| slowdown */
-};
-
-/*
- * Least-squares fit of the global-contention coefficients of doc/model.md
- * section 4 (contention_sm, contention_l2 and, when points reach it,
- * contention_l2_cap) to measured slowdowns of one probe kernel.  The wave /
- * SM-share factor W(NC) comes from the model itself (lagom_compute_time()
- * with hw's channel_sm_share and the probe's grid), so only
- * 1 + m * gamma(NC, C) is fitted; m is probe->mem_bound (must be > 0).
- * probe NULL: grid unknown (smooth SM share), mem_bound 0.2.  probe's
- * time_s is only checked (the fit works on ratios).
- *
- * hw: in, the node (SMs, L2, channel_sm_share, the prior contention_l2_cap);
- * out, on success only, the three fitted coefficients, each within the
- * LAGOM_FIT_* ranges, with the knee 0 and the L2 term ungated by traffic
- * (contention_l2_x0 and _x1 0: the probe streams its chunks).  rep may be NULL.  Deterministic and bounded: no
- * randomness, work O(n^2) at most, n <= LAGOM_FIT_MAX_POINTS.
- *
- * Errors (-EINVAL with a message, hw untouched): no points or more than
- * LAGOM_FIT_MAX_POINTS; fewer points with nchannels > 0 than the two
- * coefficients; a point out of range (nchannels above 64 or not below the
- * SMs, chunk 0, slowdown not finite or below 1 - LAGOM_FIT_NOISE); points
- * that cannot tell the two coefficients apart (a single chunk size); an
- * invalid hw or probe, mem_bound 0; a fit whose rms relative residual
- * exceeds LAGOM_FIT_MAX_RMS (the formula does not describe the points).
- * -ENOMEM.
- */
-int lagom_contention_fit(const struct lagom_fit_point *pts, size_t n,
-			 const struct lagom_kernel *probe, struct lagom_hw *hw,
-			 struct lagom_fit_report *rep, struct lagom_error *err);
-
-/* ------------------------------------------------------------------ */
-/* The unchecked fast path.                                            */
-/* ------------------------------------------------------------------ */
-
-/*
- * For callers that validate their inputs once and then make many model calls
- * (the search: tens of thousands per plan).  Like jansson's
- * json_string_nocheck(), a function named *_nocheck does not check its
- * arguments: each states the checks its arguments must have passed, and
- * calling it with arguments those checks would reject is undefined (out of
- * range reads, division by zero).  Each computes exactly what its checked
- * counterpart computes, with the same floating-point operations, so the
- * results are bit-identical (tests/model/test_nocheck).
- *
- * The checks themselves are safe on any input.
- */
-
-/* lagom_hw_check(hw), then comm against hw (ranks = nodes x ranks_per_node,
- * no more ranks per node than GPUs, a NIC for several nodes), then coll in
- * range: the arguments every collective call shares; 0 or -EINVAL. */
-int lagom_call_check(const struct lagom_hw *hw, const struct lagom_comm *comm,
-		     enum lagom_coll coll, struct lagom_error *err);
-
-/* lagom_region_time()'s checks of the region itself (counts, kernels,
- * dependency indices, serial time), not of its collectives' communicators
- * (lagom_call_check() each); 0 or -EINVAL. */
-int lagom_region_check(const struct lagom_region *region,
-		       struct lagom_error *err);
-
-/* Precondition: lagom_call_check(hw, comm, coll) == 0.  lagom_coll_predict()'s
- * checks of bytes and cfg (sizes, channel and thread ranges, chunk, an
- * algorithm/protocol the hardware allows); 0 or -EINVAL. */
-int lagom_coll_config_check_nocheck(const struct lagom_hw *hw,
-				    const struct lagom_comm *comm,
-				    enum lagom_coll coll, uint64_t bytes,
-				    const struct lagom_coll_config *cfg,
-				    struct lagom_error *err);
-
-/* Precondition: lagom_call_check(hw, comm, coll) == 0 (algo and proto may be
- * out of range: false).  lagom_coll_supported(). */
-bool lagom_coll_allowed_nocheck(const struct lagom_hw *hw,
-				const struct lagom_comm *comm,
-				enum lagom_coll coll, enum lagom_algo algo,
-				enum lagom_proto proto);
-
-/* Precondition: lagom_call_check() and lagom_coll_config_check_nocheck()
- * pass.  lagom_coll_predict()'s time_s. */
-double lagom_coll_time_s_nocheck(const struct lagom_hw *hw,
-				 const struct lagom_comm *comm,
-				 enum lagom_coll coll, uint64_t bytes,
-				 const struct lagom_coll_config *cfg);
-
-/* Precondition: as lagom_coll_time_s_nocheck() for cfg with each of the n
- * channel counts nchannels[i].  time_s[i] = lagom_coll_time_s_nocheck() of
- * cfg with nchannels[i]; the parts that do not depend on the channel count
- * are computed once. */
-void lagom_coll_times_s_nocheck(const struct lagom_hw *hw,
-				const struct lagom_comm *comm,
-				enum lagom_coll coll, uint64_t bytes,
-				const struct lagom_coll_config *cfg,
-				const unsigned *nchannels, size_t n,
-				double *time_s);
-
-/*
- * Bytes of device memory one GPU reads and writes for one collective of
- * the protocol (doc/model.md 4): 2 x the bus bytes (read to send, write
- * received), x 2 for LL's flag words (128/120 for LL128), plus the local
- * operand a reduction reads and an alltoall's own block.  comm->ranks 0 is
- * taken as 1.
- */
-double lagom_coll_mem_bytes(const struct lagom_comm *comm, enum lagom_coll coll,
-			    uint64_t bytes, enum lagom_proto proto);
-
-/* Precondition: lagom_hw_check(hw) == 0, kernel valid for
- * lagom_compute_time(), nchannels <= LAGOM_NCHANNELS_MAX and mem_Bps >= 0.
- * lagom_compute_time_rate()'s time_s. */
-double lagom_kernel_time_s_nocheck(const struct lagom_hw *hw,
-				   const struct lagom_kernel *kernel,
-				   unsigned nchannels, uint64_t chunk_bytes,
-				   double mem_Bps);
-
-/*
- * Precondition: lagom_hw_check(hw) and lagom_region_check(region) pass, and
- * configs (one per collective, not NULL) passed
- * lagom_coll_config_check_nocheck().  lagom_region_time() with the
- * collectives taking coll_time_s[j] (lagom_coll_time_s_nocheck() of
- * configs[j]; not recomputed here).  -EINVAL only for a dependency cycle.
- */
-int lagom_region_timeline_nocheck(const struct lagom_hw *hw,
-				  const struct lagom_region *region,
-				  const struct lagom_coll_config *configs,
-				  const double *coll_time_s,
-				  struct lagom_region_time *out,
-				  struct lagom_error *err);
-
-/*
- * Fitting a site calibration (model/netsite.c, doc/model.md 2.7).  One
- * measured collective class: the hardware it ran on, its communicator,
- * operation, bytes (nccl-tests' convention), the configuration NCCL ran,
- * and the measured time of one call (the evidence `lagom calibrate` keeps
- * per class).
- */
-struct lagom_net_meas {
-	struct lagom_hw hw;
-	struct lagom_comm comm;
-	enum lagom_coll coll;
-	uint64_t bytes;
-	struct lagom_coll_config cfg;
-	double time_s;
-};
 
 /* A site calibration for every transport. */
 struct lagom_net_calib {
 	struct lagom_net_site t[LAGOM_NET_COUNT];
 };
-
-/* What the fit did with one constant of one transport and band. */
-enum lagom_net_verdict {
-	LAGOM_NV_NO_DATA,      /* no measured class in this transport/band */
-	LAGOM_NV_UNDETERMINED, /* the classes do not determine it: kept */
-	LAGOM_NV_NO_GAIN,      /* determined, but moving it predicts the
-				  classes left out no better: kept */
-	LAGOM_NV_FITTED,       /* moved to the fitted value */
-	LAGOM_NV_AT_BOUND,     /* fitted, on its range's edge */
-};
-
-struct lagom_net_site_report {
-	size_t rows[LAGOM_NET_COUNT][LAGOM_NET_BANDS];
-	enum lagom_net_verdict verdict[LAGOM_NET_COUNT][LAGOM_NET_BANDS]
-				      [LAGOM_NP_COUNT];
-	/* rms change of log(time) over the band's classes per tenth of the
-	 * constant's range, end to end (how much the data see it), and the
-	 * share of that change no constant taken before explains (1:
-	 * independent, 0: the same as another's). */
-	double sensitivity[LAGOM_NET_COUNT][LAGOM_NET_BANDS][LAGOM_NP_COUNT];
-	double independence[LAGOM_NET_COUNT][LAGOM_NET_BANDS][LAGOM_NP_COUNT];
-	/* median |predicted / measured - 1| of the band's classes with the
-	 * built-in constants and with the fitted ones (in sample) */
-	double err_builtin[LAGOM_NET_COUNT][LAGOM_NET_BANDS];
-	double err_fitted[LAGOM_NET_COUNT][LAGOM_NET_BANDS];
-};
-
-#define LAGOM_NET_SITE_MAX_MEAS 4096
-/* A constant is determined when moving it across its range moves the
- * band's classes by at least this rms (log) per tenth of the range ... */
-#define LAGOM_NET_SITE_MIN_SENS 0.01
-/* ... and this share of that is independent of the constants already
- * taken (Gram-Schmidt on the sensitivities, largest first). */
-#define LAGOM_NET_SITE_MIN_INDEP 0.3
-/* A determined constant is moved only when that cuts the mean loss of
- * the classes left out one at a time by at least this share. */
-#define LAGOM_NET_SITE_MIN_GAIN 0.1
-
-/*
- * Fit a site calibration to n measured classes (multi-node ones; the rest
- * are ignored): per transport and node-count band, the constants the
- * classes determine (above) are fitted by a robust loss (pseudo-Huber on
- * log(predicted / measured), delta 0.1, every class weighted alike) inside
- * their physical ranges (lagom_net_param_range), by cyclic coordinate
- * descent with golden-section line searches from the built-in values;
- * never more constants than classes.  The others stay unset (built-in).
- * Every measurement's hw.net_site is ignored.  Pure, deterministic.
- * rep may be NULL.  -EINVAL: n 0 or above LAGOM_NET_SITE_MAX_MEAS, a time
- * not finite and > 0, a class the model refuses (err says which).
- */
-int lagom_net_site_fit(const struct lagom_net_meas *m, size_t n,
-		       struct lagom_net_calib *out,
-		       struct lagom_net_site_report *rep,
-		       struct lagom_error *err);
-
-/* The model's time of m's class under calib (NULL: built-in). */
-double lagom_net_meas_predict_s(const struct lagom_net_meas *m,
-				const struct lagom_net_calib *calib);
 
 /* hw->net_site = calib's values for hw's transport (calib NULL: unset). */
 void lagom_hw_apply_calib(struct lagom_hw *hw,

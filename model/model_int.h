@@ -6,6 +6,8 @@
 #define LAGOM_MODEL_INTERNAL_H
 
 #include "model/model.h"
+#include "model/model_fast.h"
+#include "model/model_fit.h"
 #include "model/netcal_int.h"
 
 #define MIB (1024.0 * 1024.0)

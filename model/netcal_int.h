@@ -8,6 +8,8 @@
 #define LAGOM_MODEL_NETCAL_H
 
 #include "model/model.h"
+#include "model/model_fast.h"
+#include "model/model_fit.h"
 
 /*
  * Calibration of the network part of x_j (doc/model.md 2.1).  The values

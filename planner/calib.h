@@ -18,6 +18,7 @@
 
 #include "common/error.h"
 #include "model/model.h"
+#include "model/model_fit.h"
 
 /* The file's name in the profile directory, beside the digest. */
 #define LAGOM_CALIBRATION_FILE "lagom-calibration.json"

@@ -37,6 +37,7 @@
 
 #include "common/error.h"
 #include "model/model.h"
+#include "model/model_fit.h"
 
 struct lagom_rec;
 struct lagom_consensus;

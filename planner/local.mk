@@ -3,7 +3,8 @@
 noinst_LTLIBRARIES += libplanner.la
 libplanner_la_SOURCES = planner/planner.h planner/planner.c \
 	planner/planner_int.h planner/profiles.c planner/hw.c planner/hops.c \
-	planner/report_int.h planner/report.c planner/explain.c \
+	planner/report_int.h planner/report.c planner/comment_text.h \
+	planner/comment_text.c planner/explain.c \
 	planner/learned.c planner/calib.h planner/calib.c \
 	planner/calib_evidence.c planner/consensus.h planner/consensus.c
 libplanner_la_CFLAGS = $(AM_CFLAGS)
@@ -16,6 +17,14 @@ tests_planner_test_planner_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_planner_LDADD = libplanner.la libsearch.la \
 	libprofile.la libplacement.la libcatalog.la libmodel.la libcommon.la \
 	$(CMOCKA_LIBS) $(JANSSON_LIBS) -lslurm -lm
+
+# The job comment's grammar: one table, written and read back.
+UNIT_TESTS += tests/planner/test_comment_text
+check_PROGRAMS += tests/planner/test_comment_text
+tests_planner_test_comment_text_SOURCES = tests/planner/test_comment_text.c
+tests_planner_test_comment_text_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_comment_text_LDADD = libplanner.la libcatalog.la \
+	libmodel.la libcommon.la $(CMOCKA_LIBS) -lm
 
 # The measured correction (planner/learned.c).
 UNIT_TESTS += tests/planner/test_learned

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "planner/comment_text.h"
 #include "planner/report_int.h"
 #include "search/search.h"
 
@@ -203,18 +204,15 @@ static void size_word(uint64_t b, char *buf, size_t len)
 #define SUMMARY_CORRECTIONS 4 /* listed in the summary; the rest counted */
 
 /*
- * " corrected=allreduce@1MiB:x1.83,allgather@48MiB:x0.60 from=JOB.STEP"
- * (factors in hundredths, no printf float), or "" without corrections.
+ * "allreduce@1MiB:x1.83,allgather@48MiB:x0.60" (factors in hundredths, no
+ * printf float), with ",+N" for the corrections not listed.
  */
-static void corrected_words(const struct lagom_planner_result *res, char *buf,
-			    size_t len)
+static void corrected_list(const struct lagom_planner_result *res, char *buf,
+			   size_t len)
 {
 	size_t used = 0, i;
 
 	buf[0] = '\0';
-	if (!res->ncorrections)
-		return;
-	used = (size_t)snprintf(buf, len, " corrected=");
 	for (i = 0;
 	     i < res->ncorrections && i < SUMMARY_CORRECTIONS && used < len;
 	     i++) {
@@ -229,20 +227,26 @@ static void corrected_words(const struct lagom_planner_result *res, char *buf,
 					 h / 100, h % 100);
 	}
 	if (used < len && res->ncorrections > SUMMARY_CORRECTIONS)
-		used += (size_t)snprintf(buf + used, len - used, ",+%zu",
-					 res->ncorrections -
-						 SUMMARY_CORRECTIONS);
-	if (used < len)
-		snprintf(buf + used, len - used, " from=%s",
-			 res->corrected_from);
+		snprintf(buf + used, len - used, ",+%zu",
+			 res->ncorrections - SUMMARY_CORRECTIONS);
 }
 
+/* The job comment's text (planner/comment_text.h), from the plan's fields. */
 static int make_summary(struct lagom_planner_result *res)
 {
 	const struct lagom_plan *p = res->plan;
 	char nc[32], algos[96], chunk[32] = "default", wl[LAGOM_NAME_MAX];
-	char corrected[320];
-	int rc;
+	char speedup[32], corrected[LAGOM_COMMENT_VALUE_MAX];
+	struct lagom_comment_text c = {
+		.value = {
+			[LAGOM_COMMENT_WORKLOAD] = wl,
+			[LAGOM_COMMENT_CHANNELS] = nc,
+			[LAGOM_COMMENT_CHUNK] = chunk,
+			[LAGOM_COMMENT_ALGO] = algos,
+			[LAGOM_COMMENT_SPEEDUP] = speedup,
+		},
+	};
+	size_t n;
 
 	channel_range(p, nc, sizeof(nc));
 	algo_list(p, algos, sizeof(algos));
@@ -250,19 +254,20 @@ static int make_summary(struct lagom_planner_result *res)
 	if (p->env.buffsize_bytes)
 		snprintf(chunk, sizeof(chunk), "%lluKiB",
 			 (unsigned long long)(p->env.buffsize_bytes / 2048));
-	corrected_words(res, corrected, sizeof(corrected));
-	rc = asprintf(&res->summary,
-		      "lagom %s plan=%s workload=%s channels=%s chunk=%s "
-		      "algo=%s speedup=%sx%s%s%s%s%s",
-		      PACKAGE_VERSION, res->plan_id, wl, nc, chunk, algos,
-		      summary_speedup(res), corrected,
-		      res->fell_back ? " fallback=" : "",
-		      res->fell_back ? res->fallback_reason : "",
-		      res->calibrated[0] ? "; " : "", res->calibrated);
-	if (rc < 0) {
-		res->summary = NULL;
-		return -ENOMEM;
+	snprintf(speedup, sizeof(speedup), "%sx", summary_speedup(res));
+	if (res->ncorrections) {
+		corrected_list(res, corrected, sizeof(corrected));
+		c.value[LAGOM_COMMENT_CORRECTED] = corrected;
+		c.value[LAGOM_COMMENT_FROM] = res->corrected_from;
 	}
+	if (res->fell_back)
+		c.value[LAGOM_COMMENT_FALLBACK] = res->fallback_reason;
+	if (res->calibrated[0])
+		c.value[LAGOM_COMMENT_CALIBRATED] = res->calibrated;
+	n = lagom_comment_text_write(&c, res->plan_id, NULL, 0);
+	if (!(res->summary = malloc(n + 1)))
+		return -ENOMEM;
+	lagom_comment_text_write(&c, res->plan_id, res->summary, n + 1);
 	return 0;
 }
 

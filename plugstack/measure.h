@@ -1,6 +1,8 @@
 /*
  * plugstack/measure.h - the plugstack.conf arguments of the measurement loop
- * (doc/profiler.md, lagom-spank(8)).  Pure, like config.h:
+ * (doc/profiler.md, lagom-spank(8)).  Pure, like plugstack/plugstack.h
+ * (no I/O, no environment, no allocation); lagom_config_parse() hands it
+ * these keys:
  *
  *	measure_dir=DIR           spool for measurement records; unset: no
  *	                          measurement  [unset]

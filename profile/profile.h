@@ -40,6 +40,7 @@
 
 #include "common/error.h"
 #include "model/model.h"
+#include "model/model_fit.h" /* struct lagom_fit_report */
 
 #define LAGOM_PROFILE_FORMAT "lagom-profile"
 #define LAGOM_PROFILE_VERSION_MAJOR 1

@@ -11,6 +11,8 @@
 #include "config.h"
 #include "search/search_int.h"
 
+#define VAR(name) lagom_search_var_names[LAGOM_VAR_##name]
+
 /* The wire op (ncclFunc_t) of a collective, by its name; -1 if none. */
 static int wire_op(enum lagom_coll coll)
 {
@@ -208,7 +210,7 @@ static void env_speedup(struct envlist *l, double speedup)
 	lagom_plan_format_u64(hundredths / 100, buf);
 	strcat(buf, hundredths % 100 < 10 ? ".0" : ".");
 	strcat(buf, lagom_plan_format_u64(hundredths % 100, frac));
-	env_add(l, "LAGOM_PREDICTED_SPEEDUP", buf);
+	env_add(l, VAR(LAGOM_PREDICTED_SPEEDUP), buf);
 }
 
 /* NCCL_* of g (lagom_search_globals()) and, with the tuner, its two. */
@@ -216,22 +218,22 @@ static void env_globals(struct envlist *l, const struct lagom_plan_wire_env *g,
 			const struct lagom_apply_opts *opts)
 {
 	if (g->max_ctas) {
-		env_u(l, "NCCL_MIN_CTAS", g->min_ctas);
-		env_u(l, "NCCL_MAX_CTAS", g->max_ctas);
+		env_u(l, VAR(NCCL_MIN_CTAS), g->min_ctas);
+		env_u(l, VAR(NCCL_MAX_CTAS), g->max_ctas);
 	}
 	if (g->buffsize_bytes)
-		env_u(l, "NCCL_BUFFSIZE", g->buffsize_bytes);
+		env_u(l, VAR(NCCL_BUFFSIZE), g->buffsize_bytes);
 	if (g->nthreads)
-		env_u(l, "NCCL_NTHREADS", g->nthreads);
+		env_u(l, VAR(NCCL_NTHREADS), g->nthreads);
 	if (g->algo != LAGOM_PLAN_ANY)
-		env_add(l, "NCCL_ALGO", lagom_nccl_algo_names[g->algo]);
+		env_add(l, VAR(NCCL_ALGO), lagom_nccl_algo_names[g->algo]);
 	if (g->proto != LAGOM_PLAN_ANY)
-		env_add(l, "NCCL_PROTO", lagom_nccl_proto_names[g->proto]);
+		env_add(l, VAR(NCCL_PROTO), lagom_nccl_proto_names[g->proto]);
 	if (g->cta_policy) /* 2.28 reads integers only */
-		env_u(l, "NCCL_CTA_POLICY", g->cta_policy);
+		env_u(l, VAR(NCCL_CTA_POLICY), g->cta_policy);
 	if (g->tuner) {
-		env_add(l, "NCCL_TUNER_PLUGIN", opts->tuner_path);
-		env_add(l, "LAGOM_PLAN", opts->plan_text);
+		env_add(l, VAR(NCCL_TUNER_PLUGIN), opts->tuner_path);
+		env_add(l, VAR(LAGOM_PLAN), opts->plan_text);
 	}
 }
 
@@ -273,10 +275,10 @@ int lagom_search_env(const struct lagom_plan *plan,
 		speedup = plan->lagom_env_only_s > 0
 				  ? plan->nccl_s / plan->lagom_env_only_s
 				  : 1;
-	env_add(&l, "TORCH_NCCL_HIGH_PRIORITY", "1");
+	env_add(&l, VAR(TORCH_NCCL_HIGH_PRIORITY), "1");
 	if (plan->tensor_parallel || (opts->flags & LAGOM_ENV_TP_OVERLAP))
-		env_add(&l, "CUDA_DEVICE_MAX_CONNECTIONS", "1");
-	env_add(&l, "LAGOM_PLAN_ID", plan_id);
+		env_add(&l, VAR(CUDA_DEVICE_MAX_CONNECTIONS), "1");
+	env_add(&l, VAR(LAGOM_PLAN_ID), plan_id);
 	env_speedup(&l, speedup);
 	if (l.failed) {
 		for (size_t i = 0; i < l.n; i++) {

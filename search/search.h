@@ -237,6 +237,27 @@ int lagom_search_wire(const struct lagom_plan *plan,
 		      const struct lagom_apply_opts *opts, uint64_t job_id,
 		      struct lagom_plan_wire **out, struct lagom_error *err);
 
+/* Every variable lagom_search_env() may set, in its order, and their
+ * names: the one list of them (a node accepts only these from srun,
+ * spank/carrier_trust.c). */
+enum lagom_search_var {
+	LAGOM_VAR_NCCL_MIN_CTAS,
+	LAGOM_VAR_NCCL_MAX_CTAS,
+	LAGOM_VAR_NCCL_BUFFSIZE,
+	LAGOM_VAR_NCCL_NTHREADS,
+	LAGOM_VAR_NCCL_ALGO,
+	LAGOM_VAR_NCCL_PROTO,
+	LAGOM_VAR_NCCL_CTA_POLICY,
+	LAGOM_VAR_NCCL_TUNER_PLUGIN,
+	LAGOM_VAR_LAGOM_PLAN,
+	LAGOM_VAR_TORCH_NCCL_HIGH_PRIORITY,
+	LAGOM_VAR_CUDA_DEVICE_MAX_CONNECTIONS,
+	LAGOM_VAR_LAGOM_PLAN_ID,
+	LAGOM_VAR_LAGOM_PREDICTED_SPEEDUP,
+	LAGOM_VAR_COUNT
+};
+extern const char *const lagom_search_var_names[LAGOM_VAR_COUNT];
+
 /*
  * The variables to inject, in a fixed order (lagom-spank(8)):
  * NCCL_MIN_CTAS, NCCL_MAX_CTAS, NCCL_BUFFSIZE, NCCL_NTHREADS, NCCL_ALGO,

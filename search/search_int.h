@@ -10,6 +10,7 @@
 #define LAGOM_SEARCH_INTERNAL_H
 
 #include "model/model.h"
+#include "model/model_fast.h"
 #include "search/engine_int.h"
 #include "search/search.h"
 

@@ -3,31 +3,47 @@
  * three contexts share.
  *
  * Layout (after pyxis: one file and one state per context):
- *   lagom.c      SPANK_PLUGIN(), the shared state lagom_g, and one switch
- *                on the context per callback, nothing else
- *   options.c    the state's setup from plugstack.conf and the options
- *                --lagom, --lagom-workload, --lagom-registered-buffers
- *   log.c        the "lagom: " lines: lagom_log_*(), lagom_say() (srun),
- *                lagom_tell() (slurmstepd)
- *   local.c      srun, sbatch, salloc (spank/local_int.h): srun plans
- *                once per step in local_user_init, reading the step with
- *                srun_step.c, and hands the plan to every node as
- *                carrier.c's text (doc/consistency.md); learn.c's srun half
- *                and measure.c's predictions ride along
- *   remote.c     slurmstepd (spank/remote_int.h), with its own state
- *                struct lagom_stepd: check and apply the received plan in
- *                user_init, environment per task in task_init, comment from
- *                node 0 (comment.c) in a thread started in task_post_fork
- *                and joined in task_exit, the measurement spool (measure.c,
- *                learn.c's node half); step.c reads the step's placement
- *   shared       envset.c decides what to set (the user wins), pin.c runs
- *                bounded calls to slurmctld, plan.c is the only caller of
- *                the planner
+ *   lagom.c         SPANK_PLUGIN(), the shared state lagom_g, and one
+ *                   switch on the context per callback, nothing else
+ *   options.c       the state's setup from plugstack.conf and the options
+ *                   --lagom, --lagom-workload, --lagom-registered-buffers
+ *   log.c           the "lagom: " lines: lagom_log_*(), lagom_say() (srun),
+ *                   lagom_tell() (slurmstepd)
+ *   srun, sbatch, salloc:
+ *   local.c         (spank/local_int.h) srun plans once per step in
+ *                   local_user_init and hands the plan to every node as
+ *                   carrier.c's text (doc/consistency.md), with learn.c's
+ *                   step key and measure.c's predictions beside it
+ *   srun_step.c     the step as srun sees it: srun's ids, environment,
+ *                   command line and option table; srun_parse.c parses
+ *                   what it reads (pure), step_query.c asks slurmctld when
+ *                   srun's own state cannot tell (bounded)
+ *   plan.c          the plugin's one call into the planner (linked into
+ *                   lagom.so only, so the unit tests can stub it)
+ *   learn.c         planning from the user's measured steps (srun's half)
+ *   slurmstepd:
+ *   remote.c        (spank/remote_int.h) the step's state struct
+ *                   lagom_stepd: check and apply the received plan in
+ *                   user_init, the environment per task in task_init, the
+ *                   comment from node 0 (comment.c) in a thread started in
+ *                   task_post_fork and joined in task_exit
+ *   carrier_trust.c what a node takes from srun's text (user data): the
+ *                   variables lagom sets, the comment's checked fields
+ *                   (planner/comment_text.h)
+ *   container.c     a containerised step: the whole plan or none
+ *   step.c          the step's placement as slurmstepd sees it
+ *   measure.c       the measurement spool and the measured comment
+ *   shared:
+ *   carrier.c       the plan's text from srun to the nodes
+ *   envset.c        decides what to set (the user wins)
+ *   pin.c           bounded calls to slurmctld (a thread srun or node 0
+ *                   waits for only so long)
  *
  * Each Slurm process (srun, sbatch, slurmstepd) loads its own copy of the
- * plugin, so every state is per process: lagom_g (here: the configuration
- * and the options, used by every context) and, in slurmstepd only, the
- * step's struct lagom_stepd (remote.c).  srun keeps no state of its own.
+ * plugin, so every state is per process: lagom_g (lagom.c: the
+ * configuration and the options, used by every context) and, in
+ * slurmstepd only, the step's struct lagom_stepd (remote.c).  srun keeps
+ * no state of its own beyond lagom_g.
  */
 #ifndef LAGOM_SPANK_LAGOM_H
 #define LAGOM_SPANK_LAGOM_H

@@ -2,10 +2,11 @@
  * spank/local.c - srun (local) and sbatch/salloc (allocator) contexts.
  *
  * srun plans once per step (doc/consistency.md).  In local_user_init the
- * step exists: srun reads its placement (srun_step.c: one slurmctld round
- * trip, waited for at most LAGOM_SRUN_STEP_WAIT_MS), the profiles of its
- * nodes and the workload (as the user; a relative file name in the step's
- * working directory, srun --chdir), runs
+ * step exists: srun reads its placement (srun_step.c; at most one
+ * slurmctld round trip, step_query.c, waited for at most
+ * LAGOM_SRUN_STEP_WAIT_MS), the profiles of its nodes and the workload (as
+ * the user; a relative file name in the step's working directory, srun
+ * --chdir), runs
  * the planner once and puts the outcome into its own environment as
  * LAGOM_CARRIER_VAR, which Slurm copies into the launch message of every
  * node.  The nodes only check and apply it (remote.c).  When srun cannot

@@ -14,7 +14,9 @@ libspank_la_SOURCES = spank/lagom.h spank/local_int.h spank/remote_int.h \
 	spank/lagom.c spank/log.c spank/options.c \
 	spank/local.c spank/revert.c spank/remote.c spank/envset.c spank/comment.c \
 	spank/step.c spank/step.h spank/plan.h spank/carrier.c \
-	spank/carrier_trust.c spank/carrier.h spank/srun_step.c spank/srun_step.h spank/measure.c \
+	spank/carrier_trust.c spank/carrier.h spank/srun_step.c \
+	spank/srun_step.h spank/srun_parse.c spank/srun_parse.h \
+	spank/step_query.c spank/step_query.h spank/measure.c \
 	spank/learn.c spank/pin.c spank/container.c spank/container.h
 libspank_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
@@ -38,7 +40,8 @@ tests_spank_test_spank_SOURCES = tests/spank/test_spank.c \
 	tests/spank/stub.c tests/spank/stub.h
 tests_spank_test_spank_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 tests_spank_test_spank_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_spank_test_spank_LDADD = libspank.la libmeasurement.la libplacement.la libcatalog.la libmodel.la \
+tests_spank_test_spank_LDADD = libspank.la libmeasurement.la libplanner.la \
+	libsearch.la libplacement.la libcatalog.la libmodel.la \
 	libplugstack.la libcommon.la $(CMOCKA_LIBS) $(JANSSON_LIBS) -lpthread -lm
 
 # The step's plan on its way from srun to the nodes, and the GPU request.
@@ -49,6 +52,15 @@ tests_spank_test_carrier_SOURCES = tests/spank/test_carrier.c \
 tests_spank_test_carrier_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 tests_spank_test_carrier_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_spank_test_carrier_LDADD = $(tests_spank_test_spank_LDADD)
+
+# srun's request and command line, parsed without Slurm (spank/srun_parse.c).
+UNIT_TESTS += tests/spank/test_srun_parse
+check_PROGRAMS += tests/spank/test_srun_parse
+tests_spank_test_srun_parse_SOURCES = tests/spank/test_srun_parse.c \
+	spank/srun_parse.c spank/srun_parse.h
+tests_spank_test_srun_parse_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_spank_test_srun_parse_LDADD = libplacement.la libcommon.la \
+	$(CMOCKA_LIBS)
 
 # What a node takes from the plan text (the user's input), against the real
 # planner's plans: pure, no Slurm.

@@ -2,7 +2,7 @@
  * spank/pin.c - a call to slurmctld that the caller waits for only so
  * long, and the pin that keeps lagom.so mapped for the thread left running.
  *
- * Used by srun's step query (srun_step.c) and node 0's job comment
+ * Used by srun's step query (step_query.c) and node 0's job comment
  * (comment.c): a stalled slurmctld must not hold a launch or a step's end,
  * and a thread still waiting when Slurm dlclose()s the plugin must never
  * run unmapped code.

@@ -41,6 +41,7 @@
 #include "spank/remote_int.h"
 #include "spank/step.h"
 #include "model/model.h"
+#include "planner/comment_text.h"
 
 /* Step ids at or above this are Slurm's batch, extern and interactive
  * steps: user options do not reach them, and the real steps inside them
@@ -352,32 +353,35 @@ int lagom_remote_task_init(spank_t sp, const struct lagom_state *st)
 }
 
 /*
- * The comment text, which root writes: composed from the plan's validated
- * fields (never the text srun sent), plus what lagom did not set (names
- * from lagom's own list: lagom_carrier_vet()).
+ * The comment text, which root writes (planner/comment_text.h): the fields
+ * of srun's summary that pass their checks (never the text srun sent),
+ * then node 0's own: the container's words, explain mode, and what lagom
+ * did not set (names from lagom's own list: lagom_carrier_vet()).  Longer
+ * text is cut here and shortened again by the merge.
  */
 static void comment_text(const struct lagom_stepd *sd, char *buf, size_t len)
 {
-	char skipped[512];
-	size_t used = lagom_carrier_comment(&sd->carrier, buf, len);
+	struct lagom_comment_text c;
+	char container[256], skipped[512];
 
-	used += lagom_container_comment(sd, buf + used, len - used);
+	lagom_comment_text_read(sd->carrier.summary, &c);
+	if (lagom_container_comment(sd, container, sizeof(container)))
+		c.value[LAGOM_COMMENT_CONTAINER] = container;
+	if (sd->mode == LAGOM_MODE_EXPLAIN)
+		c.value[LAGOM_COMMENT_MODE] = "explain (not applied)";
+	else if (sd->mode == LAGOM_MODE_CONTROL)
+		c.value[LAGOM_COMMENT_ARM] =
+			"control (NCCL's defaults, measured)";
+	else if (sd->mode == LAGOM_MODE_MEASURE)
+		c.value[LAGOM_COMMENT_ARM] =
+			"measure (NCCL's defaults, measured)";
+	else if (sd->mode == LAGOM_MODE_REVERT)
+		c.value[LAGOM_COMMENT_ARM] =
+			"reverted (NCCL's defaults: measured slower)";
 	lagom_env_skipped(sd->items, sd->n_items, skipped, sizeof(skipped));
-	/* longer text is cut here and shortened again by the merge */
-	if (snprintf(
-		    buf + used, len - used, "%s%s%s",
-		    sd->mode == LAGOM_MODE_EXPLAIN
-			    ? " mode=explain (not applied)"
-		    : sd->mode == LAGOM_MODE_CONTROL
-			    ? " arm=control (NCCL's defaults, measured)"
-		    : sd->mode == LAGOM_MODE_MEASURE
-			    ? " arm=measure (NCCL's defaults, measured)"
-		    : sd->mode == LAGOM_MODE_REVERT
-			    ? " arm=reverted (NCCL's defaults: measured slower)"
-			    : "",
-		    skipped[0] ? " skipped=" : "",
-		    skipped) >= (int)(len - used))
-		buf[len - 1] = '\0';
+	if (skipped[0])
+		c.value[LAGOM_COMMENT_SKIPPED] = skipped;
+	lagom_comment_text_write(&c, sd->carrier.plan_id, buf, len);
 }
 
 static void finish_comment(const struct lagom_stepd *sd, int rc,

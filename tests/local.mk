@@ -2,7 +2,9 @@
 UNIT_TESTS += tests/purity.sh tests/purity-selftest.sh
 SCRIPT_TESTS += tests/format.sh
 EXTRA_DIST += tests/purity.sh tests/purity-selftest.sh tests/format.sh \
-	tests/lib/tap.sh tests/lib/lagom_test.h tests/fixtures \
+	tests/lib/tap.sh tests/lib/lagom_test.h tests/lib/write_profile.h \
+	tests/lib/model_fixture.h \
+	tests/fixtures \
 	tests/lib/plugin_symbols.sh tests/lib/golden.sh
 
 # contrib/enroot/50-lagom.sh against a stand-in of enroot's hook contract,

@@ -6,7 +6,7 @@
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 11
+plan 14
 cat >"$tmp/clean.c" <<'C'
 #include <math.h>
 double lagom_clean(double x);
@@ -56,4 +56,12 @@ if run --src "$tmp/src" || ! grep -q "model/internal.h" "$tmp/out"; then not_ok 
 rm "$tmp/src/model/internal.h"
 printf '/*\n * model/fit.h - private to model/: the fit.\n */\n' >"$tmp/src/model/fit.h"
 if run --src "$tmp/src" || ! grep -q "model/fit.h" "$tmp/out"; then not_ok "a header that says it is private, not named *_int.h, is caught"; else ok "a header that says it is private, not named *_int.h, is caught"; fi
+rm "$tmp/src/model/fit.h"
+# Audience headers: the search may take the fast path, the CLI may not.
+printf '#include "model/model_fast.h"\n' >"$tmp/src/search/plan.c"
+check "the fast path from search/ passes" run --src "$tmp/src"
+mkdir -p "$tmp/src/cli"
+printf '#include "model/model.h"\n#include "model/model_fast.h"\n' >"$tmp/src/cli/predict.c"
+if run --src "$tmp/src"; then not_ok "the fast path from cli/ is caught"; else ok "the fast path from cli/ is caught"; fi
+if grep -q "cli/predict.c:2: model/model_fast.h" "$tmp/out"; then ok "report names file, line and header"; else not_ok "report names file, line and header"; fi
 done_testing

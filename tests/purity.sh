@@ -3,7 +3,9 @@
 # and calls no Slurm, hwloc or jansson function.  This reads the undefined
 # symbols of the core's archives (nm -u) and fails on any forbidden one.
 #
-# It also fails when a source file includes another folder's private header
+# It also fails when a header written for a narrower audience is included
+# from outside it (model/model_fast.h says who may include which), and
+# when a source file includes another folder's private header
 # (`X/..._int.h` from a file outside folder X): what a folder shares with
 # others is in its public header.  X's own white-box tests (tests/X/) may
 # include it.  One naming rule makes every private header visible here: a
@@ -67,6 +69,36 @@ misnamed_private() {
 		done
 }
 
+# Headers for a narrower audience than their folder's public header: the
+# header, then the folders (X/) and files that may include it.  tests/ may
+# include anything.
+audiences='
+model/model_fast.h model/ search/
+model/model_fit.h model/ profile/ planner/calib.h
+'
+
+# Each "file:line: header" where file includes an audience header it is
+# not in the audience of.
+audience_includes() {
+	printf '%s\n' "$audiences" | sed '/^$/d' | while read -r hdr allowed; do
+		(cd "$1" && grep -rnE --include='*.c' --include='*.h' \
+			"^[[:space:]]*#[[:space:]]*include[[:space:]]*\"$hdr\"" \
+			--exclude-dir=.git --exclude-dir=autom4te.cache \
+			--exclude-dir='lagom-[0-9]*' . 2>/dev/null) |
+			sed 's|^\./||' | while IFS=: read -r f line _; do
+				ok=
+				case "$f" in tests/*) ok=1 ;; esac
+				for a in $allowed; do
+					case "$a" in
+					*/) case "$f" in "$a"*) ok=1 ;; esac ;;
+					*) [ "$f" = "$a" ] && ok=1 ;;
+					esac
+				done
+				[ -n "$ok" ] || echo "$f:$line: $hdr"
+			done
+	done
+}
+
 src=
 if [ "${1:-}" = --src ]; then
 	src=$2
@@ -79,7 +111,7 @@ elif [ $# -eq 0 ]; then
 fi
 
 n=$#
-[ -z "$src" ] || n=$((n + 2))
+[ -z "$src" ] || n=$((n + 3))
 plan $n
 if [ -n "$src" ]; then
 	bad=$(private_includes "$src")
@@ -89,6 +121,14 @@ if [ -n "$src" ]; then
 			$(printf '%s\n' "$bad" | sed 's/:.*//' | tr '\n' ' ')
 	else
 		ok "no file includes another folder's private header"
+	fi
+	bad=$(audience_includes "$src")
+	if [ -n "$bad" ]; then
+		printf '%s\n' "$bad" | sed 's/^/# /'
+		not_ok "audience headers are included by their audience only:" \
+			$(printf '%s\n' "$bad" | sed 's/:.*//' | tr '\n' ' ')
+	else
+		ok "audience headers are included by their audience only"
 	fi
 	bad=$(misnamed_private "$src")
 	if [ -n "$bad" ]; then

@@ -34,16 +34,6 @@ count() { grep -c -- "$1" "$2"; }
 show_env='echo $(hostname) SLURM_JOB_ID=$SLURM_JOB_ID $(env | grep -E "^(NCCL_|LAGOM_)" | sort | tr "\n" " ")'
 step() { run srun -N3 --gres=gpu:4 "$@" bash -c "$show_env"; }
 plugstack_line() { echo "$*" >"$CLUSTER_DIR/etc/plugstack.conf"; }
-# sacct field FIELD of job JOB once the job-complete record is in
-sacct_field() { # JOB FIELD
-	local c= _
-	for _ in $(seq 1 20); do
-		c=$(timeout 10 sacct -X -n -P -j "$1" -o "$2" 2>/dev/null | head -1)
-		case $c in *"{lagom: "*) break ;; esac
-		sleep 0.5
-	done
-	echo "$c"
-}
 
 # --- optional: a bad argument leaves lagom inert, never stops a job --------
 plugstack_line "optional $LAGOM_PLUGIN $P bogus=1"
@@ -91,7 +81,7 @@ done
 jobs=$(sort -u "$CLUSTER_DIR/user.out")
 missing=
 for j in $jobs; do
-	grep -q "{lagom: " <<<"$(sacct_field "$j" Comment)" || missing="$missing $j"
+	grep -q "{lagom: " <<<"$(cluster_sacct "$j" Comment "{lagom: ")" || missing="$missing $j"
 done
 check_that "20 steps as nobody: 20 jobs ran" '[ "$(echo $jobs | wc -w)" -eq 20 ]'
 check_that "20 steps as nobody: sacct shows lagom's comment for each (missing:${missing:- none})" \
@@ -186,7 +176,7 @@ check_that "... srun waited for it: every node applied the same plan (${plans})"
 check_that "... node 0's task did not wait for slurmctld (${lag} s behind the others, under 1.5 s)" \
 	'[ "$lag" != none ] && awk -v l="$lag" "BEGIN { exit !(l < 1.5) }"'
 check_that "... the comment landed" \
-	'[ -n "$job" ] && grep -q "{lagom: " <<<"$(sacct_field "$job" Comment)"'
+	'[ -n "$job" ] && grep -q "{lagom: " <<<"$(cluster_sacct "$job" Comment "{lagom: ")"'
 stall 16
 check_that "slurmctld stopped for 16 s at launch: the step ran on 3 nodes (rc $rc, ended $took s after the stop, without lagom $base s, at most $within s)" \
 	'[ -s "$CLUSTER_DIR/stopped_at" ] && [ "$rc" -eq 0 ] && [ "$(wc -l <"$out")" -eq 3 ] && [ "$took" != none ] && awk -v t="$took" -v w="$within" "BEGIN { exit !(t <= w) }"'
@@ -218,7 +208,7 @@ srun true
 EOF
 run sbatch --parsable --wait -o /dev/null --comment="my note {lagom: unterminated" "$work/note.sh"
 job=$(head -1 "$out" | cut -d';' -f1)
-comment=$(sacct_field "$job" Comment)
+comment=$(cluster_sacct "$job" Comment "{lagom: ")
 diag "comment after three steps: $comment"
 check "a user comment with '{lagom: ' keeps every byte after three steps" \
 	grep -q '^my note {lagom: unterminated {lagom: lagom ' <<<"$comment"

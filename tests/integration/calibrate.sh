@@ -15,20 +15,9 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/cluster.sh"
 
-cluster_need_plugin
-profiler=$top_builddir/.libs/libnccl-profiler-lagom.so
-drive=$top_builddir/tests/profiler/test_profiler_abi
-profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
 LAGOM=$top_builddir/lagom
-for f in "$LAGOM_PLUGIN" "$profiler" "$drive" "$profile_fixture" "$LAGOM"; do
-	[ -f "$f" ] || plan_skip_all "$f not built or missing"
-done
 id daemon >/dev/null 2>&1 || plan_skip_all "no user 'daemon' for the third user's step"
-cluster_unexport HP_
-cluster_setup "$profile_fixture"
-spool=$CLUSTER_DIR/spool
-install -d -m 0755 "$spool"
-cluster_plugstack $CLUSTER_ARGS "measure_dir=$spool profiler=$profiler"
+cluster_spool_setup "$LAGOM"
 tap_on_fail=dump
 value() { grep -o "$1=[^ ]*" "$out" | head -1 | cut -d= -f2-; }
 comment_of() { timeout 10 squeue -h -t all -j "$1" -o %k; }

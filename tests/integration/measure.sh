@@ -14,36 +14,11 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/cluster.sh"
 
-cluster_need_plugin
-profiler=$top_builddir/.libs/libnccl-profiler-lagom.so
-drive=$top_builddir/tests/profiler/test_profiler_abi
-profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
-for f in "$LAGOM_PLUGIN" "$profiler" "$drive" "$profile_fixture"; do
-	[ -f "$f" ] || plan_skip_all "$f not built or missing"
-done
-cluster_unexport HP_
-cluster_setup "$profile_fixture"
-spool=$CLUSTER_DIR/spool
-install -d -m 0755 "$spool"
-P=$CLUSTER_ARGS
-M="measure_dir=$spool profiler=$profiler"
-cluster_plugstack $P $M
+cluster_spool_setup
 tap_on_fail=dump # a failed check_that shows the last run
 value() { grep -o "$1=[^ ]*" "$out" | head -1 | cut -d= -f2-; }
 comment_of() { timeout 10 squeue -h -t all -j "$1" -o %k; }
 show='echo $(hostname) SLURM_JOB_ID=$SLURM_JOB_ID LAGOM_PLAN_ID=$LAGOM_PLAN_ID NCCL_PROFILER_PLUGIN=$NCCL_PROFILER_PLUGIN LAGOM_MEASURE_DIR=$LAGOM_MEASURE_DIR'
-
-# sacct field Comment of JOB, polled until it contains WORD (the
-# job-complete record reaches slurmdbd shortly after the job ends)
-sacct_comment() { # JOB WORD
-	local c= _
-	for _ in $(seq 1 20); do
-		c=$(timeout 10 sacct -X -n -P -j "$1" -o Comment 2>/dev/null | head -1)
-		case $c in *"$2"*) break ;; esac
-		sleep 0.5
-	done
-	echo "$c"
-}
 
 # The figure counts the records node 0 sees when its last task exits
 # (doc/profiler.md): a task of another node that ends a moment later is not
@@ -83,7 +58,7 @@ check "the step's predictions are next to its records" \
 	grep -q "^plan $plan1\$" "$dir1/predicted"
 # the step's end: node 0 adds what the records it sees measured (all three
 # here: the demo cluster's nodes share one spool)
-c1=$(sacct_comment "$job1" "measured=")
+c1=$(cluster_sacct "$job1" Comment "measured=")
 diag "sacct comment of job $job1: $c1"
 check "sacct: step 1's comment gained the measured figure after the launch text" \
 	grep -Eq "\{lagom: lagom [^ ]+ plan=$plan1 .* measured=$job1\.0 tasks=3 iter_ms=[0-9]+\.[0-9]{3} comm_ms=[0-9]+\.[0-9]{3} #" <<<"$c1"
@@ -115,7 +90,7 @@ run srun -N3 --gres=gpu:4 -J lagom-measure-it --lagom=auto \
 job2b=$(value SLURM_JOB_ID)
 check "the same measurements give the same plan ($plan2)" \
 	[ "$rc" -eq 0 ] && [ "$(value LAGOM_PLAN_ID)" = "$plan2" ]
-c2b=$(sacct_comment "$job2b" "measured=")
+c2b=$(cluster_sacct "$job2b" Comment "measured=")
 diag "sacct comment of job $job2b: $c2b"
 check "its comment: the corrections, then measured against predicted" \
 	grep -Eq "corrected=.* from=$job1\.0 measured=$job2b\.0 tasks=3 iter_ms=[0-9.]+ comm_ms=[0-9.]+ predicted_iter_ms=[0-9.]+ predicted_comm_ms=[0-9.]+ #" <<<"$c2b"

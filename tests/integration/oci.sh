@@ -149,15 +149,6 @@ bundle "$without" /usr || { echo "Bail out! runc spec failed"; exit 1; }
 value() { grep -o "$1=[^ ]*" "$out" | head -1 | cut -d= -f2-; }
 plan_vars='^[0-9: ]*(NCCL_|LAGOM_PLAN|LAGOM_MEASURE|TORCH_NCCL|CUDA_DEVICE_MAX)'
 names() { grep -E "$plan_vars" "$out" | sed 's/^[0-9: ]*//; s/=.*//' | sort -u; }
-sacct_comment() { # JOB WORD
-	local c='' _
-	for _ in $(seq 1 20); do
-		c=$(timeout 10 sacct -X -n -P -j "$1" -o Comment 2>/dev/null | head -1)
-		case $c in *"$2"*) break ;; esac
-		sleep 0.5
-	done
-	echo "$c"
-}
 # shellcheck disable=SC2016 # expanded in the task
 show='echo task-up SLURM_JOB_ID=$SLURM_JOB_ID; env | sort'
 
@@ -168,7 +159,7 @@ ref_names=$(names)
 check_that "lagom sets its plan there (NCCL_TUNER_PLUGIN on 3 ranks)" \
 	'[ "$(grep -cE "^ *[0-9]+: NCCL_TUNER_PLUGIN=$tuner\$" "$out")" -eq 3 ]'
 job=$(value SLURM_JOB_ID)
-c=$(sacct_comment "$job" lagom)
+c=$(cluster_sacct "$job" Comment lagom)
 check "its comment names no container" \
 	bash -c "case '$c' in *lagom*) case '$c' in *container:*) exit 1;; esac;; *) exit 1;; esac"
 
@@ -182,7 +173,7 @@ for rt in $runtimes; do
 	check_that "$rt with: the containerised step runs on 3 nodes" \
 		'[ "$rc" -eq 0 ] && [ "$(grep -c "task-up SLURM_JOB_ID=" "$out")" -eq 3 ]'
 	job=$(value SLURM_JOB_ID)
-	c=$(sacct_comment "$job" container)
+	c=$(cluster_sacct "$job" Comment container)
 	lines=$(grep -c 'lagom: .*a container step' "$err")
 	if [ -z "$old" ]; then
 		check_that "$rt with: every rank has the whole plan (the names of a step without container)" \
@@ -223,7 +214,7 @@ for rt in $runtimes; do
 	check_that "$rt without: the step runs on 3 nodes all the same" \
 		'[ "$rc" -eq 0 ] && [ "$(grep -c "task-up SLURM_JOB_ID=" "$out")" -eq 3 ]'
 	job=$(value SLURM_JOB_ID)
-	c=$(sacct_comment "$job" container)
+	c=$(cluster_sacct "$job" Comment container)
 	check "$rt without: no variable of the plan on any rank" [ -z "$(names)" ]
 	check "$rt without: srun -v says why, in one lagom: line" \
 		[ "$(grep -c 'lagom: .*a container step' "$err")" -eq 1 ]

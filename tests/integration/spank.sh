@@ -101,28 +101,11 @@ job=$(head -1 "$out" | cut -d';' -f1)
 cp "$work/job.out" "$out" 2>/dev/null
 check "sbatch with #SBATCH --lagom=auto: every task has the plan" \
 	[ "$(grep -c "LAGOM_PLAN_ID=$plan_id" "$out")" -eq 3 ]
-comment=
-for _ in $(seq 1 30); do
-	comment=$(timeout 10 sacct -X -n -P -j "$job" -o Comment 2>/dev/null | head -1)
-	[ -n "$comment" ] && break
-	sleep 0.5
-done
+comment=$(cluster_sacct "$job" Comment "" 30)
 diag "sacct comment of job $job: $comment"
 check "sacct shows lagom's comment with the plan id" grep -q "{lagom: .*$plan_id" <<<"$comment"
 check "... and keeps the user's --comment" grep -q '^my-experiment-7 {lagom: ' <<<"$comment"
 check "... within 1024 bytes" [ "${#comment}" -le 1024 ]
-
-# sacct field FIELD of job JOB, polled until it contains "{lagom: " (the
-# job-complete record reaches slurmdbd shortly after the job ends)
-sacct_lagom() { # JOB FIELD
-	local c= _
-	for _ in $(seq 1 20); do
-		c=$(timeout 10 sacct -X -n -P -j "$1" -o "$2" 2>/dev/null | head -1)
-		case $c in *"{lagom: "*) break ;; esac
-		sleep 0.5
-	done
-	echo "$c"
-}
 
 # srun with its own allocation ends the job as soon as its tasks exit: the
 # comment, written off the launch path, must still land every time
@@ -134,7 +117,7 @@ for _ in $(seq 1 8); do
 done
 missing=
 for j in $jobs; do
-	grep -q "{lagom: .*$plan_id" <<<"$(sacct_lagom "$j" Comment)" || missing="$missing $j"
+	grep -q "{lagom: .*$plan_id" <<<"$(cluster_sacct "$j" Comment "{lagom: ")" || missing="$missing $j"
 done
 check "8 short srun jobs (own allocation): sacct shows lagom's comment for each (missing:${missing:- none})" \
 	[ -z "$missing" ]
@@ -143,7 +126,7 @@ run srun -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp --comment=min
 	bash -c 'echo $SLURM_JOB_ID'
 job=$(head -1 "$out")
 check "comment=admin: sacct shows lagom's line in AdminComment" \
-	grep -q "{lagom: .*$plan_id" <<<"$(sacct_lagom "$job" AdminComment)"
+	grep -q "{lagom: .*$plan_id" <<<"$(cluster_sacct "$job" AdminComment "{lagom: ")"
 check "comment=admin: the user's Comment is untouched" \
 	[ "$(timeout 10 sacct -X -n -P -j "$job" -o Comment | head -1)" = mine ]
 
@@ -196,7 +179,6 @@ chmod 0600 "$work/secret.json"
 run runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" srun -v -N3 --gres=gpu:4 \
 	--lagom=auto --lagom-workload="$work/secret.json" bash -c "$show_env"
 fail_open "unreadable workload file (read as the user)"
-
 
 # --- workload files, read as the user, relative to the job's directory --
 wl=$top_srcdir/tests/workload/data/valid/fsdp-layer.json

@@ -6,9 +6,9 @@
 # the default (step_query=auto) is the plan it makes asking slurmctld
 # every time (step_query=always), every task of the step has that plan,
 # and srun -v names the source it used.  srun's options are read only on
-# the releases where this test proved them (srun_opts_verified() in
-# spank/srun_step.c: 22.05, 24.11, 26.05); on the others every step asks
-# slurmctld.
+# the releases where this test proved them
+# (lagom_slurm_srun_opts_verified() in compat/slurm_compat.h: 22.05, 24.11,
+# 26.05); on the others every step asks slurmctld.
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/cluster.sh"
 

@@ -195,3 +195,45 @@ run() {
 
 # dump: the start of the last run's output, as TAP comments.
 dump() { sed 's/^/#   /' "$out" "$err" | head -20; }
+
+# cluster_sacct JOB FIELD [WORD] [TRIES]: the job's FIELD (Comment,
+# AdminComment, ...) as sacct shows it, read every 0.5 s (at most TRIES
+# times, default 20) until it contains WORD, or, without WORD, until it is
+# not empty: the job-complete record reaches slurmdbd shortly after the job
+# ends.  Prints the last value read.
+cluster_sacct() {
+	local c='' _
+	for _ in $(seq 1 "${4:-20}"); do
+		c=$(timeout 10 sacct -X -n -P -j "$1" -o "$2" 2>/dev/null | head -1)
+		if [ -n "${3:-}" ]; then
+			case $c in *"$3"*) break ;; esac
+		elif [ -n "$c" ]; then
+			break
+		fi
+		sleep 0.5
+	done
+	echo "$c"
+}
+
+# cluster_spool_setup [FILE...]: the cluster of the measurement loop's
+# tests: skips (saying what is missing) unless lagom.so, the profiler
+# plugin, its ABI harness (the tasks' stand-in for NCCL) and every FILE
+# are there; keeps the harness's HP_* variables out of the tasks; then
+# cluster_setup with the A100 profile fixture, and lagom's line gets a
+# spool, $CLUSTER_DIR/spool (0755), and the profiler.  Sets profiler,
+# drive (the harness) and spool, and what cluster_setup sets.
+cluster_spool_setup() {
+	local f fixture=$top_srcdir/tests/profile/valid/a100-full.json
+	cluster_need_plugin
+	profiler=$top_builddir/.libs/libnccl-profiler-lagom.so
+	drive=$top_builddir/tests/profiler/test_profiler_abi
+	for f in "$LAGOM_PLUGIN" "$profiler" "$drive" "$fixture" "$@"; do
+		[ -f "$f" ] || plan_skip_all "$f not built or missing"
+	done
+	cluster_unexport HP_
+	cluster_setup "$fixture"
+	spool=$CLUSTER_DIR/spool
+	install -d -m 0755 "$spool"
+	# shellcheck disable=SC2086 # one word per argument
+	cluster_plugstack $CLUSTER_ARGS "measure_dir=$spool profiler=$profiler"
+}

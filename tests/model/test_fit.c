@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "model/model_fit.h"
 #include "tests/lib/lagom_test.h"
 
 #define MIB (1024.0 * 1024.0)

@@ -9,6 +9,7 @@
 
 #include "tests/lib/lagom_test.h"
 #include "model/model.h"
+#include "tests/lib/model_fixture.h"
 #include "catalog/catalog.h"
 
 #define MIB (1024ull * 1024ull)
@@ -23,15 +24,6 @@ static struct lagom_hw spec(const char *gpu, unsigned gpn,
 	if (lagom_hw_from_spec(gpu, gpn, intra, nics, nic_Gbit, &hw, &err))
 		fail_msg("hw_from_spec(%s): %s", gpu, err.text);
 	return hw;
-}
-
-static struct lagom_comm comm_of(unsigned nodes, unsigned ppn)
-{
-	return (struct lagom_comm){ .ranks = nodes * ppn,
-				    .nodes = nodes,
-				    .ranks_per_node = ppn,
-				    .hops = nodes > 1 ? LAGOM_HOPS_SAME_LEAF
-						      : LAGOM_HOPS_SAME_NODE };
 }
 
 static void test_names(void **state)
@@ -142,7 +134,7 @@ static void test_predict_invalid(void **state)
 {
 	struct lagom_hw hw = spec("H100", 8, LAGOM_INTRA_DEFAULT, 8, 400);
 	struct lagom_hw pcie = spec("L40S", 8, LAGOM_INTRA_DEFAULT, 0, 0);
-	struct lagom_comm comm = comm_of(1, 8), zero = { 0 };
+	struct lagom_comm comm = lagom_test_comm(1, 8), zero = { 0 };
 	struct lagom_coll_config cfg = { .algo = LAGOM_ALGO_RING,
 					 .proto = LAGOM_PROTO_SIMPLE,
 					 .nchannels = 8 };
@@ -182,7 +174,7 @@ static void test_predict_invalid(void **state)
 					    MIB, &cfg, &out, &err),
 			 -EINVAL);
 	assert_non_null(strstr(err.text, "nvls"));
-	comm = comm_of(2, 8);
+	comm = lagom_test_comm(2, 8);
 	assert_int_equal(lagom_coll_predict(&pcie, &comm, LAGOM_COLL_ALLREDUCE,
 					    MIB, &cfg, &out, &err),
 			 -EINVAL);
@@ -196,8 +188,9 @@ static void test_supported(void **state)
 {
 	struct lagom_hw h100 = spec("H100", 8, LAGOM_INTRA_DEFAULT, 8, 400);
 	struct lagom_hw a40 = spec("A40", 8, LAGOM_INTRA_PCIE, 1, 100);
-	struct lagom_comm one = comm_of(1, 8), two = comm_of(2, 8);
-	struct lagom_comm pat = comm_of(4, 1);
+	struct lagom_comm one = lagom_test_comm(1, 8),
+			  two = lagom_test_comm(2, 8);
+	struct lagom_comm pat = lagom_test_comm(4, 1);
 	(void)state;
 
 	assert_true(lagom_coll_supported(&h100, &one, LAGOM_COLL_ALLREDUCE,
@@ -237,7 +230,7 @@ static void test_nccl_default(void **state)
 	struct lagom_hw h200 = spec("H200", 8, LAGOM_INTRA_DEFAULT, 0, 0);
 	struct lagom_hw v100 = spec("V100", 4, LAGOM_INTRA_NVLINK, 2, 100);
 	struct lagom_hw a40 = spec("A40", 8, LAGOM_INTRA_NVLINK, 2, 400);
-	struct lagom_comm one = comm_of(1, 8);
+	struct lagom_comm one = lagom_test_comm(1, 8);
 	struct lagom_coll_config c;
 	(void)state;
 
@@ -256,13 +249,13 @@ static void test_nccl_default(void **state)
 					    1ull << 30, &c, NULL),
 			 0);
 	assert_int_equal(c.nthreads % 32, 0);
-	one = comm_of(2, 4);
+	one = lagom_test_comm(2, 4);
 	assert_int_equal(lagom_nccl_default(&v100, &one, LAGOM_COLL_ALLREDUCE,
 					    1ull << 30, &c, NULL),
 			 0);
 	assert_int_equal(c.algo, LAGOM_ALGO_TREE);
 	/* Lagom paper: NCCL's defaults on the A40 cluster are NC 8, 2 MiB. */
-	one = comm_of(2, 8);
+	one = lagom_test_comm(2, 8);
 	assert_int_equal(lagom_nccl_default(&a40, &one, LAGOM_COLL_ALLGATHER,
 					    157ull << 20, &c, NULL),
 			 0);
@@ -271,7 +264,7 @@ static void test_nccl_default(void **state)
 	assert_int_equal(c.nchannels, 8);
 	assert_int_equal(c.chunk_bytes, 2 * MIB);
 	assert_int_equal(lagom_nccl_comm_channels(&a40, &one), 8);
-	one = comm_of(1, 8);
+	one = lagom_test_comm(1, 8);
 	assert_int_equal(lagom_nccl_comm_channels(&h200, &one), 32);
 	one.ranks = 0;
 	assert_int_equal(lagom_nccl_comm_channels(&h200, &one), 0);
@@ -319,8 +312,8 @@ static void test_properties(void **state)
 					  200);
 		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]);
 		     s++) {
-			struct lagom_comm cm = comm_of(shapes[s][0],
-						       shapes[s][1]);
+			struct lagom_comm cm = lagom_test_comm(shapes[s][0],
+							       shapes[s][1]);
 			for (int c = 0; c < LAGOM_COLL_COUNT; c++)
 				for (int a = 0; a < LAGOM_ALGO_COUNT; a++)
 					for (int p = 0; p < LAGOM_PROTO_COUNT;
@@ -409,7 +402,7 @@ static void test_channel_rate(void **state)
 static void test_channel_saturation(void **state)
 {
 	struct lagom_hw hw = spec("H100", 8, LAGOM_INTRA_DEFAULT, 0, 0);
-	struct lagom_comm cm = comm_of(1, 8);
+	struct lagom_comm cm = lagom_test_comm(1, 8);
 	struct lagom_coll_config cfg = { .algo = LAGOM_ALGO_RING,
 					 .proto = LAGOM_PROTO_SIMPLE };
 	struct lagom_coll_time t1, t2, t32, t64;
@@ -528,7 +521,7 @@ static void test_h100_gemm_two_waves(void **state)
 	assert_true(beside / alone >= 1.8 && beside / alone <= 2.4);
 	/* with the HBM traffic of the modelled 24-channel all-gather */
 	for (uint64_t bytes = 16 * MIB; bytes <= 1024 * MIB; bytes *= 4) {
-		struct lagom_comm comm = comm_of(1, 8);
+		struct lagom_comm comm = lagom_test_comm(1, 8);
 		struct lagom_coll_config cfg = { .algo = LAGOM_ALGO_RING,
 						 .proto = LAGOM_PROTO_SIMPLE,
 						 .nchannels = 24 };
@@ -556,8 +549,9 @@ static void test_h100_gemm_two_waves(void **state)
 /* HBM traffic of a collective (doc/model.md 4). */
 static void test_coll_mem_bytes(void **state)
 {
-	struct lagom_comm c2 = comm_of(1, 2), c8 = comm_of(1, 8);
-	struct lagom_comm c1 = comm_of(1, 1);
+	struct lagom_comm c2 = lagom_test_comm(1, 2),
+			  c8 = lagom_test_comm(1, 8);
+	struct lagom_comm c1 = lagom_test_comm(1, 1);
 	const double S = 64 * MIB;
 
 	/* 2 ranks: all-reduce sends and receives S, reduces S / 2 (LL: the
@@ -645,7 +639,8 @@ static void test_timeline_rate(void **state)
 					      .mem_bound = 0.5 };
 	r.colls[0] = (struct lagom_region_coll){ .coll = LAGOM_COLL_ALLGATHER,
 						 .bytes = 64 * MIB,
-						 .comm = comm_of(1, 8) };
+						 .comm = lagom_test_comm(1,
+									 8) };
 	assert_int_equal(lagom_region_time(&hw, &r, &cfg, &with, NULL), 0);
 	hw.contention_rate = 0;
 	assert_int_equal(lagom_region_time(&hw, &r, &cfg, &without, NULL), 0);
@@ -730,7 +725,8 @@ static struct lagom_region small_region(void)
 	r.kernels[0] = (struct lagom_kernel){ .time_s = 1e-3 };
 	r.colls[0] = (struct lagom_region_coll){ .coll = LAGOM_COLL_ALLGATHER,
 						 .bytes = 64 * MIB,
-						 .comm = comm_of(1, 8) };
+						 .comm = lagom_test_comm(1,
+									 8) };
 	return r;
 }
 

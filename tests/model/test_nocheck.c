@@ -10,6 +10,8 @@
 
 #include "tests/lib/lagom_test.h"
 #include "model/model.h"
+#include "tests/lib/model_fixture.h"
+#include "model/model_fast.h"
 #include "catalog/catalog.h"
 
 #define KIB 1024ull
@@ -46,15 +48,6 @@ static struct lagom_hw hw_of(size_t i)
 			       hws[i].nics, hws[i].nic_Gbit, &hw, &err))
 		fail_msg("hw_from_spec(%s): %s", hws[i].gpu, err.text);
 	return hw;
-}
-
-static struct lagom_comm comm_of(unsigned nodes, unsigned ppn)
-{
-	return (struct lagom_comm){ .ranks = nodes * ppn,
-				    .nodes = nodes,
-				    .ranks_per_node = ppn,
-				    .hops = nodes > 1 ? LAGOM_HOPS_SAME_LEAF
-						      : LAGOM_HOPS_SAME_NODE };
 }
 
 /* One call: checked and unchecked agree on validity and on the time. */
@@ -118,8 +111,8 @@ static void test_collectives(void **state)
 		struct lagom_hw hw = hw_of(h);
 
 		for (size_t n = 0; n < 3; n++) {
-			struct lagom_comm comm = comm_of(node_counts[n],
-							 hw.gpus_per_node);
+			struct lagom_comm comm = lagom_test_comm(
+				node_counts[n], hw.gpus_per_node);
 
 			for (int c = 0; c < LAGOM_COLL_COUNT; c++) {
 				assert_int_equal(
@@ -154,7 +147,7 @@ static void test_collectives(void **state)
 static void test_checks(void **state)
 {
 	struct lagom_hw hw = hw_of(0);
-	struct lagom_comm comm = comm_of(2, 8);
+	struct lagom_comm comm = lagom_test_comm(2, 8);
 	struct lagom_coll_config cfg = { .algo = LAGOM_ALGO_RING,
 					 .proto = LAGOM_PROTO_SIMPLE,
 					 .nchannels = 65 };
@@ -173,7 +166,7 @@ static void test_checks(void **state)
 	assert_int_equal(
 		lagom_call_check(&hw, &comm, LAGOM_COLL_ALLREDUCE, &err),
 		-EINVAL);
-	comm = comm_of(1, 8);
+	comm = lagom_test_comm(1, 8);
 	assert_int_equal(lagom_call_check(&hw, &comm, LAGOM_COLL_COUNT, &err),
 			 -EINVAL);
 	assert_int_equal(lagom_region_check(&r, &err), -EINVAL);

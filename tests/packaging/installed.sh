@@ -83,12 +83,7 @@ timeout 60 srun -N3 --gres=gpu:4 --lagom=explain --lagom-workload=phi-2:fsdp \
 	true >"$out" 2>"$err" || rc=$?
 check "the plugin's log line (explain) carries the package version and the plan id" \
 	grep -q "lagom: explain (nothing set): lagom $V plan=$plan_id " "$err"
-comment=
-for _ in $(seq 1 30); do
-	comment=$(timeout 10 sacct -X -n -P -j "$job" -o Comment 2>/dev/null | head -1)
-	[ -n "$comment" ] && break
-	sleep 0.5
-done
+comment=$(cluster_sacct "$job" Comment "" 30)
 diag "job $job comment: $comment"
 check "the job comment (sacct) carries the package version and the plan id" \
 	grep -qF "lagom $V plan=$plan_id " <<<"$comment"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tests/lib/lagom_test.h"
+#include "tests/lib/write_profile.h"
 #include "planner/planner.h"
 #include "profile/profile.h"
 
@@ -29,29 +30,21 @@ struct fx {
  * 18` writes it. */
 static void write_profile(const char *dir)
 {
-	struct lagom_profile *p = lagom_profile_create("gb");
-	struct lagom_error err = { 0 };
-
-	assert_non_null(p);
-	snprintf(p->hostname, sizeof(p->hostname), "gb");
-	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "GB200");
-	p->hw.gpu_count = 4;
-	p->hw.gpu_sm_count = 148;
-	p->hw.intra = LAGOM_INTRA_NVSWITCH;
-	p->hw.nvlinks_per_gpu = 18;
-	p->hw.nic_count = 4;
-	p->hw.nic_rdma = 1;
-	p->hw.nic_link_bw_Bps = 50e9;
-	p->hw.nvl_domain_nodes = 18;
-	p->meas.gemm_flops[LAGOM_PREC_BF16].value = 2250e12;
-	p->meas.gemm_flops[LAGOM_PREC_BF16].source = LAGOM_SOURCE_TABLE;
-	p->meas.hbm_bw_Bps.value = 8e12;
-	p->meas.hbm_bw_Bps.source = LAGOM_SOURCE_TABLE;
-	snprintf(p->prov.lagom_version, sizeof(p->prov.lagom_version), "0.1.0");
-	p->prov.created_unix_s = 1700000000;
-	if (lagom_profile_write_atomic(dir, p, &err) != 0)
-		fail_msg("writing the profile: %s", err.text);
-	lagom_profile_destroy(p);
+	lagom_test_write_profile(dir, &(struct lagom_test_profile){
+					      .node = "gb",
+					      .gpu = "GB200",
+					      .gpus = 4,
+					      .sms = 148,
+					      .nvlinks = 18,
+					      .nics = 4,
+					      .nic_rdma = 1,
+					      .nic_Bps = 50e9,
+					      .nvl_domain_nodes = 18,
+					      .measured = true,
+					      .bf16_flops = 2250e12,
+					      .hbm_Bps = 8e12,
+					      .version = "0.1.0",
+				      });
 }
 
 static int setup(void **state)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tests/lib/lagom_test.h"
+#include "tests/lib/write_profile.h"
 #include "planner/planner.h"
 #include "profile/digest.h"
 #include "profile/profile.h"
@@ -88,12 +89,7 @@ static struct lagom_profile *profile(const char *node, const char *gpu,
 static void write_profile(const char *dir, const char *node, const char *gpu,
 			  double hbm_Bps)
 {
-	struct lagom_profile *p = profile(node, gpu, hbm_Bps);
-	struct lagom_error err = { 0 };
-
-	if (lagom_profile_write_atomic(dir, p, &err) != 0)
-		fail_msg("writing %s: %s", node, err.text);
-	lagom_profile_destroy(p);
+	lagom_test_profile_save(dir, profile(node, gpu, hbm_Bps));
 }
 
 static void sync_digest(const struct fx *f)

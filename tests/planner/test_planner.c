@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tests/lib/lagom_test.h"
+#include "tests/lib/write_profile.h"
 #include "planner/planner.h"
 #include "planner/planner_int.h"
 #include "profile/profile.h"
@@ -31,29 +32,20 @@ static void write_profile_full(const char *dir, const char *node,
 			       const char *gpu, int sms, double bf16_flops,
 			       double hbm_Bps, const char *nccl, double nic_Bps)
 {
-	struct lagom_profile *p = lagom_profile_create(node);
-	struct lagom_error err = { 0 };
-
-	assert_non_null(p);
-	snprintf(p->hostname, sizeof(p->hostname), "%s", node);
-	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "%s", gpu);
-	p->hw.gpu_count = 8;
-	p->hw.gpu_sm_count = sms;
-	p->hw.intra = LAGOM_INTRA_NVSWITCH;
-	p->hw.nvlinks_per_gpu = 12;
-	p->hw.nic_count = 4;
-	p->hw.nic_link_bw_Bps = nic_Bps;
-	p->meas.gemm_flops[LAGOM_PREC_BF16].value = bf16_flops;
-	p->meas.gemm_flops[LAGOM_PREC_BF16].source = LAGOM_SOURCE_TABLE;
-	p->meas.hbm_bw_Bps.value = hbm_Bps;
-	p->meas.hbm_bw_Bps.source = LAGOM_SOURCE_TABLE;
-	snprintf(p->prov.lagom_version, sizeof(p->prov.lagom_version), "0.1.0");
-	snprintf(p->prov.nccl_version, sizeof(p->prov.nccl_version), "%s",
-		 nccl);
-	p->prov.created_unix_s = 1700000000;
-	if (lagom_profile_write_atomic(dir, p, &err) != 0)
-		fail_msg("writing %s: %s", node, err.text);
-	lagom_profile_destroy(p);
+	lagom_test_write_profile(dir, &(struct lagom_test_profile){
+					      .node = node,
+					      .gpu = gpu,
+					      .gpus = 8,
+					      .sms = sms,
+					      .nvlinks = 12,
+					      .nics = 4,
+					      .nic_Bps = nic_Bps,
+					      .measured = true,
+					      .bf16_flops = bf16_flops,
+					      .hbm_Bps = hbm_Bps,
+					      .nccl = nccl,
+					      .version = "0.1.0",
+				      });
 }
 
 static void write_profile_nccl(const char *dir, const char *node,

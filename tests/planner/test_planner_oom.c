@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "tests/lib/lagom_test.h"
+#include "tests/lib/write_profile.h"
 #include "planner/planner.h"
 #include "profile/profile.h"
 
@@ -93,24 +94,15 @@ struct fx {
 static void write_profile(const char *dir, const char *node, const char *gpu,
 			  int gpus, int sms, int nvlinks)
 {
-	struct lagom_profile *p = lagom_profile_create(node);
-	struct lagom_error err = { 0 };
-
-	assert_non_null(p);
-	snprintf(p->hostname, sizeof(p->hostname), "%s", node);
-	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "%s", gpu);
-	p->hw.gpu_count = gpus;
-	p->hw.gpu_sm_count = sms;
-	p->hw.intra = LAGOM_INTRA_NVSWITCH;
-	p->hw.nvlinks_per_gpu = nvlinks;
-	p->hw.nic_count = 4;
-	p->hw.nic_link_bw_Bps = 50e9;
-	snprintf(p->prov.lagom_version, sizeof(p->prov.lagom_version),
-		 PACKAGE_VERSION);
-	p->prov.created_unix_s = 1700000000;
-	if (lagom_profile_write_atomic(dir, p, &err) != 0)
-		fail_msg("writing %s: %s", node, err.text);
-	lagom_profile_destroy(p);
+	lagom_test_write_profile(dir, &(struct lagom_test_profile){
+					      .node = node,
+					      .gpu = gpu,
+					      .gpus = gpus,
+					      .sms = sms,
+					      .nvlinks = nvlinks,
+					      .nics = 4,
+					      .nic_Bps = 50e9,
+				      });
 }
 
 static int setup(void **state)

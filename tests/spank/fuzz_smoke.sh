@@ -13,7 +13,9 @@ s=$top_srcdir
 if ! fuzz_build fuzz_carrier "$s/tests/fuzz/fuzz_carrier.c" \
 	"$s/spank/carrier.c" "$s/spank/carrier_trust.c" \
 	"$s/plugstack/plugstack.c" "$s/plugstack/measure.c" \
-	"$s/catalog/catalog.c" "$s/model/names.c" "$s/common/nccl_names.c" \
+	"$s/planner/comment_text.c" "$s/search/vars.c" "$s/catalog/catalog.c" \
+	"$s/catalog/workload.c" "$s"/model/*.c "$s/common/nccl_names.c" \
+	"$s/common/text.c" \
 	"$s/common/error.c" "$s/common/hash.c"; then
 	fuzz_broken fuzz_carrier
 fi

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "tests/lib/lagom_test.h"
+#include "tests/lib/write_profile.h"
 
 #include "planner/planner.h"
 #include "profile/profile.h"
@@ -25,27 +26,19 @@ static char dir[64];
 
 static void write_profile(const char *node)
 {
-	struct lagom_profile *p = lagom_profile_create(node);
-	struct lagom_error err = { 0 };
-
-	assert_non_null(p);
-	snprintf(p->hostname, sizeof(p->hostname), "%s", node);
-	snprintf(p->hw.gpu_model, sizeof(p->hw.gpu_model), "H100-SXM");
-	p->hw.gpu_count = 8;
-	p->hw.gpu_sm_count = 132;
-	p->hw.intra = LAGOM_INTRA_NVSWITCH;
-	p->hw.nvlinks_per_gpu = 18;
-	p->hw.nic_count = 8;
-	p->hw.nic_link_bw_Bps = 50e9;
-	p->meas.gemm_flops[LAGOM_PREC_BF16].value = 989.4e12;
-	p->meas.gemm_flops[LAGOM_PREC_BF16].source = LAGOM_SOURCE_TABLE;
-	p->meas.hbm_bw_Bps.value = 3350e9;
-	p->meas.hbm_bw_Bps.source = LAGOM_SOURCE_TABLE;
-	snprintf(p->prov.lagom_version, sizeof(p->prov.lagom_version), "0.1.0");
-	p->prov.created_unix_s = 1700000000;
-	if (lagom_profile_write_atomic(dir, p, &err) != 0)
-		fail_msg("writing %s: %s", node, err.text);
-	lagom_profile_destroy(p);
+	lagom_test_write_profile(dir, &(struct lagom_test_profile){
+					      .node = node,
+					      .gpu = "H100-SXM",
+					      .gpus = 8,
+					      .sms = 132,
+					      .nvlinks = 18,
+					      .nics = 8,
+					      .nic_Bps = 50e9,
+					      .measured = true,
+					      .bf16_flops = 989.4e12,
+					      .hbm_Bps = 3350e9,
+					      .version = "0.1.0",
+				      });
 }
 
 static int setup(void **state)
