@@ -74,7 +74,7 @@ misnamed_private() {
 # include anything.
 audiences='
 model/model_fast.h model/ search/
-model/model_fit.h model/ profile/ planner/calib.h
+model/model_fit.h model/ profile/ planner/calib.h planner/consensus.h
 '
 
 # Each "file:line: header" where file includes an audience header it is

@@ -31,12 +31,14 @@ static const char *const good[LAGOM_COMMENT_NFIELDS] = {
 	[LAGOM_COMMENT_SPEEDUP] = "1.13x",
 	[LAGOM_COMMENT_CORRECTED] = "allreduce@1MiB:x1.83,+2",
 	[LAGOM_COMMENT_FROM] = "77.0",
+	[LAGOM_COMMENT_REVERTED] = "0.96x[0.94,0.98]/20",
 	[LAGOM_COMMENT_FALLBACK] = LAGOM_PLANNER_FALLBACK_UNPRICED,
 	[LAGOM_COMMENT_CALIBRATED] =
 		"calibrated from 3 classes of 12 runs, 2026-11-28",
 	/* node 0's own */
 	[LAGOM_COMMENT_CONTAINER] = " container: plan applied",
 	[LAGOM_COMMENT_MODE] = "explain (not applied)",
+	[LAGOM_COMMENT_ARM] = "control (NCCL's defaults, measured)",
 	[LAGOM_COMMENT_SKIPPED] = "NCCL_ALGO,NCCL_PROTO",
 };
 
@@ -52,6 +54,7 @@ static const char *const bad[LAGOM_COMMENT_NFIELDS] = {
 	[LAGOM_COMMENT_SPEEDUP] = "1.1x",
 	[LAGOM_COMMENT_CORRECTED] = "allreduce@1MiB:x1.83,+2,+3",
 	[LAGOM_COMMENT_FROM] = "77",
+	[LAGOM_COMMENT_REVERTED] = "0.96x[0.98,0.94]/20",
 	[LAGOM_COMMENT_FALLBACK] = "call 555",
 	[LAGOM_COMMENT_CALIBRATED] = "calibrated from 3 classes, 2026-11-28",
 };
@@ -88,13 +91,14 @@ static void round_trip(void **state)
 	lagom_comment_text_read(text, &back);
 	write_text(&back, again, sizeof(again));
 	assert_string_equal(again, text);
-	assert_string_equal(text,
-			    HEAD " workload=llama-3.1-8b:tp8,mb4 channels=2-16 "
-				 "chunk=512KiB algo=ring,tree speedup=1.13x "
-				 "corrected=allreduce@1MiB:x1.83,+2 from=77.0 "
-				 "fallback=" LAGOM_PLANNER_FALLBACK_UNPRICED
-				 "; calibrated from 3 classes of 12 runs, "
-				 "2026-11-28");
+	assert_string_equal(
+		text, HEAD
+		" workload=llama-3.1-8b:tp8,mb4 channels=2-16 "
+		"chunk=512KiB algo=ring,tree speedup=1.13x "
+		"corrected=allreduce@1MiB:x1.83,+2 from=77.0 "
+		"reverted=0.96x[0.94,0.98]/20 fallback=" LAGOM_PLANNER_FALLBACK_UNPRICED
+		"; calibrated from 3 classes of 12 runs, "
+		"2026-11-28");
 }
 
 /* Node 0's own fields are written after srun's, and never taken from a
@@ -111,11 +115,13 @@ static void node_fields(void **state)
 	write_text(&c, text, sizeof(text));
 	assert_non_null(strstr(text, "2026-11-28 container: plan applied "
 				     "mode=explain (not applied) "
+				     "arm=control (NCCL's defaults, measured) "
 				     "skipped=NCCL_ALGO,NCCL_PROTO"));
 	lagom_comment_text_read(text, &back);
 	for (size_t f = READ_FIELDS; f < LAGOM_COMMENT_NFIELDS; f++)
 		assert_null(back.value[f]);
-	lagom_comment_text_read("speedup=1.05x mode=explain skipped=X "
+	lagom_comment_text_read("speedup=1.05x mode=explain arm=control "
+				"skipped=X "
 				"container: plan applied",
 				&back);
 	for (size_t f = 0; f < LAGOM_COMMENT_NFIELDS; f++)
