@@ -47,7 +47,9 @@ static const struct {
 	const char *line;    /* in the "lagom:" line */
 } cases[] = {
 	[LAGOM_CONTAINER_NONE] = { "", "" },
-	[LAGOM_CONTAINER_APPLIED] = { "plan applied",
+	/* node 0 writes the comment and knows only its own bundle and tasks:
+	 * a task elsewhere may still withhold (doc/containers.md) */
+	[LAGOM_CONTAINER_APPLIED] = { "plan files mounted (node 0)",
 				      "the plan's files are mounted into "
 				      "the container: whole plan applied" },
 	[LAGOM_CONTAINER_OLD_SLURM] = { "plan withheld (slurm before 23.02)",

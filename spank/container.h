@@ -50,7 +50,9 @@ void lagom_container_decide(spank_t sp, struct lagom_stepd *sd);
 bool lagom_container_withheld(const struct lagom_stepd *sd);
 
 /*
- * " container: plan applied" or " container: plan withheld (WHY)", from
+ * " container: plan files mounted (node 0)" (what node 0 knows: its
+ * bundle mounts them, its tasks get the plan; never a claim about other
+ * nodes' tasks) or " container: plan withheld (WHY)", from
  * fixed words only, into buf (len bytes); "" for a step without container.
  * Returns the length written.
  */

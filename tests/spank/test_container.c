@@ -252,7 +252,7 @@ static void decision_from_the_bundle(void **state)
 	st.container = LAGOM_CONTAINER_APPLIED;
 	assert_false(lagom_container_withheld(&st));
 	lagom_container_comment(&st, buf, sizeof(buf));
-	assert_string_equal(buf, " container: plan applied");
+	assert_string_equal(buf, " container: plan files mounted (node 0)");
 	assert_int_equal(lagom_container_comment(&st, buf, 5), 4);
 	assert_string_equal(buf, " con");
 	snprintf(path, sizeof(path), "%s/config.json", bundle);
