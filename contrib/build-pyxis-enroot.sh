@@ -6,15 +6,16 @@
 #
 #   contrib/build-pyxis-enroot.sh CACHE_DIR
 #
-# VENDOR (default: ../shared/vendor beside the source tree) holds
+# LAGOM_VENDOR_DIR (default: ../shared/vendor beside the source tree; the
+# release chroots bind it at /vendor: contrib/slurm-release.sh) holds
 # enroot-4.1.2.tar.gz and pyxis-0.24.0.tar.gz.  Builds, once per cache:
 #   CACHE_DIR/enroot-4.1.2/bin/enroot (and enroot-mount, ...), sysconfdir
 #     CACHE_DIR/enroot-4.1.2/etc/enroot: the helpers with the system
 #     compiler (FORCE_GLIBC=1), Debian's libbsd-dev and makeself standing
 #     in for enroot's git submodules;
 #   CACHE_DIR/pyxis-0.24.0-slurm-RELEASE/spank_pyxis.so, against this
-#     machine's slurm/spank.h (the release slurm/slurm_version.h names: a chroot builds
-#     its own).
+#     machine's slurm/spank.h (RELEASE from slurm/slurm_version.h: a
+#     release chroot builds its own).
 # Prints the two paths (enroot's bin directory, then pyxis's plugin).
 # Exit 77 with the reason on stderr when something it needs is missing.
 set -euo pipefail
@@ -30,7 +31,7 @@ die_skip() {
 }
 cache=$1
 here=$(cd "$(dirname "$0")/.." && pwd)
-vendor=${VENDOR:-$here/../shared/vendor}
+vendor=${LAGOM_VENDOR_DIR:-$here/../shared/vendor}
 enroot_tgz=$vendor/enroot-4.1.2.tar.gz
 pyxis_tgz=$vendor/pyxis-0.24.0.tar.gz
 for f in "$enroot_tgz" "$pyxis_tgz"; do
