@@ -29,6 +29,9 @@ packages=(
 	# Slurm's OCI containers (tests/integration/oci.sh; its bundle's busybox
 	# is fetched with apt-get download, not installed)
 	runc
+	# real pyxis + enroot (tests/integration/pyxis.sh): enroot's build
+	# (contrib/build-pyxis-enroot.sh) and the test image
+	libbsd-dev makeself squashfs-tools gawk
 	# the chroots of Slurm 24.11 and 26.05 (contrib/slurm-release.sh)
 	mmdebstrap debian-archive-keyring
 )

@@ -24,3 +24,18 @@ contrib/enroot/50-lagom.conf: $(srcdir)/contrib/enroot/50-lagom.conf.in Makefile
 	sed -e 's|@libdir[@]|$(libdir)|g' \
 		$(srcdir)/contrib/enroot/50-lagom.conf.in >$@.tmp
 	mv -f $@.tmp $@
+
+# contrib/oci: Slurm's oci.conf as lagom is tested with it, and the
+# config.json mounts of lagom's files (the installed paths), for the
+# admin's bundles (doc/containers.md); examples, used by nothing as
+# installed.
+lagomocidir = $(datadir)/lagom/oci
+dist_lagomoci_DATA = contrib/oci/oci.conf
+lagomoci_DATA = contrib/oci/lagom-mounts.json
+CLEANFILES += contrib/oci/lagom-mounts.json
+EXTRA_DIST += contrib/oci/lagom-mounts.json.in
+contrib/oci/lagom-mounts.json: $(srcdir)/contrib/oci/lagom-mounts.json.in Makefile
+	$(MKDIR_P) contrib/oci
+	sed -e 's|@libdir[@]|$(libdir)|g' \
+		$(srcdir)/contrib/oci/lagom-mounts.json.in >$@.tmp
+	mv -f $@.tmp $@

@@ -101,6 +101,9 @@ packages=(
 	clang libclang-rt-dev
 	# Slurm's OCI containers (tests/integration/oci.sh)
 	runc crun busybox-static
+	# the real pyxis + enroot (tests/integration/pyxis.sh builds them from
+	# the vendored sources, bound at /vendor, and makes a squashfs image)
+	libbsd-dev makeself squashfs-tools
 )
 
 # The set-up done inside the new chroot (mmdebstrap --customize-hook); part
@@ -245,15 +248,21 @@ inner() {
 	mkdir -p "$root/run/lock" "$root/run/munge" "$root/run/mysqld"
 	chmod 1777 "$root/run/lock"
 	mount -t tmpfs -o mode=1777,nosuid tmp "$root/tmp"
-	mkdir -p "$root/src" "$root/out"
+	mkdir -p "$root/src" "$root/out" "$root/vendor"
 	mount --bind -o ro "$src" "$root/src"
 	mount -o remount,bind,ro "$root/src"
 	mount --bind "$out" "$root/out"
+	# pyxis and enroot sources (../shared/vendor): where absent, the pyxis
+	# test skips, saying so
+	if [ -d "$src/../shared/vendor" ]; then
+		mount --bind -o ro "$src/../shared/vendor" "$root/vendor"
+		mount -o remount,bind,ro "$root/vendor"
+	fi
 	exec chroot "$root" /usr/bin/env -i \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" \
 		LAGOM_RELEASE_SUITE="$suite" LAGOM_RELEASE_SERIES="$(series_of "$suite")" \
-		bash -c "$*"
+		LAGOM_VENDOR_DIR=/vendor bash -c "$*"
 }
 
 # --- actions (run inside the chroot: contrib/slurm-release-actions.sh) ------

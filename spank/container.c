@@ -47,7 +47,9 @@ static const struct {
 	const char *line;    /* in the "lagom:" line */
 } cases[] = {
 	[LAGOM_CONTAINER_NONE] = { "", "" },
-	[LAGOM_CONTAINER_APPLIED] = { "plan applied",
+	/* node 0 writes the comment and knows only its own bundle and tasks:
+	 * a task elsewhere may still withhold (doc/containers.md) */
+	[LAGOM_CONTAINER_APPLIED] = { "plan files mounted (node 0)",
 				      "the plan's files are mounted into "
 				      "the container: whole plan applied" },
 	[LAGOM_CONTAINER_OLD_SLURM] = { "plan withheld (slurm before 23.02)",
@@ -79,110 +81,10 @@ static const struct {
 	[LAGOM_CONTAINER_NO_SPOOL] = { "plan withheld (spool not mounted)",
 				       "the measurement spool is not mounted "
 				       "into the container: plan withheld" },
+	[LAGOM_CONTAINER_NO_ROOT] = { "plan withheld (root unreadable)",
+				      "cannot open the bundle's root file "
+				      "system (root.path): plan withheld" },
 };
-
-/* path without its trailing slashes ("/" stays "/"): its length */
-static size_t trimmed_len(const char *path)
-{
-	size_t n = strlen(path);
-
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	return n;
-}
-
-/* dest (dn bytes) is path or one of its parent directories */
-static bool covers(const char *dest, size_t dn, const char *path)
-{
-	if (dn == 1 && dest[0] == '/')
-		return true;
-	return strncmp(dest, path, dn) == 0 &&
-	       (path[dn] == '\0' || path[dn] == '/');
-}
-
-static bool is_bind(const json_t *m)
-{
-	const json_t *type = json_object_get(m, "type");
-	const json_t *opts = json_object_get(m, "options");
-	size_t i;
-	json_t *o;
-
-	if (json_is_string(type) &&
-	    strcmp(json_string_value(type), "bind") == 0)
-		return true;
-	json_array_foreach(opts, i, o)
-	{
-		if (json_is_string(o) &&
-		    (strcmp(json_string_value(o), "bind") == 0 ||
-		     strcmp(json_string_value(o), "rbind") == 0))
-			return true;
-	}
-	return false;
-}
-
-/*
- * The last mount whose destination holds path decides (the runtime mounts
- * in order: a later one, above or below, is what path shows): path is
- * reachable when it is a bind mount of the same host path at the same
- * place.  1, 0, or -EINVAL.
- */
-static int mounted(const json_t *config, const char *path)
-{
-	const json_t *mounts = json_object_get(config, "mounts");
-	const json_t *hit = NULL;
-	size_t i, hit_len = 0;
-	json_t *m;
-
-	if (!json_is_object(config))
-		return -EINVAL;
-	if (!mounts)
-		return 0;
-	if (!json_is_array(mounts))
-		return -EINVAL;
-	json_array_foreach(mounts, i, m)
-	{
-		const json_t *d = json_object_get(m, "destination");
-		const char *dest;
-		size_t dn;
-
-		if (!json_is_object(m) || !json_is_string(d))
-			return -EINVAL;
-		dest = json_string_value(d);
-		if (dest[0] != '/')
-			continue;
-		dn = trimmed_len(dest);
-		if (covers(dest, dn, path)) {
-			hit = m;
-			hit_len = dn;
-		}
-	}
-	if (!hit || !is_bind(hit))
-		return 0;
-	{
-		const json_t *s = json_object_get(hit, "source");
-		const char *dest = json_string_value(
-			json_object_get(hit, "destination"));
-		const char *src;
-
-		if (!json_is_string(s))
-			return 0;
-		src = json_string_value(s);
-		return trimmed_len(src) == hit_len &&
-		       strncmp(src, dest, hit_len) == 0;
-	}
-}
-
-int lagom_container_mounts_path(const char *json, size_t len, const char *path)
-{
-	json_t *config = json_loadb(json, len, JSON_REJECT_DUPLICATES, NULL);
-	int rc;
-
-	if (!config)
-		return -EINVAL;
-	rc = mounted(config, path);
-	json_decref(config);
-	return rc;
-}
 
 /* The bundle's config.json, parsed (to json_decref), or a case why not. */
 static enum lagom_container_case read_config(const char *bundle,
@@ -223,34 +125,64 @@ static const char *plan_sets(const struct lagom_stepd *sd, const char *name)
 	return NULL;
 }
 
+/*
+ * The root file system config.json names (root.path, relative to the
+ * bundle as runc takes it), opened as the user: a descriptor, or -1.
+ */
+static int open_root(const char *bundle, const json_t *config)
+{
+	const json_t *p = json_object_get(json_object_get(config, "root"),
+					  "path");
+	int dfd, fd;
+
+	if (!json_is_string(p) || !json_string_value(p)[0])
+		return -1;
+	dfd = open(bundle, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	fd = openat(dfd, json_string_value(p),
+		    O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	return fd;
+}
+
+/* path shown at its own place in the container: a case */
+static enum lagom_container_case shown(const json_t *config, int root_fd,
+				       const char *path,
+				       enum lagom_container_case missing)
+{
+	int rc;
+
+	if (root_fd < 0)
+		return LAGOM_CONTAINER_NO_ROOT;
+	rc = lagom_container_mounted_at(config, root_fd, path);
+	if (rc < 0)
+		return LAGOM_CONTAINER_BAD_CONFIG;
+	return rc ? LAGOM_CONTAINER_APPLIED : missing;
+}
+
 /* Every host path the plan sets, mounted in config (a parsed OCI config). */
 static enum lagom_container_case check_paths(const struct lagom_stepd *sd,
-					     const json_t *config)
+					     const json_t *config, int root_fd)
 {
 	const char *tuner = plan_sets(sd, "NCCL_TUNER_PLUGIN");
-	int rc;
+	enum lagom_container_case c = LAGOM_CONTAINER_APPLIED;
 
 	if (tuner) {
 		if (tuner[0] != '/')
 			return LAGOM_CONTAINER_TUNER_NAME;
-		if ((rc = mounted(config, tuner)) < 0)
-			return LAGOM_CONTAINER_BAD_CONFIG;
-		if (!rc)
-			return LAGOM_CONTAINER_NO_TUNER;
+		c = shown(config, root_fd, tuner, LAGOM_CONTAINER_NO_TUNER);
 	}
-	if (sd->measure_ready) {
-		if (sd->st->cfg.measure.profiler[0] != '/')
-			return LAGOM_CONTAINER_NO_PROFILER;
-		if ((rc = mounted(config, sd->st->cfg.measure.profiler)) < 0)
-			return LAGOM_CONTAINER_BAD_CONFIG;
-		if (!rc)
-			return LAGOM_CONTAINER_NO_PROFILER;
-		if ((rc = mounted(config, sd->measure_dir)) < 0)
-			return LAGOM_CONTAINER_BAD_CONFIG;
-		if (!rc)
-			return LAGOM_CONTAINER_NO_SPOOL;
-	}
-	return LAGOM_CONTAINER_APPLIED;
+	if (!sd->measure_ready || c != LAGOM_CONTAINER_APPLIED)
+		return c;
+	if (sd->st->cfg.measure.profiler[0] != '/')
+		return LAGOM_CONTAINER_NO_PROFILER;
+	c = shown(config, root_fd, sd->st->cfg.measure.profiler,
+		  LAGOM_CONTAINER_NO_PROFILER);
+	if (c != LAGOM_CONTAINER_APPLIED)
+		return c;
+	return shown(config, root_fd, sd->measure_dir,
+		     LAGOM_CONTAINER_NO_SPOOL);
 }
 
 static enum lagom_container_case decide(const struct lagom_stepd *sd,
@@ -258,12 +190,17 @@ static enum lagom_container_case decide(const struct lagom_stepd *sd,
 {
 	enum lagom_container_case c;
 	json_t *config = NULL;
+	int root_fd;
 
 	if (!LAGOM_SLURM_OCI_TASK_ENV)
 		return LAGOM_CONTAINER_OLD_SLURM;
 	c = read_config(bundle, &config);
-	if (c == LAGOM_CONTAINER_APPLIED)
-		c = check_paths(sd, config);
+	if (c == LAGOM_CONTAINER_APPLIED) {
+		root_fd = open_root(bundle, config);
+		c = check_paths(sd, config, root_fd);
+		if (root_fd >= 0)
+			close(root_fd);
+	}
 	json_decref(config);
 	return c;
 }

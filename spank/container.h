@@ -33,6 +33,7 @@ enum lagom_container_case {
 	LAGOM_CONTAINER_NO_TUNER,    /* the tuner is not mounted */
 	LAGOM_CONTAINER_NO_PROFILER, /* the profiler is not mounted */
 	LAGOM_CONTAINER_NO_SPOOL,    /* the spool is not mounted */
+	LAGOM_CONTAINER_NO_ROOT,     /* root.path cannot be opened */
 };
 
 /* The largest config.json read (bytes); a larger one is not read. */
@@ -49,18 +50,39 @@ void lagom_container_decide(spank_t sp, struct lagom_stepd *sd);
 bool lagom_container_withheld(const struct lagom_stepd *sd);
 
 /*
- * " container: plan applied" or " container: plan withheld (WHY)", from
+ * " container: plan files mounted (node 0)" (what node 0 knows: its
+ * bundle mounts them, its tasks get the plan; never a claim about other
+ * nodes' tasks) or " container: plan withheld (WHY)", from
  * fixed words only, into buf (len bytes); "" for a step without container.
  * Returns the length written.
  */
 size_t lagom_container_comment(const struct lagom_stepd *sd, char *buf,
 			       size_t len);
 
+/* The most mounts, and links per path, judged (runc follows 255 links). */
+#define LAGOM_CONTAINER_MOUNTS_MAX 1024
+#define LAGOM_CONTAINER_LINKS_MAX 255
+
 /*
- * Pure: is the host path covered inside the container by an identity bind
- * mount of the OCI config text (json, len bytes)?  1 yes, 0 no, -EINVAL
- * when json is no OCI config (tests/spank/test_container.c).
+ * Does the container of the OCI config (a parsed config.json, borrowed)
+ * show the host path at the same place, as runc 1.1 makes its mounts
+ * (spank/container_mounts.c)?  Destinations cleaned, a relative one taken
+ * from the container's "/", links followed inside the root file system
+ * root_fd (opened by the caller, never outside it) and below bind mounts
+ * in their host sources, the last mount covering the path deciding: it
+ * must be a bind mount whose source, resolved on the host, is the path's
+ * own.  root_fd -1: no link is read (pure).  1 yes; 0 no (also past
+ * LAGOM_CONTAINER_MOUNTS_MAX mounts or LAGOM_CONTAINER_LINKS_MAX links, or
+ * a link that cannot be read); -EINVAL when config is no OCI config.
+ * Reads links with the caller's credentials (user_init: the user's).
  */
+struct json_t;
+int lagom_container_mounted_at(const struct json_t *config, int root_fd,
+			       const char *path);
+/* The same from config.json's text (json, len bytes). */
+int lagom_container_mounts_path_at(int root_fd, const char *json, size_t len,
+				   const char *path);
+/* Pure: lagom_container_mounts_path_at(-1, ...). */
 int lagom_container_mounts_path(const char *json, size_t len, const char *path);
 
 /*

@@ -17,7 +17,8 @@ libspank_la_SOURCES = spank/lagom.h spank/local_int.h spank/remote_int.h \
 	spank/carrier_trust.c spank/carrier.h spank/srun_step.c \
 	spank/srun_step.h spank/srun_parse.c spank/srun_parse.h \
 	spank/step_query.c spank/step_query.h spank/measure.c \
-	spank/learn.c spank/pin.c spank/container.c spank/container.h
+	spank/learn.c spank/pin.c spank/container.c spank/container.h \
+	spank/container_mounts.c
 libspank_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
 spank_lagom_la_SOURCES = spank/plan.c spank/plan.h
@@ -81,6 +82,16 @@ tests_spank_test_container_SOURCES = tests/spank/test_container.c \
 tests_spank_test_container_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 tests_spank_test_container_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_spank_test_container_LDADD = $(tests_spank_test_spank_LDADD)
+
+# Mounts judged as runc makes them: lagom's reader and runc itself on the
+# same cases (runc where it runs here).
+SCRIPT_TESTS += tests/spank/mounts.sh
+check_PROGRAMS += tests/spank/mounts_judge
+tests_spank_mounts_judge_SOURCES = tests/spank/mounts_judge.c \
+	spank/container_mounts.c
+tests_spank_mounts_judge_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+tests_spank_mounts_judge_LDADD = $(JANSSON_LIBS)
+EXTRA_DIST += tests/spank/mounts.sh tests/spank/mount_cases.txt
 
 # The step's end: the measured figure and the job comment.
 UNIT_TESTS += tests/spank/test_measured

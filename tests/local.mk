@@ -18,8 +18,11 @@ EXTRA_DIST += tests/contrib/enroot_hook.sh tests/contrib/enroot_real.sh \
 # real cluster with runc (doc/containers.md).  oci_tuner_load loads the
 # tuner from NCCL_TUNER_PLUGIN inside the container, as NCCL does.
 INTEGRATION_TESTS += tests/integration/oci.sh
-EXTRA_DIST += tests/integration/oci.sh contrib/oci/oci.conf \
-	contrib/oci/lagom-mounts.json doc/containers.md
+# A tuned step in a real pyxis + enroot container (built from the vendored
+# sources by contrib/build-pyxis-enroot.sh; skips, saying so, without them).
+INTEGRATION_TESTS += tests/integration/pyxis.sh
+EXTRA_DIST += tests/integration/pyxis.sh contrib/build-pyxis-enroot.sh
+EXTRA_DIST += tests/integration/oci.sh doc/containers.md
 check_PROGRAMS += tests/integration/oci_tuner_load
 # A container plugin's own mount namespace (pyxis): lagom's task_init
 # withholds the whole plan where the task cannot reach the tuner.

@@ -18,9 +18,15 @@
 # Every value is checked against the admin's settings, read from the file
 # beside this hook (NAME.conf for NAME.sh: tuner=, profiler=,
 # measure_dir=); no value the user controls reaches ENROOT_MOUNTS unless
-# it is one of those paths, or the spool directory below measure_dir that
-# the checks accept.  Mounts run in the user's own namespaces, with the
-# user's rights: the hook grants nothing the user could not reach.
+# it is one of those paths.  The step's spool directory is the one the node
+# made for this step: measure_dir/USER/JOB.STEP, JOB.STEP read from the
+# title of the slurmstepd (a root process) the hook runs under, never from
+# the user's SLURM_JOB_ID/SLURM_STEP_ID; it is opened once and mounted from
+# that descriptor by enroot-mount (no second lookup: a link swapped in
+# after the checks is not followed).  Mounts run in the user's own
+# namespaces, with the user's rights: the hook grants nothing the user
+# could not reach.  Each refusal is one "lagom:" line; the hook's own
+# writes fail whole (a partial mount line is taken back).
 
 PLAN_VARS='LAGOM_PLAN_ID LAGOM_PLAN LAGOM_PREDICTED_SPEEDUP NCCL_TUNER_PLUGIN
 NCCL_PROFILER_PLUGIN LAGOM_MEASURE_DIR NCCL_MIN_CTAS NCCL_MAX_CTAS
@@ -33,14 +39,20 @@ CONF_MAX=8192		# bytes, the settings file
 LIB_OPTS=x-create=file,bind,ro,nosuid,nodev,private
 SPOOL_OPTS=x-create=dir,bind,rw,nosuid,nodev,noexec,private
 
-# Byte ranges in patterns, the system's tools (not the user's PATH).
+# Byte ranges in patterns, the system's tools (not the user's PATH; it
+# only finds enroot-mount, which runs as the user like the hook).
 LC_ALL=C
+user_path=${PATH-}
 PATH=/usr/bin:/bin:/usr/sbin:/sbin
 export LC_ALL PATH
+# A write over the file size limit fails (EFBIG) instead of killing us.
+trap '' XFSZ
 
 nl='
 '
 conf="${0%.sh}.conf"
+ANCESTORS_MAX=64	# processes looked at for the step's slurmstepd
+spool_fd=''		# 3 while the step's spool directory is open
 tuner=''
 profiler=''
 measure_dir=''
@@ -62,23 +74,6 @@ clean_path() {
 		return 1
 		;;
 	esac
-	return 0
-}
-
-# No component of the (clean) path is a symbolic link.
-no_link_on_way() {
-	rest=${1#/}
-	way=''
-	while [ -n "$rest" ]; do
-		comp=${rest%%/*}
-		if [ "$comp" = "$rest" ]; then
-			rest=''
-		else
-			rest=${rest#*/}
-		fi
-		way="$way/$comp"
-		[ -L "$way" ] && return 1
-	done
 	return 0
 }
 
@@ -117,7 +112,16 @@ read_conf() {
 # The value the container would see: the last NAME= line of ENROOT_ENVIRON,
 # else the hook's own environment (under pyxis, the job's).
 file_has() {
-	grep -q "^$1=" "$ENROOT_ENVIRON" 2>/dev/null
+	grep -a -q "^$1=" "$ENROOT_ENVIRON" 2>/dev/null
+}
+
+# The last NAME= line of ENROOT_ENVIRON holds a byte that is not printable
+# ASCII (a NUL, a control character, a byte over 0x7e), which the shell
+# would drop or the container misread.
+file_not_text() {
+	bad=$(grep -a "^$1=" "$ENROOT_ENVIRON" 2>/dev/null | tail -n 1 |
+		tr -d '\040-\176\n' | wc -c)
+	[ "${bad:-1}" -ne 0 ]
 }
 
 effective() {
@@ -141,9 +145,9 @@ check_value() {
 		return 1
 	}
 	case $value in
-	*"$nl"* | *[[:cntrl:]]* | *\"* | *\'* | *\\*)
-		why="$name holds a newline, a control character, a quote"
-		why="$why or a backslash"
+	*"$nl"* | *[[:cntrl:]]* | *[!\ -~]* | *\"* | *\'* | *\\*)
+		why="$name holds a newline, a byte that is not printable text,"
+		why="$why a quote or a backslash"
 		return 1
 		;;
 	esac
@@ -171,9 +175,43 @@ check_library() {
 	return 0
 }
 
-# The step's own spool directory: measure_dir/USER/JOB.STEP, this step's
-# (SLURM_JOB_ID, SLURM_STEP_ID when set), a directory of this user reached
-# through no link.
+# The step this hook runs for, JOB.STEP, from the nearest parent that is
+# slurmstepd running as root: its title, "slurmstepd: [JOB.STEP]", is
+# written by the node, not by the user (a user's process named so is not
+# root's).  Prints it, or fails.
+node_step() {
+	pid=$PPID
+	n=0
+	while [ "${pid:-0}" -gt 1 ] && [ "$n" -lt "$ANCESTORS_MAX" ]; do
+		n=$((n + 1))
+		comm=$(head -c 64 "/proc/$pid/comm" 2>/dev/null) || return 1
+		ruid=$(sed -n 's/^Uid:[[:space:]]*\([0-9]*\).*/\1/p' \
+			"/proc/$pid/status" 2>/dev/null)
+		if [ "$comm" = slurmstepd ] && [ "$ruid" = 0 ]; then
+			title=$(head -c 256 "/proc/$pid/cmdline" 2>/dev/null |
+				tr '\0' ' ')
+			case $title in
+			'slurmstepd: ['*']'*) ;;
+			*) return 1 ;;
+			esac
+			title=${title#'slurmstepd: ['}
+			title=${title%%']'*}
+			case $title in
+			*[!0-9.]* | .* | *. | *.*.*) return 1 ;;
+			?*.?*) printf '%s' "$title" ;;
+			*) return 1 ;;
+			esac
+			return 0
+		fi
+		pid=$(sed -n 's/^PPid:[[:space:]]*\([0-9]*\).*/\1/p' \
+			"/proc/$pid/status" 2>/dev/null)
+	done
+	return 1
+}
+
+# The step's own spool directory: measure_dir/USER/JOB.STEP, the one the
+# node made for the step the hook runs in, a directory of this user reached
+# through no link, opened once on fd 3 (mount_spool() mounts that).
 check_spool() {
 	value=$1
 	[ -n "$measure_dir" ] || {
@@ -181,47 +219,53 @@ check_spool() {
 		why="$why no measure_dir="
 		return 1
 	}
-	clean_path "$value" || {
-		why="LAGOM_MEASURE_DIR is not a clean absolute path"
+	step=$(node_step) || {
+		why="LAGOM_MEASURE_DIR is set but the hook runs under no"
+		why="$why slurmstepd of a job step"
 		return 1
 	}
-	case $value in
-	"$measure_dir"/*/*) ;;
-	*)
-		why="LAGOM_MEASURE_DIR is not below measure_dir= ($measure_dir)"
-		return 1
-		;;
+	me=$(id -un 2>/dev/null) || me=''
+	want="$measure_dir/$me/$step"
+	case $me in
+	'' | . | .. | *[!A-Za-z0-9._-]*) want='' ;;
 	esac
-	tail=${value#"$measure_dir"/}
-	user=${tail%%/*}
-	step=${tail#*/}
-	case $user in
-	. | .. | *[!A-Za-z0-9._-]*) user='' ;;
-	esac
-	case $step in
-	*[!0-9.]* | .* | *. | *.*.*) step='' ;;
-	*.*) ;;
-	*) step='' ;;
-	esac
-	if [ -z "$user" ] || [ -z "$step" ]; then
-		why="LAGOM_MEASURE_DIR is not measure_dir/USER/JOB.STEP"
-		return 1
-	fi
-	if [ -n "${SLURM_JOB_ID-}" ] && [ -n "${SLURM_STEP_ID-}" ] &&
-		[ "$step" != "$SLURM_JOB_ID.$SLURM_STEP_ID" ]; then
+	if ! clean_path "$want" || [ "$value" != "$want" ]; then
 		why="LAGOM_MEASURE_DIR is not this step's spool directory"
 		return 1
 	fi
-	if ! no_link_on_way "$value" || [ ! -d "$value" ]; then
-		why="LAGOM_MEASURE_DIR is missing or reached through a link"
+	# "/." opens a directory only (a FIFO put there cannot block)
+	{ command exec 3<"$want/."; } 2>/dev/null || {
+		why="LAGOM_MEASURE_DIR is missing or not a directory"
 		return 1
-	fi
-	owner=$(stat -c %u -- "$value" 2>/dev/null) || owner=''
+	}
+	spool_fd=3
+	real=$(readlink "/proc/$$/fd/3" 2>/dev/null) || real=''
+	[ "$real" = "$want" ] || {
+		why="LAGOM_MEASURE_DIR is reached through a link"
+		return 1
+	}
+	owner=$(stat -L -c %u "/proc/$$/fd/3" 2>/dev/null) || owner=''
 	[ "$owner" = "$(id -u)" ] || {
 		why="LAGOM_MEASURE_DIR does not belong to the user"
 		return 1
 	}
-	mounts="$mounts$value $value none $SPOOL_OPTS$nl"
+	return 0
+}
+
+# The spool directory open on fd 3 mounted at its path in the container
+# by enroot-mount (enroot's own, found on the PATH enroot ran with): the
+# source is the descriptor, never the path again.
+mount_spool() {
+	em=$(PATH=$user_path command -v enroot-mount 2>/dev/null) || em=''
+	[ -n "$em" ] || {
+		why="enroot-mount is not on the PATH enroot runs with"
+		return 1
+	}
+	printf '/proc/self/fd/3 %s none %s\n' "$want" "$SPOOL_OPTS" |
+		"$em" --root "$ENROOT_ROOTFS" - >/dev/null 2>&1 || {
+		why="enroot-mount could not mount the spool directory"
+		return 1
+	}
 	return 0
 }
 
@@ -229,6 +273,11 @@ check_spool() {
 decide() {
 	read_conf || return 1
 	for name in $PLAN_VARS; do
+		file_not_text "$name" && {
+			why="$name in ENROOT_ENVIRON holds a byte that is not"
+			why="$why printable text"
+			return 1
+		}
 		v=$(effective "$name"; printf x)
 		v=${v%x}
 		check_value "$name" "$v" || return 1
@@ -263,17 +312,18 @@ decide() {
 # lacks (applied).
 rewrite_environ() {
 	mode=$1
-	tmp=$(mktemp "$ENROOT_ENVIRON.lagom.XXXXXX") || return 1
+	tmp=$(mktemp "$ENROOT_ENVIRON.lagom.XXXXXX" 2>/dev/null) || return 1
 	if [ "$mode" = withheld ]; then
+		# -a: every line judged alone, a NUL in one empties nothing
+		set --
 		for name in $PLAN_VARS; do
-			printf '^%s=\n' "$name"
-		done >"$tmp.pat"
-		grep -v -f "$tmp.pat" "$ENROOT_ENVIRON" >"$tmp"
+			set -- "$@" -e "^$name="
+		done
+		{ grep -a -v "$@" "$ENROOT_ENVIRON" >"$tmp"; } 2>/dev/null
 		rc=$?
 		[ "$rc" -ne 1 ] || rc=0 # 1: no line left, 2: an error
-		rm -f "$tmp.pat"
 	else
-		cat "$ENROOT_ENVIRON" >"$tmp"
+		{ cat "$ENROOT_ENVIRON" >"$tmp"; } 2>/dev/null
 		rc=$?
 		for name in $PLAN_VARS; do
 			[ "$rc" -eq 0 ] || break
@@ -281,14 +331,25 @@ rewrite_environ() {
 			if [ -z "$v" ] || file_has "$name"; then
 				continue
 			fi
-			printf '%s=%s\n' "$name" "$v" >>"$tmp" || rc=1
+			{ printf '%s=%s\n' "$name" "$v" >>"$tmp"; } \
+				2>/dev/null || rc=1
 		done
 	fi
-	if [ "$rc" -ne 0 ] || ! mv -f "$tmp" "$ENROOT_ENVIRON"; then
+	if [ "$rc" -ne 0 ] || ! mv -f "$tmp" "$ENROOT_ENVIRON" 2>/dev/null; then
 		rm -f "$tmp"
 		return 1
 	fi
 	return 0
+}
+
+# The library mount lines appended to ENROOT_MOUNTS whole, or taken back
+# (a write cut short by a full disk or a file size limit).
+append_mounts() {
+	[ -n "$mounts" ] || return 0
+	before=$({ wc -c <"$ENROOT_MOUNTS"; } 2>/dev/null) || return 1
+	{ printf '%s' "$mounts" >>"$ENROOT_MOUNTS"; } 2>/dev/null && return 0
+	truncate -s "$before" "$ENROOT_MOUNTS" 2>/dev/null
+	return 1
 }
 
 withhold() {
@@ -310,17 +371,26 @@ main() {
 	[ "$id" != x ] || return 0	# no plan: nothing to do
 	why=''
 	mounts=''
+	before=''
 	if ! decide; then
 		withhold
 		return 0
 	fi
-	if [ -n "$mounts" ] && ! printf '%s' "$mounts" >>"$ENROOT_MOUNTS"; then
+	if ! append_mounts; then
 		why="cannot write $ENROOT_MOUNTS"
 		withhold
 		return 0
 	fi
 	if ! rewrite_environ applied; then
 		why="cannot write $ENROOT_ENVIRON"
+		[ -z "$mounts" ] ||
+			truncate -s "$before" "$ENROOT_MOUNTS" 2>/dev/null
+		withhold
+		return 0
+	fi
+	if [ -n "$spool_fd" ] && ! mount_spool; then
+		[ -z "$mounts" ] ||
+			truncate -s "$before" "$ENROOT_MOUNTS" 2>/dev/null
 		withhold
 	fi
 	return 0

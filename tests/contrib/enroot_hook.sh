@@ -17,9 +17,18 @@
 #   - afterwards enroot drops ill-formed lines of ENROOT_ENVIRON, mounts the
 #     lines of ENROOT_MOUNTS (targets relative to the rootfs, x-create), and
 #     the container's environment is exactly ENROOT_ENVIRON's valid lines,
-#     the last of a name winning.
-# Where root may unshare a mount namespace, the mounts are really made
-# (bind, read-only where the line says ro) and checked from the rootfs.
+#     the last of a name winning;
+#   - hooks run in the container's mount namespace and may call
+#     enroot-mount --root ROOTFS - (fstab lines on stdin; the source goes to
+#     mount(2) as written, the target is resolved inside ROOTFS): here a
+#     stand-in that logs each line with what its source names, and mounts
+#     it where mounts can be made;
+#   - under pyxis the hooks' parents include the step's slurmstepd (root,
+#     titled "slurmstepd: [JOB.STEP]"): here a copy of bash named
+#     slurmstepd, started with that title.
+# Where root may unshare a mount namespace, the hooks run in one and the
+# mounts are really made (bind, read-only where the line says ro) and
+# checked from the rootfs.
 . "$top_srcdir/tests/lib/tap.sh"
 
 HOOK=${LAGOM_ENROOT_HOOK:-$top_srcdir/contrib/enroot/50-lagom.sh}
@@ -27,6 +36,9 @@ HOOK=${LAGOM_ENROOT_HOOK:-$top_srcdir/contrib/enroot/50-lagom.sh}
 for t in stat mktemp grep sed; do
 	command -v "$t" >/dev/null 2>&1 || plan_skip_all "$t not installed"
 done
+[ "$(id -u)" -eq 0 ] ||
+	plan_skip_all "needs root: the hook trusts only a root slurmstepd" \
+		"among its parents, which the test stands in"
 can_mount=no
 mount_why="needs root and unshare -m"
 if ! command -v mount >/dev/null 2>&1; then
@@ -78,64 +90,115 @@ plan_env() {
 		"TORCH_NCCL_HIGH_PRIORITY=1" "CUDA_DEVICE_MAX_CONNECTIONS=1"
 }
 
+# The stand-ins: slurmstepd (bash under that name), enroot-mount.
+mkdir -p "$TMP/bin"
+cp "$(command -v bash)" "$TMP/slurmstepd"
+cat >"$TMP/bin/enroot-mount" <<'EOF'
+#!/bin/bash
+# enroot-mount --root ROOT -: each line logged to $STANDIN_LOG as
+# "SRC DST FS OPTS WHAT-SRC-NAMES", mounted under ROOT when STANDIN_MOUNT
+# is yes; $STANDIN_SWAP (shell code) runs first (a race, played).
+[ "$1" = --root ] && [ "$3" = - ] || exit 2
+root=$2
+while read -r src dst fs opts rest; do
+	[ -n "$src" ] || continue
+	[ -z "${STANDIN_SWAP-}" ] || eval "$STANDIN_SWAP"
+	printf '%s %s %s %s %s\n' "$src" "$dst" "$fs" "$opts" \
+		"$(readlink -f "$src")" >>"$STANDIN_LOG"
+	[ "$STANDIN_MOUNT" = yes ] || continue
+	mkdir -p "$root$dst" &&
+		mount --no-canonicalize --bind "$src" "$root$dst" || exit 1
+done
+EOF
+chmod 0755 "$TMP/bin/enroot-mount"
+
+# The hooks of one container start, then (STANDIN_MOUNT=yes, in the
+# container's mount namespace) ENROOT_MOUNTS mounted and what the rootfs
+# shows written to $C/seen.  Run as "slurmstepd: [42.0]".
+cat >"$TMP/run-hooks.sh" <<'EOF'
+jobenv=()
+while IFS= read -r -d '' line; do jobenv+=("$line"); done <"$1"
+rc=0
+for h in "$TMP"/hooks.d/*.sh; do
+	[ -x "$h" ] || continue
+	(
+		[ -z "${HOOK_ULIMIT_F-}" ] || ulimit -f "$HOOK_ULIMIT_F"
+		exec env -i PATH="$TMP/bin:/usr/bin:/bin" \
+			SLURM_JOB_ID="${FORGE_JOB:-42}" SLURM_STEP_ID=0 \
+			"${jobenv[@]}" ENROOT_PID=$$ ENROOT_ROOTFS="$C/rootfs" \
+			ENROOT_MOUNTS="${HOOK_MOUNTS:-$C/mounts}" \
+			ENROOT_ENVIRON="$C/environ" STANDIN_LOG="$C/hookmounts" \
+			STANDIN_MOUNT="$STANDIN_MOUNT" \
+			STANDIN_SWAP="${STANDIN_SWAP-}" "$h"
+	) >/dev/null 2>>"$C/err" || rc=$?
+done
+echo "$rc" >"$C/rc"
+[ "$STANDIN_MOUNT" = yes ] || exit 0
+r=$C/rootfs
+set -e
+while read -r src dst fs opts rest; do
+	case $src in '' | '#'*) continue ;; esac
+	case $opts in
+	*x-create=dir*) mkdir -p "$r$dst" ;;
+	*x-create=file*) mkdir -p "$r${dst%/*}"; : >"$r$dst" ;;
+	esac
+	mount --bind "$src" "$r$dst"
+	case ,$opts, in
+	*,ro,*) mount -o remount,bind,ro "$r$dst" ;;
+	esac
+done <"$C/mounts"
+t=$r$LIB/libnccl-tuner-lagom.so
+p=$r$LIB/libnccl-profiler-lagom.so
+s=$r$STEPDIR
+{ [ -f "$t" ] && cat "$t" && echo tuner-there
+  [ -f "$p" ] && cat "$p" && echo profiler-there
+  ( : >>"$t" ) 2>/dev/null || echo tuner-ro
+  [ -d "$s" ] && : >"$s/rec" && echo spool-rw
+  [ -f "$s/mine" ] && echo spool-mine
+  for o in "$ME/41.0" someone 41.0; do
+	[ ! -e "$r$SPOOLROOT/$o" ] || echo "leaks $o"
+	[ ! -e "$s/$o" ] || echo "leaks $o"
+  done
+} >"$C/seen" 2>/dev/null || :
+EOF
+
 # start_container JOBENV_FILE [IMAGE_ENV_FILE] (both NUL-separated): one
 # container start, as enroot does it (see the header).  Leaves $C/environ,
-# $C/mounts, $C/err, $C/rc (the hooks' status), $C/env (the container's
-# environment) and, where mounts can be made, $C/seen (what the rootfs
-# shows).
+# $C/mounts, $C/hookmounts (what the hooks had enroot-mount mount), $C/err,
+# $C/rc (the hooks' status), $C/env (the container's environment) and,
+# where mounts can be made, $C/seen (what the rootfs shows).  The
+# environment may set HOOK_ULIMIT_F (ulimit -f for the hooks), HOOK_MOUNTS
+# (another ENROOT_MOUNTS), FORGE_JOB (the SLURM_JOB_ID the user sets),
+# STANDIN_SWAP, ENVIRON_EXTRA (printf %b text added to ENROOT_ENVIRON),
+# MOUNTS_BEFORE (ENROOT_MOUNTS's lines from earlier hooks) and NO_STEPD=1
+# (no slurmstepd among the hooks' parents).
 C=$TMP/c
+export C TMP LIB STEPDIR SPOOLROOT ME
 start_container() {
 	rm -rf "$C"
 	mkdir -p "$C/rootfs/etc" "$C/rootfs/tmp"
-	: >"$C/mounts"
+	printf '%s' "${MOUNTS_BEFORE-}" >"$C/mounts"
+	: >"$C/hookmounts"
 	printf 'PATH=/usr/bin:/bin\nIMAGE_VAR=kept\n' >"$C/environ"
 	[ -z "${2-}" ] || tr '\0' '\n' <"$2" >>"$C/environ"
-	local -a jobenv=()
-	local line
-	while IFS= read -r -d '' line; do jobenv+=("$line"); done <"$1"
-	local rc=0 h
-	for h in "$TMP"/hooks.d/*.sh; do
-		[ -x "$h" ] || continue
-		env -i PATH="$PATH" SLURM_JOB_ID=42 SLURM_STEP_ID=0 \
-			"${jobenv[@]}" ENROOT_PID=$$ \
-			ENROOT_ROOTFS="$C/rootfs" ENROOT_MOUNTS="$C/mounts" \
-			ENROOT_ENVIRON="$C/environ" "$h" \
-			>/dev/null 2>>"$C/err" ||
-			rc=$?
-	done
-	echo "$rc" >"$C/rc"
+	[ -z "${ENVIRON_EXTRA-}" ] ||
+		printf '%b' "$ENVIRON_EXTRA" >>"$C/environ"
+	local stepd=("$TMP/slurmstepd")
+	[ -z "${NO_STEPD-}" ] || stepd=(bash)
+	if [ "$can_mount" = yes ]; then
+		# shellcheck disable=SC2016 # the inner shell expands them
+		STANDIN_MOUNT=yes unshare -m bash -c \
+			'exec -a "slurmstepd: [42.0]" "$@"' sh "${stepd[@]}" \
+			"$TMP/run-hooks.sh" "$1" || echo mount-failed >"$C/seen"
+	else
+		# shellcheck disable=SC2016
+		STANDIN_MOUNT=no bash -c 'exec -a "slurmstepd: [42.0]" "$@"' \
+			sh "${stepd[@]}" "$TMP/run-hooks.sh" "$1"
+	fi
 	# the container's environment: the valid lines, the last one wins
-	grep -E '^[A-Za-z_][A-Za-z0-9_]*=' "$C/environ" |
+	grep -a -E '^[A-Za-z_][A-Za-z0-9_]*=' "$C/environ" |
 		awk '{ k = substr($0, 1, index($0, "=") - 1); v[k] = $0 }
 		     END { for (k in v) print v[k] }' | sort >"$C/env"
-	[ "$can_mount" = yes ] || return 0
-	# shellcheck disable=SC2016 # the script expands its own arguments
-	unshare -m /bin/sh -c '
-		r=$1 lib=$4 step=$5 spool=$6 me=$7; set -e
-		while read -r src dst fs opts rest; do
-			[ -n "$src" ] || continue
-			case $opts in
-			*x-create=dir*) mkdir -p "$r$dst" ;;
-			*x-create=file*) mkdir -p "$r${dst%/*}"; : >"$r$dst" ;;
-			esac
-			mount --bind "$src" "$r$dst"
-			case ,$opts, in
-			*,ro,*) mount -o remount,bind,ro "$r$dst" ;;
-			esac
-		done <"$2"
-		t=$r$lib/libnccl-tuner-lagom.so
-		p=$r$lib/libnccl-profiler-lagom.so
-		s=$r$step
-		{ [ -f "$t" ] && cat "$t" && echo tuner-there
-		  [ -f "$p" ] && cat "$p" && echo profiler-there
-		  ( : >>"$t" ) 2>/dev/null || echo tuner-ro
-		  [ -d "$s" ] && : >"$s/rec" && echo spool-rw
-		  for o in "$me/41.0" someone; do
-			[ ! -e "$r$spool/$o" ] || echo "leaks $o"
-		  done
-		} >"$3" 2>/dev/null || :
-	' sh "$C/rootfs" "$C/mounts" "$C/seen" "$LIB" "$STEPDIR" "$SPOOLROOT" \
-		"$ME" || echo mount-failed >"$C/seen"
 }
 
 env_has() { grep -q "^$1=" "$C/env"; }
@@ -150,7 +213,7 @@ plan_lines_in_env() {
 }
 lagom_lines() { grep -c '^lagom: ' "$C/err"; }
 err_lines() { wc -l <"$C/err"; }
-show() { sed 's/^/#   /' "$C/err" "$C/mounts"; }
+show() { sed 's/^/#   /' "$C/err" "$C/mounts" "$C/hookmounts"; }
 tap_on_fail=show
 
 # withheld "what": the whole plan gone, nothing mounted, one lagom: line.
@@ -161,14 +224,15 @@ withheld() {
 		'[ "$(plan_vars_in_env)" = 0 ]'
 	check_that "$1: the image's own variables kept" \
 		'grep -qx IMAGE_VAR=kept "$C/env" && env_has PATH'
-	check_that "$1: nothing in ENROOT_MOUNTS" '[ ! -s "$C/mounts" ]'
+	check_that "$1: nothing in ENROOT_MOUNTS, nothing mounted" \
+		'[ ! -s "$C/mounts" ] && [ ! -s "$C/hookmounts" ]'
 	check_that "$1: one line, a lagom: line, with the reason" \
 		'[ "$(err_lines)" = 1 ] && [ "$(lagom_lines)" = 1 ] &&
 		 grep -q "plan withheld in this container: ." "$C/err"'
 }
 
-NCASES=21 # withheld cases, 5 checks each
-plan $((4 + 7 + 4 + 1 + 5 * NCASES + 4))
+NCASES=26 # withheld cases, 5 checks each
+plan $((4 + 7 + 4 + 1 + 5 * NCASES + 2 + 2 + 4 + 4))
 
 # 1. No plan: the hook is a no-op.
 printf 'SOMETHING=else\0' >"$TMP/job.none"
@@ -193,15 +257,16 @@ T=$LIB/libnccl-tuner-lagom.so
 P=$LIB/libnccl-profiler-lagom.so
 LIB_OPTS=x-create=file,bind,ro,nosuid,nodev,private
 SPOOL_OPTS=x-create=dir,bind,rw,nosuid,nodev,noexec,private
-check_that "applied: exactly three mounts" '[ "$(wc -l <"$C/mounts")" = 3 ]'
+check_that "applied: exactly two mount lines (the libraries)" \
+	'[ "$(wc -l <"$C/mounts")" = 2 ]'
 check_that "applied: the tuner, read-only, at the same path" \
 	'grep -qx "$T $T none $LIB_OPTS" "$C/mounts"'
 check_that "applied: the profiler, read-only, at the same path" \
 	'grep -qx "$P $P none $LIB_OPTS" "$C/mounts"'
-check_that "applied: the step's own spool, read-write, nothing above it" \
-	'grep -qx "$STEPDIR $STEPDIR none $SPOOL_OPTS" "$C/mounts" &&
-	 ! grep -q "^$SPOOLROOT " "$C/mounts" &&
-	 ! grep -q "^$SPOOLROOT/$ME " "$C/mounts"'
+check_that "applied: the step's own spool, read-write, from the opened directory" \
+	'[ "$(cat "$C/hookmounts")" = \
+	   "/proc/self/fd/3 $STEPDIR none $SPOOL_OPTS $STEPDIR" ] &&
+	 ! grep -q "^$SPOOLROOT" "$C/mounts"'
 if [ "$can_mount" = yes ]; then
 	check_that "mounted: tuner and profiler readable in the rootfs" \
 		'grep -qx tuner-there "$C/seen" &&
@@ -222,7 +287,8 @@ rm -f "$STEPDIR/rec"
 # 3. Applied, the plan in ENROOT_ENVIRON only (enroot start --env ...).
 start_container "$TMP/job.none" "$TMP/job.plan"
 check_that "plan in ENROOT_ENVIRON: applied, three mounts, plan kept" \
-	'[ "$(wc -l <"$C/mounts")" = 3 ] && [ "$(plan_vars_in_env)" = 10 ] &&
+	'[ "$(wc -l <"$C/mounts")" = 2 ] && [ -s "$C/hookmounts" ] &&
+	 [ "$(plan_vars_in_env)" = 10 ] &&
 	 [ ! -s "$C/err" ]'
 
 # 4..: every case below withholds the whole plan.  The plan is both in the
@@ -267,7 +333,7 @@ hostile() {
 	esac
 	withheld "$2"
 	cat "$C/env" >>"$TMP/all.env"
-	cat "$C/mounts" >>"$TMP/all.mounts"
+	cat "$C/mounts" "$C/hookmounts" >>"$TMP/all.mounts"
 }
 : >"$TMP/all.env"
 : >"$TMP/all.mounts"
@@ -315,6 +381,69 @@ withheld "the tuner is a link"
 rm "$LIB/libnccl-tuner-lagom.so"
 mv "$LIB/real.so" "$LIB/libnccl-tuner-lagom.so"
 
+# 5. The step directory is the node's, opened once.
+# SLURM_JOB_ID/SLURM_STEP_ID the user sets do not choose it:
+mkdir -p "$SPOOLROOT/$ME/41.0"
+FORGE_JOB=41 hostile "LAGOM_MEASURE_DIR=$SPOOLROOT/$ME/41.0" \
+	"forged SLURM_JOB_ID naming the user's other step"
+# without a slurmstepd among the hook's parents, no spool at all
+case_job "LAGOM_MEASURE_DIR=$STEPDIR"
+NO_STEPD=1 start_container "$TMP/job.case" "$TMP/job.case"
+withheld "no slurmstepd among the hook's parents"
+# the directory swapped for a link to the user's whole spool after the
+# checks, before the mount: the mount is still the directory checked
+: >"$STEPDIR/mine"
+STANDIN_SWAP="mv '$STEPDIR' '$TMP/moved' && ln -s '$SPOOLROOT/$ME' '$STEPDIR'" \
+	start_container "$TMP/job.plan"
+check_that "swapped for a link after the checks: the checked directory is mounted" \
+	'[ "$(plan_vars_in_env)" = 10 ] &&
+	 grep -qx "/proc/self/fd/3 $STEPDIR none $SPOOL_OPTS $TMP/moved" \
+		"$C/hookmounts"'
+if [ "$can_mount" = yes ]; then
+	check_that "swapped: the container sees the step's files, not the spool" \
+		'grep -qx spool-mine "$C/seen" && ! grep -q "^leaks" "$C/seen"'
+else
+	skip "mounts not made: $mount_why"
+fi
+rm -f "$STEPDIR"
+mv "$TMP/moved" "$STEPDIR"
+rm -f "$STEPDIR/mine" "$STEPDIR/rec"
+
+# 6. ENROOT_ENVIRON with a NUL or a byte that is not text: refused per
+# line, the file never emptied.
+ENVIRON_EXTRA='NCCL_ALGO=Ri\0ng\n' start_container "$TMP/job.plan"
+withheld "a NUL in a plan line of ENROOT_ENVIRON"
+check_that "NUL in a plan line: the line gone, the image's lines kept" \
+	'! grep -a -q "^NCCL_ALGO=" "$C/environ" &&
+	 grep -a -qx IMAGE_VAR=kept "$C/environ" &&
+	 grep -a -qx PATH=/usr/bin:/bin "$C/environ"'
+ENVIRON_EXTRA='NCCL_PROTO=Simple\x80\n' start_container "$TMP/job.plan"
+withheld "a byte over 0x7e in a plan line of ENROOT_ENVIRON"
+mv "$LIB/libnccl-tuner-lagom.so" "$LIB/gone"
+ENVIRON_EXTRA='OTHER=a\0b\x01\n' start_container "$TMP/job.plan" "$TMP/job.plan"
+withheld "withheld with a NUL in another line of ENROOT_ENVIRON"
+check_that "NUL in another line: that line and the image's kept as they were" \
+	'[ "$(grep -a -c "^OTHER=a" "$C/environ")" = 1 ] &&
+	 grep -a -qx IMAGE_VAR=kept "$C/environ"'
+mv "$LIB/gone" "$LIB/libnccl-tuner-lagom.so"
+
+# 7. Exactly one line per refusal, whatever fails.
+HOOK_MOUNTS=$TMP/no/such/dir/mounts start_container "$TMP/job.plan" \
+	"$TMP/job.plan"
+check_that "ENROOT_MOUNTS unwritable: exit 0, exactly one lagom: line" \
+	'[ "$(cat "$C/rc")" = 0 ] && [ "$(err_lines)" = 1 ] &&
+	 grep -q "plan withheld in this container: cannot write" "$C/err"'
+check_that "ENROOT_MOUNTS unwritable: no variable of the plan left" \
+	'[ "$(plan_vars_in_env)" = 0 ]'
+# under a file size limit the mount lines cross: no partial line, one line
+before=$(printf '# an earlier hook\n%.0s' $(seq 1 54))
+MOUNTS_BEFORE=$before HOOK_ULIMIT_F=1 start_container "$TMP/job.plan"
+check_that "ulimit -f 1: the hook lives (exit 0), exactly one lagom: line" \
+	'[ "$(cat "$C/rc")" = 0 ] && [ "$(err_lines)" = 1 ] &&
+	 [ "$(lagom_lines)" = 1 ]'
+check_that "ulimit -f 1: ENROOT_MOUNTS as the earlier hooks left it" \
+	'[ "$(cat "$C/mounts")" = "$before" ] && [ ! -s "$C/hookmounts" ]'
+
 check_that "no injected line reached the container's environment" \
 	'! grep -q "LD_PRELOAD" "$TMP/all.env"'
 check_that "no hostile path reached any mount file" \
@@ -323,7 +452,8 @@ check_that "no hostile path reached any mount file" \
 # Last: the applied case once more after all that (the fixture is intact).
 start_container "$TMP/job.plan"
 check_that "applied again after the hostile cases" \
-	'[ "$(wc -l <"$C/mounts")" = 3 ] && [ "$(plan_vars_in_env)" = 10 ]'
+	'[ "$(wc -l <"$C/mounts")" = 2 ] && [ -s "$C/hookmounts" ] &&
+	 [ "$(plan_vars_in_env)" = 10 ]'
 
 # The settings file the packages install (built from 50-lagom.conf.in) is
 # one the hook reads: it names the installed libraries, which are not on

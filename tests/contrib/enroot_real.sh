@@ -3,6 +3,8 @@
 # `enroot start` (NVIDIA/enroot), where enroot is installed: the hook in a
 # hooks.d of its own (ENROOT_SYSCONF_PATH), a tiny rootfs made from this
 # machine's dash, env and touch, and what the container's program sees.
+# enroot starts under a stand-in of the step's slurmstepd (a root process
+# titled "slurmstepd: [42.0]"), from which the hook learns its step.
 # tests/contrib/enroot_hook.sh checks the same contract without enroot.
 . "$top_srcdir/tests/lib/tap.sh"
 
@@ -10,6 +12,9 @@ ENROOT=${LAGOM_ENROOT:-$(command -v enroot)}
 [ -n "$ENROOT" ] && [ -x "$ENROOT" ] ||
 	plan_skip_all "enroot not installed (enroot_hook.sh checks" \
 		"the contract without it)"
+[ "$(id -u)" -eq 0 ] ||
+	plan_skip_all "needs root: the hook trusts only a root slurmstepd" \
+		"among its parents, which the test stands in"
 for t in ldd readlink; do
 	command -v "$t" >/dev/null 2>&1 || plan_skip_all "$t not installed"
 done
@@ -34,6 +39,8 @@ install -m 0755 "${LAGOM_ENROOT_HOOK:-$top_srcdir/contrib/enroot/50-lagom.sh}" \
 printf 'tuner=%s\nprofiler=%s\nmeasure_dir=%s\n' \
 	"$LIB/libnccl-tuner-lagom.so" "$LIB/libnccl-profiler-lagom.so" \
 	"$SPOOL" >"$TMP/sys/hooks.d/50-lagom.conf"
+
+cp "$(command -v bash)" "$TMP/slurmstepd"
 
 # The image: dash as /bin/sh, env and touch, their libraries.
 R=$TMP/data/lagomtest
@@ -72,7 +79,10 @@ run() {
 		plan+=("$line")
 	done < <(plan_vars)
 	[ "${1-}" != none ] || shift
-	env ENROOT_SYSCONF_PATH="$TMP/sys" ENROOT_DATA_PATH="$TMP/data" \
+	# shellcheck disable=SC2016 # the stand-in expands them
+	bash -c 'exec -a "slurmstepd: [42.0]" "$0" -c "\"\$@\"; exit \$?" sh "$@"' \
+		"$TMP/slurmstepd" env PATH="${ENROOT%/*}:$PATH" \
+		ENROOT_SYSCONF_PATH="$TMP/sys" ENROOT_DATA_PATH="$TMP/data" \
 		ENROOT_RUNTIME_PATH="$TMP/run" ENROOT_CONFIG_PATH="$TMP/cfg" \
 		ENROOT_CACHE_PATH="$TMP/cache" HOME="$TMP" \
 		SLURM_JOB_ID=42 SLURM_STEP_ID=0 "${plan[@]}" "$@" \

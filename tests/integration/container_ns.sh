@@ -62,6 +62,42 @@ slurm_cppflags=$(sed -n 's/^SLURM_CPPFLAGS = //p' "$top_builddir/Makefile" 2>/de
 # shellcheck disable=SC2086 # the configured flags, one word each
 ${CC:-cc} $slurm_cppflags -shared -fPIC -o "$tmp/standin.so" "$tmp/standin.c" 2>"$tmp/cc.err" ||
 	plan_skip_all "cannot build the stand-in plugin: $(head -1 "$tmp/cc.err")"
+# The stand-in's own calls, tried here first: where a mount namespace
+# cannot be made (a chroot or a container without CAP_SYS_ADMIN), every
+# step would fail in the stand-in, not in lagom.
+cat >"$tmp/probe.c" <<'EOF'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+
+int main(int argc, char **argv)
+{
+	if (argc != 2)
+		return 2;
+	if (unshare(CLONE_NEWNS) < 0) {
+		printf("unshare(CLONE_NEWNS): %s\n", strerror(errno));
+		return 1;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		printf("making / private: %s\n", strerror(errno));
+		return 1;
+	}
+	if (mount("tmpfs", argv[1], "tmpfs", 0, "size=64k") < 0) {
+		printf("a tmpfs: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+EOF
+${CC:-cc} -o "$tmp/probe" "$tmp/probe.c" 2>"$tmp/cc.err" ||
+	plan_skip_all "cannot build the namespace probe: $(head -1 "$tmp/cc.err")"
+mkdir -p "$tmp/probe-dir"
+why=$("$tmp/probe" "$tmp/probe-dir" 2>&1) ||
+	plan_skip_all "a mount namespace cannot be made here (${why:-the probe failed}):" \
+		"the stand-in of pyxis's namespace switch cannot run"
 chmod -R a+rX "$tmp"
 
 cluster_unexport

@@ -191,8 +191,8 @@ for rt in $runtimes; do
 		check "$rt with: srun -v says the whole plan was applied, once" \
 			[ "$lines" -eq 1 -a \
 			"$(grep -c 'a container step: .*whole plan applied' "$err")" -eq 1 ]
-		check "$rt with: the comment says container: plan applied" \
-			bash -c "case '$c' in *'container: plan applied'*) ;; *) exit 1;; esac"
+		check "$rt with: the comment says container: plan files mounted (node 0)" \
+			bash -c "case '$c' in *'container: plan files mounted (node 0)'*) ;; *) exit 1;; esac"
 	else
 		check "$rt with (22.05): no variable of the plan reaches the container" \
 			[ -z "$(names)" ]
@@ -207,6 +207,17 @@ for rt in $runtimes; do
 		diag "$rt: CUDA_VISIBLE_DEVICES does not reach the container (Slurm $release)"
 	grep -q 'SLURM_LAGOM_STEP_PLAN=' "$out" &&
 		diag "$rt: srun's plan text reaches the container's environment (Slurm $release writes it from the launch environment)"
+	# doc/profiler.md: what srun sends beside the plan is removed before
+	# the tasks start; before 23.02 the container's environment is written
+	# earlier, from srun's (doc/containers.md says so)
+	sent=$(grep -cE '^ *[0-9]+: SLURM_LAGOM_(PREDICTED|STEP_KEY)=' "$out")
+	if [ -z "$old" ]; then
+		check "$rt with: SLURM_LAGOM_PREDICTED and SLURM_LAGOM_STEP_KEY removed before the tasks start" \
+			[ "$sent" -eq 0 ]
+	else
+		check "$rt with (22.05): SLURM_LAGOM_PREDICTED and SLURM_LAGOM_STEP_KEY visible in the container, as doc/profiler.md says" \
+			[ "$sent" -eq 6 ]
+	fi
 
 	# --- without them --------------------------------------------------------
 	run_timeout=120 run srun -v -l -N3 --gres=gpu:4 --lagom=auto --lagom-workload=phi-2:fsdp \

@@ -21,7 +21,7 @@ snippet=/etc/slurm/plugstack.conf.d/lagom.conf
 [ -f "$LAGOM_PLUGIN" ] || plan_skip_all "lagom-slurm-plugin is not installed ($LAGOM_PLUGIN)"
 V=${LAGOM_EXPECT_VERSION:-$(dpkg-query -W -f '${Version}' lagom-slurm-plugin | sed 's/-[^-]*$//')}
 profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
-plan 14
+plan 15
 
 owner() { dpkg -S "$1" 2>/dev/null | cut -d: -f1; }
 check_that() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
@@ -46,6 +46,12 @@ check "the snippet's (commented) line names the installed lagom.so" \
 ehook=/usr/share/lagom/enroot/50-lagom.sh
 check_that "the enroot hook is installed off and its settings name the tuner" \
 	'[ -x "$ehook" ] && [ "$(owner "$ehook")" = lagom-nccl-plugins ] && ! ls /etc/enroot/hooks.d/*lagom* >/dev/null 2>&1 && grep -qx "tuner=$tuner" "${ehook%.sh}.conf"'
+
+# Slurm's oci.conf and the bundles' mounts (doc/containers.md): installed
+# as examples, the mounts naming the installed tuner.
+odir=/usr/share/lagom/oci
+check_that "oci.conf and lagom-mounts.json are installed, the mounts name the tuner" \
+	'[ "$(owner "$odir/oci.conf")" = lagom-nccl-plugins ] && [ "$(owner "$odir/lagom-mounts.json")" = lagom-nccl-plugins ] && python3 -c "import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if any(e[\"source\"] == sys.argv[2] == e[\"destination\"] for e in m) else 1)" "$odir/lagom-mounts.json" "$tuner" && ! [ -e /etc/slurm/oci.conf ]'
 
 for v in $(compgen -e | grep -E '^(LAGOM_|NCCL_|TORCH_NCCL|CUDA_DEVICE_MAX)'); do
 	export -n "$v"

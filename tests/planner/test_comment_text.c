@@ -36,7 +36,7 @@ static const char *const good[LAGOM_COMMENT_NFIELDS] = {
 	[LAGOM_COMMENT_CALIBRATED] =
 		"calibrated from 3 classes of 12 runs, 2026-11-28",
 	/* node 0's own */
-	[LAGOM_COMMENT_CONTAINER] = " container: plan applied",
+	[LAGOM_COMMENT_CONTAINER] = " container: plan files mounted (node 0)",
 	[LAGOM_COMMENT_MODE] = "explain (not applied)",
 	[LAGOM_COMMENT_ARM] = "control (NCCL's defaults, measured)",
 	[LAGOM_COMMENT_SKIPPED] = "NCCL_ALGO,NCCL_PROTO",
@@ -113,10 +113,11 @@ static void node_fields(void **state)
 	for (size_t f = 0; f < LAGOM_COMMENT_NFIELDS; f++)
 		c.value[f] = good[f];
 	write_text(&c, text, sizeof(text));
-	assert_non_null(strstr(text, "2026-11-28 container: plan applied "
-				     "mode=explain (not applied) "
-				     "arm=control (NCCL's defaults, measured) "
-				     "skipped=NCCL_ALGO,NCCL_PROTO"));
+	assert_non_null(strstr(
+		text, "2026-11-28 container: plan files mounted (node 0) "
+		      "mode=explain (not applied) "
+		      "arm=control (NCCL's defaults, measured) "
+		      "skipped=NCCL_ALGO,NCCL_PROTO"));
 	lagom_comment_text_read(text, &back);
 	for (size_t f = READ_FIELDS; f < LAGOM_COMMENT_NFIELDS; f++)
 		assert_null(back.value[f]);

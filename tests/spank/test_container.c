@@ -84,6 +84,23 @@ static void other_mounts_do_not(void **state)
 		       "\"/opt/lagom\"}]}",
 		       TUNER),
 		1);
+	/* a later tmpfs however written: runc cleans it, ".." stops at "/",
+	 * a relative one starts at "/" (tests/spank/mounts.sh: with runc) */
+	static const char *const hiding[] = {
+		"//opt/lagom",	  "/./opt/lagom",      "/x/../opt/lagom",
+		"opt/lagom//lib", "opt/lagom",	       "/opt/lagom/",
+		"/../../opt",	  "/opt/lagom/lib/..",
+	};
+	for (size_t i = 0; i < sizeof(hiding) / sizeof(hiding[0]); i++) {
+		char json[256];
+
+		snprintf(json, sizeof(json),
+			 "{\"mounts\":[{\"destination\":\"/opt/lagom\","
+			 "\"type\":\"bind\",\"source\":\"/opt/lagom\"},"
+			 "{\"destination\":\"%s\",\"type\":\"tmpfs\"}]}",
+			 hiding[i]);
+		assert_int_equal(mounts(json, TUNER), 0);
+	}
 	/* not a bind mount */
 	assert_int_equal(mounts("{\"mounts\":[{\"destination\":\"/opt\","
 				"\"type\":\"overlay\",\"source\":\"/opt\"}]}",
@@ -171,10 +188,31 @@ static void decision_from_the_bundle(void **state)
 	assert_string_equal(buf, "");
 
 	stub_setenv("SLURM_CONTAINER", bundle);
-	write_config("{\"mounts\":[{\"destination\":\"/opt/lagom\",\"type\":"
+	snprintf(path, sizeof(path), "%s/rootfs", bundle);
+	assert_int_equal(mkdir(path, 0755), 0);
+	write_config("{\"root\":{\"path\":\"rootfs\"},\"mounts\":[{"
+		     "\"destination\":\"/opt/lagom\",\"type\":"
 		     "\"bind\",\"source\":\"/opt/lagom\"}]}");
 	assert_int_equal(decided(), want_ok);
-	write_config("{\"mounts\":[]}");
+	/* a link in the root file system leads the tmpfs onto the tuner */
+	snprintf(path, sizeof(path), "%s/rootfs/l", bundle);
+	assert_int_equal(symlink("/opt/lagom", path), 0);
+	write_config("{\"root\":{\"path\":\"rootfs\"},\"mounts\":[{"
+		     "\"destination\":\"/opt/lagom\",\"type\":"
+		     "\"bind\",\"source\":\"/opt/lagom\"},{\"destination\""
+		     ":\"/l\",\"type\":\"tmpfs\"}]}");
+	assert_int_equal(decided(), LAGOM_SLURM_OCI_TASK_ENV
+					    ? LAGOM_CONTAINER_NO_TUNER
+					    : LAGOM_CONTAINER_OLD_SLURM);
+	unlink(path);
+	/* no root file system to follow links in: withheld */
+	write_config("{\"root\":{\"path\":\"none\"},\"mounts\":[{"
+		     "\"destination\":\"/opt/lagom\",\"type\":"
+		     "\"bind\",\"source\":\"/opt/lagom\"}]}");
+	assert_int_equal(decided(), LAGOM_SLURM_OCI_TASK_ENV
+					    ? LAGOM_CONTAINER_NO_ROOT
+					    : LAGOM_CONTAINER_OLD_SLURM);
+	write_config("{\"root\":{\"path\":\"rootfs\"},\"mounts\":[]}");
 	if (LAGOM_SLURM_OCI_TASK_ENV) {
 		assert_int_equal(decided(), LAGOM_CONTAINER_NO_TUNER);
 		write_config("{\"mounts\":");
@@ -214,11 +252,13 @@ static void decision_from_the_bundle(void **state)
 	st.container = LAGOM_CONTAINER_APPLIED;
 	assert_false(lagom_container_withheld(&st));
 	lagom_container_comment(&st, buf, sizeof(buf));
-	assert_string_equal(buf, " container: plan applied");
+	assert_string_equal(buf, " container: plan files mounted (node 0)");
 	assert_int_equal(lagom_container_comment(&st, buf, 5), 4);
 	assert_string_equal(buf, " con");
 	snprintf(path, sizeof(path), "%s/config.json", bundle);
 	unlink(path);
+	snprintf(path, sizeof(path), "%s/rootfs", bundle);
+	rmdir(path);
 	rmdir(bundle);
 	stub_reset(S_CTX_REMOTE);
 }
