@@ -34,11 +34,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__builtin_trap();
 		free(again);
 		(void)lagom_carrier_vet(&c, "/usr/lib/tuner.so", NULL);
+		/* the comment's characters; "[]/" for reverted=X[LO,HI]/N */
 		n = lagom_carrier_comment(&c, comment, sizeof(comment));
 		if (n != strlen(comment) ||
 		    strspn(comment, "abcdefghijklmnopqrstuvwxyz"
 				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-				    " .:=,@+<>()_-") != n)
+				    " .:=,@+<>()_-[]/") != n)
 			__builtin_trap();
 		lagom_carrier_release(&c);
 	}
