@@ -193,7 +193,8 @@ static int list(int fd, enum kind kind, size_t max, unsigned scan_max,
 			names_add(ns, e->d_name);
 	}
 	closedir(d);
-	qsort_r(ns->v, ns->n, sizeof(*ns->v), cmp_entry, &ns->sign);
+	if (ns->n > 1)
+		qsort_r(ns->v, ns->n, sizeof(*ns->v), cmp_entry, &ns->sign);
 	return 0;
 }
 
