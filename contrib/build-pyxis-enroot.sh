@@ -40,7 +40,10 @@ done
 for t in make gcc tar sed; do
 	command -v "$t" >/dev/null 2>&1 || die_skip "$t not installed"
 done
-[ -f /usr/include/bsd/string.h ] ||
+# bookworm has libbsd's headers in /usr/include/bsd, trixie and sid in the
+# multiarch include directory
+ma=$(gcc -print-multiarch 2>/dev/null)
+[ -f /usr/include/bsd/string.h ] || [ -f "/usr/include/$ma/bsd/string.h" ] ||
 	die_skip "libbsd-dev not installed (contrib/install-deps.sh)"
 makeself=$(command -v makeself || true)
 [ -n "$makeself" ] || die_skip "makeself not installed (contrib/install-deps.sh)"
