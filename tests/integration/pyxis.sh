@@ -113,7 +113,7 @@ h=$(hostname)
 mkdir -p "$tmp/enroot/$h/run" "$tmp/enroot/$h/data" "$tmp/enroot/$h/cache" \
 	"$tmp/enroot/$h/temp"
 if ! timeout 120 enroot create -n lagom-preflight "$image" >"$tmp/preflight.log" 2>&1 ||
-	! timeout 60 enroot start lagom-preflight /bin/true >>"$tmp/preflight.log" 2>&1; then
+	! timeout 60 enroot start lagom-preflight sh -c : >>"$tmp/preflight.log" 2>&1; then
 	why=$(grep -v '^$' "$tmp/preflight.log" | tail -n 1 | tr -cd '[:print:]' | cut -c1-200)
 	plan_skip_all "enroot cannot start a container here, without Slurm or lagom: ${why:-no message}"
 fi
