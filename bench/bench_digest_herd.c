@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/io.h"
 #include "profile/digest.h"
 #include "profile/profile.h"
 
@@ -52,28 +53,6 @@ static double now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf)
-		buf[n] = '\0';
-	fclose(f);
-	return buf;
 }
 
 /* Node i's profile: the fixture, its name and its HBM rate (version v). */
@@ -277,7 +256,13 @@ int main(int argc, char **argv)
 	char tmpl[] = "/tmp/lagom-bench-herd.XXXXXX", fx_path[4096];
 	int go[2], res[2], stop[2], rout[2], bad = 0;
 	unsigned written = 0, already = 0, failed = 0, got = 0, ok;
-	char *fixture, *dir;
+	char *fixture = NULL, *dir;
+	/* the fixture, read whole (the invoker names it: any owner, a link
+	 * followed) with common/io.h's one reader */
+	const struct lagom_read_rule fixture_rule = { .max_bytes = 64 << 20,
+						      .owner = LAGOM_OWNER_ANY,
+						      .follow = true };
+	size_t fixture_len = 0;
 	double t0, herd_ms, *lat;
 	pid_t rpid;
 	bool sealed;
@@ -292,7 +277,8 @@ int main(int argc, char **argv)
 			 fx ? fx : "tests/fixtures");
 	}
 	if (nodes == 0 || nodes > 65536 || writers == 0 || writers > nodes ||
-	    !(fixture = slurp(fx_path))) {
+	    lagom_read_file_alloc_at(AT_FDCWD, fx_path, &fixture_rule, &fixture,
+				     &fixture_len, NULL, NULL) != 0) {
 		fprintf(stderr, "usage: bench_digest_herd [PROFILE.json "
 				"[NODES [WRITERS]]] (WRITERS <= NODES <= "
 				"65536)\n");

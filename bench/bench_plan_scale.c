@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "planner/planner.h"
+#include "common/io.h"
 #include "profile/digest.h"
 
 static unsigned long n_open, n_stat;
@@ -107,28 +108,6 @@ static double cpu_ms(void)
 	getrusage(RUSAGE_SELF, &ru);
 	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	if (buf)
-		buf[n] = '\0';
-	fclose(f);
-	return buf;
 }
 
 /* The hardware mixes: how many distinct measured HBM rates (0: one per
@@ -340,7 +319,13 @@ int main(int argc, char **argv)
 	char default_path[4096];
 	const char *no_profiles = getenv("LAGOM_BENCH_NO_PROFILES");
 	int with_profiles = !no_profiles || strcmp(no_profiles, "1") != 0;
-	char *fixture, *dir, **names;
+	char *fixture = NULL, *dir, **names;
+	/* the fixture, read whole (the invoker names it: any owner, a link
+	 * followed) with common/io.h's one reader */
+	const struct lagom_read_rule fixture_rule = { .max_bytes = 64 << 20,
+						      .owner = LAGOM_OWNER_ANY,
+						      .follow = true };
+	size_t fixture_len = 0;
 	int rc = 0;
 
 	if (!fixture_path) {
@@ -356,7 +341,8 @@ int main(int argc, char **argv)
 		for (int i = 2; i < argc && nsizes < 8; i++)
 			sizes[nsizes++] = (unsigned)strtoul(argv[i], NULL, 10);
 	}
-	if (!(fixture = slurp(fixture_path))) {
+	if (lagom_read_file_alloc_at(AT_FDCWD, fixture_path, &fixture_rule,
+				     &fixture, &fixture_len, NULL, NULL) != 0) {
 		fprintf(stderr, "bench_plan_scale: cannot read %s\n",
 			fixture_path);
 		return 1;
