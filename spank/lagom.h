@@ -156,14 +156,16 @@ size_t lagom_env_skipped(const struct lagom_env_item *items, size_t n,
 int lagom_measure_user_name(uid_t uid, char *out, size_t len);
 
 /*
- * pin.c: run(arg) in a detached thread with every signal blocked, for a
- * call to slurmctld the caller waits for only so long.  NULL when the
- * thread cannot start (arg is the caller's still).
- * lagom_bounded_wait(): 0 when run() returned within timeout_ms (arg is
- * the caller's again); -ETIMEDOUT when it did not: lagom.so is then pinned
- * (RTLD_NODELETE, it must outlive Slurm's dlclose()), the thread goes on
- * and calls release(arg) when run() returns.  Where the module cannot be
- * pinned it waits for run() instead.  The handle is gone either way.
+ * pin.c: run(arg) in a thread with every signal blocked, for a call to
+ * slurmctld the caller waits for only so long.  NULL when the thread
+ * cannot start (arg is the caller's still).
+ * lagom_bounded_wait(): 0 when run() returned within timeout_ms: the
+ * thread is joined (none of its code runs after the return; arg is the
+ * caller's again); -ETIMEDOUT when it did not: lagom.so is then pinned
+ * (RTLD_NODELETE, it must outlive Slurm's dlclose()), the thread is
+ * detached, goes on and calls release(arg) when run() returns.  Where the
+ * module cannot be pinned it waits for run() instead.  The handle is gone
+ * either way.
  */
 struct lagom_bounded;
 struct lagom_bounded *lagom_bounded_start(void (*run)(void *),

@@ -157,7 +157,13 @@ bench-nodes: spank/lagom.la
 bench-soak: spank/lagom.la
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 		$(SHELL) $(top_srcdir)/bench/bench_soak.sh
-.PHONY: bench-launch bench-nodes bench-soak
+# `make bench-salloc`: LAGOM_SALLOC_ROUNDS (200) salloc rounds of two steps,
+# every hung round's process states and kernel stacks kept (root only).
+bench-salloc: spank/lagom.la
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+		$(SHELL) $(top_srcdir)/bench/bench_salloc.sh
+EXTRA_DIST += bench/bench_salloc.sh
+.PHONY: bench-launch bench-nodes bench-soak bench-salloc
 .PHONY: bench-launch
 # The control arm on the real cluster (doc/report.md).
 INTEGRATION_TESTS += tests/integration/control.sh tests/integration/revert.sh

@@ -41,9 +41,18 @@ static bool pin_module(void)
 		      RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE) != NULL;
 }
 
+/*
+ * The thread is joinable: a caller that saw it finish joins it, so no
+ * instruction of lagom.so runs after lagom_bounded_wait() returns 0 (Slurm
+ * may dlclose() the plugin right after; a detached thread still returning
+ * from bounded_thread() then jumps into unmapped memory: slurmstepd died so,
+ * about once in 70 steps on 26.05, and the step hung).  Only a thread the
+ * caller gives up on is detached, and lagom.so is pinned first.
+ */
 struct lagom_bounded {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	pthread_t thread;
 	bool done, abandoned; /* under mu */
 	void (*run)(void *);
 	void (*release)(void *);
@@ -81,7 +90,6 @@ struct lagom_bounded *lagom_bounded_start(void (*run)(void *),
 	struct lagom_bounded *b = calloc(1, sizeof(*b));
 	pthread_condattr_t ca;
 	sigset_t all, old;
-	pthread_t thread;
 	int rc;
 
 	if (!b)
@@ -97,13 +105,12 @@ struct lagom_bounded *lagom_bounded_start(void (*run)(void *),
 	/* the thread takes no signal meant for srun or slurmstepd */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&thread, NULL, bounded_thread, b);
+	rc = pthread_create(&b->thread, NULL, bounded_thread, b);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
 		bounded_free(b);
 		return NULL;
 	}
-	pthread_detach(thread);
 	return b;
 }
 
@@ -123,14 +130,21 @@ int lagom_bounded_wait(struct lagom_bounded *b, unsigned timeout_ms)
 	       pthread_cond_timedwait(&b->cv, &b->mu, &deadline) != ETIMEDOUT)
 		;
 	if (!b->done && pin_module()) {
-		/* the thread finishes, then releases arg and frees b */
+		/* the thread finishes, then releases arg and frees b: b is
+		 * not touched after the unlock */
+		pthread_t thread = b->thread;
+
 		b->abandoned = true;
 		pthread_mutex_unlock(&b->mu);
+		pthread_detach(thread);
 		return -ETIMEDOUT;
 	}
 	while (!b->done) /* cannot leave it running: wait */
 		pthread_cond_wait(&b->cv, &b->mu);
 	pthread_mutex_unlock(&b->mu);
+	/* done is set before the thread unlocks and returns: join it, so
+	 * that it has left lagom.so's code (and b's mutex) for good */
+	pthread_join(b->thread, NULL);
 	bounded_free(b);
 	return 0;
 }

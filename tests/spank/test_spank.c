@@ -4,6 +4,7 @@
  * rule, forbid/override, explain, fail-open paths and the job comment.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -691,6 +692,54 @@ static void comment_wait_bounded(void **state)
 	stub_reset(S_CTX_LOCAL);
 }
 
+/*
+ * lagom_bounded_wait() returns 0 only once the thread has left lagom.so's
+ * code for good: Slurm may dlclose() the plugin right after (node 0's
+ * slurmstepd does, at the step's end), and a thread still returning then
+ * runs unmapped memory (slurmstepd died so, a step in ~70 on 26.05).  The
+ * run() below leaves a thread-specific value whose destructor runs in the
+ * thread's exit, after its start routine has returned, and takes 50 ms:
+ * a wait that does not join the thread returns before it ends.
+ */
+static pthread_key_t exit_key;
+static int thread_ended; /* atomic */
+
+static void thread_exit_slowly(void *v)
+{
+	(void)v;
+	usleep(50 * 1000);
+	__atomic_store_n(&thread_ended, 1, __ATOMIC_SEQ_CST);
+}
+
+static void run_quickly(void *arg)
+{
+	(void)arg;
+	pthread_setspecific(exit_key, &exit_key);
+}
+
+static void release_nothing(void *arg)
+{
+	(void)arg;
+}
+
+static void bounded_wait_joins_the_thread(void **state)
+{
+	struct lagom_bounded *b;
+
+	(void)state;
+	assert_int_equal(pthread_key_create(&exit_key, thread_exit_slowly), 0);
+	for (int i = 0; i < 3; i++) {
+		__atomic_store_n(&thread_ended, 0, __ATOMIC_SEQ_CST);
+		b = lagom_bounded_start(run_quickly, release_nothing, NULL);
+		assert_non_null(b);
+		assert_int_equal(lagom_bounded_wait(b, 5000), 0);
+		assert_int_equal(__atomic_load_n(&thread_ended,
+						 __ATOMIC_SEQ_CST),
+				 1);
+	}
+	pthread_key_delete(exit_key);
+}
+
 /* A bad option value that reaches slurmstepd (a hand-made
  * _SLURM_SPANK_OPTION_lagom_lagom in the job's environment, the same on
  * every node) must not fail the step (for a batch step that drains the
@@ -1070,6 +1119,7 @@ int main(void)
 		cmocka_unit_test(comment_only_from_node0_and_real_steps),
 		cmocka_unit_test(comment_off_the_launch_path),
 		cmocka_unit_test(comment_wait_bounded),
+		cmocka_unit_test(bounded_wait_joins_the_thread),
 		cmocka_unit_test(bad_remote_option_fails_open),
 		cmocka_unit_test(overlong_comment_left_alone),
 		cmocka_unit_test(comment_merge_keeps_user_text),
