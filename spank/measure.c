@@ -160,6 +160,15 @@ static void off(const struct lagom_stepd *sd, uint32_t job, uint32_t step,
 	lagom_log_info("job %u.%u: not measured: %s", job, step, why);
 }
 
+void lagom_measure_release(struct lagom_stepd *sd)
+{
+	if (sd->measure_ready)
+		close(sd->measure_fd);
+	sd->measure_ready = false;
+	sd->measure_fd = -1;
+	sd->measure_dir[0] = '\0';
+}
+
 int lagom_measure_prepare(spank_t sp, struct lagom_stepd *sd)
 {
 	const struct lagom_measure_config *m = &sd->st->cfg.measure;
@@ -173,9 +182,7 @@ int lagom_measure_prepare(spank_t sp, struct lagom_stepd *sd)
 	unsigned long long bytes;
 	int root_fd = -1, user_fd = -1, step_fd = -1;
 
-	if (sd->measure_ready)
-		close(sd->measure_fd);
-	sd->measure_ready = false;
+	lagom_measure_release(sd);
 	if ((lagom_effective_mode(sd->st) != LAGOM_MODE_AUTO &&
 	     lagom_effective_mode(sd->st) != LAGOM_MODE_MEASURE) ||
 	    !m->on || !m->dir[0] ||
@@ -183,7 +190,7 @@ int lagom_measure_prepare(spank_t sp, struct lagom_stepd *sd)
 	    spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
-	    step >= 0xfffffff0u)
+	    step >= LAGOM_FIRST_SPECIAL_STEP)
 		return 0;
 	if (lagom_measure_user_name(uid, user, sizeof(user)) != 0) {
 		off(sd, job, step, "the user has no plain account name");

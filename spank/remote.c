@@ -43,11 +43,6 @@
 #include "model/model.h"
 #include "planner/comment_text.h"
 
-/* Step ids at or above this are Slurm's batch, extern and interactive
- * steps: user options do not reach them, and the real steps inside them
- * are planned on their own. */
-#define LAGOM_FIRST_SPECIAL_STEP 0xfffffff0u
-
 /* How long task_exit waits for slurmctld to take the comment (a healthy
  * controller answers in milliseconds; Slurm's own MessageTimeout is 10 s):
  * LAGOM_COMMENT_WAIT_MS, shorter only in the unit tests. */
@@ -119,7 +114,9 @@ int lagom_remote_init_post_opt(spank_t sp, const struct lagom_state *st)
 	struct lagom_stepd *sd = stepd_of(st);
 
 	/* slurmstepd's first callback after slurm_spank_init: a fresh state
-	 * (as lagom_g is from slurm_spank_init on) */
+	 * (as lagom_g is from slurm_spank_init on); a spool directory an
+	 * earlier step of this process held is closed first */
+	lagom_measure_release(sd);
 	memset(sd, 0, sizeof(*sd));
 	sd->st = st;
 	sd->mode = LAGOM_MODE_OFF;
@@ -475,6 +472,7 @@ void lagom_remote_exit(spank_t sp, const struct lagom_state *st)
 	struct lagom_stepd *sd = stepd_of(st);
 
 	wait_comment(sd); /* no task exited (a failed launch) */
+	lagom_measure_release(sd);
 	lagom_container_task_forget(sd);
 	lagom_carrier_release(&sd->carrier);
 	free(sd->items);

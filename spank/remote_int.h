@@ -13,6 +13,11 @@
 
 /* slurmstepd's state for its one step (remote.c owns the one instance;
  * lagom_remote_exit() clears it). */
+/* Step ids at or above this are Slurm's batch, extern and interactive
+ * steps: user options do not reach them, and the real steps inside them
+ * are planned (and measured) on their own. */
+#define LAGOM_FIRST_SPECIAL_STEP 0xfffffff0u
+
 struct lagom_stepd {
 	const struct lagom_state *st; /* lagom_g: configuration, options */
 	/* Filled in user_init. */
@@ -66,6 +71,9 @@ void lagom_remote_set_comment_wait(unsigned ms);
 
 /* measure.c: the measurement spool (doc/profiler.md), on each node. */
 int lagom_measure_prepare(spank_t sp, struct lagom_stepd *sd);
+/* Close the step's spool directory (measure_fd) and forget it: every exit
+ * path of the step (lagom_remote_exit) and every new prepare. */
+void lagom_measure_release(struct lagom_stepd *sd);
 int lagom_measure_write_predicted(spank_t sp, struct lagom_stepd *sd);
 int lagom_measure_task_env(spank_t sp, const struct lagom_stepd *sd);
 /*

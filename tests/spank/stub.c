@@ -80,6 +80,7 @@ void stub_reset(spank_context_t ctx)
 	stub.nnodes = 3;
 	stub.ntasks = 6;
 	stub.uid = 1000;
+	stub.gid = 1000;
 	stub.step_nodes = "n1,n2,n3";
 	stub.tres_per_node = "gres:gpu:4";
 }
@@ -196,6 +197,9 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 		break;
 	case S_JOB_UID:
 		*va_arg(ap, uid_t *) = stub.uid;
+		break;
+	case S_JOB_GID:
+		*va_arg(ap, gid_t *) = stub.gid;
 		break;
 	case S_JOB_ARGV:
 		*va_arg(ap, int *) = 0; /* srun's argv is the program's */

@@ -29,6 +29,7 @@ struct stub {
 	/* spank_get_item (remote, and the local subset) */
 	uint32_t job_id, step_id, node_id, nnodes, ntasks;
 	uid_t uid;
+	gid_t gid;
 	/* environment: "NAME=VALUE" strings (owned) */
 	char *env[STUB_MAX];
 	int n_setenv; /* spank_setenv calls that changed something */

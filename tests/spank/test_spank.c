@@ -3,11 +3,15 @@
  * option registration and validation, plugstack arguments, the user-wins
  * rule, forbid/override, explain, fail-open paths and the job comment.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
+#include <pwd.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <slurm/slurm.h>
@@ -740,6 +744,75 @@ static void bounded_wait_joins_the_thread(void **state)
 	pthread_key_delete(exit_key);
 }
 
+static int rm_entry(const char *path, const struct stat *sb, int type,
+		    struct FTW *ftw)
+{
+	(void)sb;
+	(void)type;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Open descriptors of this process. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * The step's spool directory (measure.c's measure_fd) is closed on every
+ * exit path: after a measured step, after one whose launch failed before
+ * any task, and when a second prepare replaces the first.
+ */
+static void spool_fd_closed_on_every_exit(void **state)
+{
+	char dir[] = "/var/tmp/lagom-spool-XXXXXX", arg[64], step[96];
+	struct passwd *pw = getpwuid(0);
+	struct stat sb;
+	int before;
+
+	(void)state;
+	if (geteuid() != 0 || !pw) {
+		skip(); /* measure_dir must be root's (the trust rules) */
+		return;
+	}
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0755), 0);
+	snprintf(arg, sizeof(arg), "measure_dir=%s", dir);
+	snprintf(step, sizeof(step), "%s/%s/42.0", dir, pw->pw_name);
+	before = open_fds();
+	/* a measured step, to its end */
+	remote_step(0, 2, ARGV(arg, "profiler=/bin/true"));
+	stub.job_id = 42;
+	stub.uid = 0;
+	stub.gid = 0;
+	send_plan(LAGOM_MODE_AUTO);
+	run_remote("auto");
+	assert_int_equal(stat(step, &sb), 0); /* the spool was prepared */
+	assert_true(open_fds() > before);      /* and held open */
+	finish();
+	assert_int_equal(open_fds(), before);
+	/* a launch that failed before any task was forked */
+	remote_step(0, 2, ARGV(arg, "profiler=/bin/true"));
+	stub.job_id = 42;
+	stub.uid = 0;
+	stub.gid = 0;
+	send_plan(LAGOM_MODE_AUTO);
+	assert_int_equal(lagom_option_mode_cb(1, "auto", 1), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	assert_int_equal(slurm_spank_init_post_opt(SP, 0, NULL), 0);
+	finish();
+	assert_int_equal(open_fds(), before);
+	assert_int_equal(nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS), 0);
+}
+
 /* A bad option value that reaches slurmstepd (a hand-made
  * _SLURM_SPANK_OPTION_lagom_lagom in the job's environment, the same on
  * every node) must not fail the step (for a batch step that drains the
@@ -1120,6 +1193,7 @@ int main(void)
 		cmocka_unit_test(comment_off_the_launch_path),
 		cmocka_unit_test(comment_wait_bounded),
 		cmocka_unit_test(bounded_wait_joins_the_thread),
+		cmocka_unit_test(spool_fd_closed_on_every_exit),
 		cmocka_unit_test(bad_remote_option_fails_open),
 		cmocka_unit_test(overlong_comment_left_alone),
 		cmocka_unit_test(comment_merge_keeps_user_text),
