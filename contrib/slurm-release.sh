@@ -102,7 +102,8 @@ packages=(
 	debhelper fakeroot dpkg-dev librsvg2-bin
 	# the fuzz smoke tests (libFuzzer)
 	clang libclang-rt-dev
-	# Slurm's OCI containers (tests/integration/oci.sh)
+	# Slurm's OCI containers (tests/integration/oci.sh); busybox-static's
+	# umount also detaches the host's root after pivot_root (inner)
 	runc crun busybox-static
 	# the real pyxis + enroot (tests/integration/pyxis.sh builds them from
 	# the vendored sources, bound at /vendor, and makes a squashfs image)

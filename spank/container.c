@@ -395,7 +395,8 @@ void lagom_container_task_check(spank_t sp, struct lagom_stepd *sd)
 static bool option_given(spank_t sp, char *name)
 {
 	static char usage[] = "";
-	struct spank_option opt = { .name = name, .usage = usage,
+	struct spank_option opt = { .name = name,
+				    .usage = usage,
 				    .has_arg = 1 };
 	char *arg = NULL;
 
