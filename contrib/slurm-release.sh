@@ -33,7 +33,10 @@
 # chroot-SUITE-KEY.tar, KEY a hash of the package list and set-up, so a
 # change makes a new one).  Every run unpacks it afresh, so
 # no run sees what another left.  The run is entered in its own network,
-# PID, mount, UTS and IPC namespaces: its daemons listen on a loopback of
+# PID, mount, UTS and IPC namespaces, the unpacked tree made the root of its
+# mount namespace with pivot_root and the host's root detached (so, unlike
+# under chroot, a process in it may make a user namespace: enroot's, under
+# pyxis); its daemons listen on a loopback of
 # their own and cannot meet a cluster on the host's; when the command ends,
 # or LAGOM_CHROOT_TIMEOUT (default 3600 s) passes, the kernel ends every
 # process in it, its mounts go with its mount namespace, and the unpacked
@@ -43,8 +46,8 @@
 # host's tree; OUT (LAGOM_CHROOT_OUT, default ./_release/SUITE) is
 # bind-mounted at /out and receives the logs and the packages.
 #
-# Runs as root on Debian (it calls mmdebstrap, unshare and chroot); installs
-# mmdebstrap with apt-get when it is missing.  doc/slurm-releases.md says
+# Runs as root on Debian (it calls mmdebstrap, unshare and pivot_root);
+# installs mmdebstrap with apt-get when it is missing.  doc/slurm-releases.md says
 # what each release needs and why.
 #
 # Knobs (environment):
@@ -99,7 +102,8 @@ packages=(
 	debhelper fakeroot dpkg-dev librsvg2-bin
 	# the fuzz smoke tests (libFuzzer)
 	clang libclang-rt-dev
-	# Slurm's OCI containers (tests/integration/oci.sh)
+	# Slurm's OCI containers (tests/integration/oci.sh); busybox-static's
+	# umount also detaches the host's root after pivot_root (inner)
 	runc crun busybox-static
 	# the real pyxis + enroot (tests/integration/pyxis.sh builds them from
 	# the vendored sources, bound at /vendor, and makes a squashfs image)
@@ -218,7 +222,8 @@ inner() {
 	local root=$1 out=$2
 	shift 2
 	mount --make-rprivate /
-	# the chroot's / a mount point, as runc and crun need it
+	# the tree a mount point: pivot_root needs one (below), as do runc and
+	# crun for their own
 	mount --bind "$root" "$root"
 	hostname lagom-release
 	# loopback up, and one more address: with only 127.0.0.1, getaddrinfo
@@ -258,7 +263,20 @@ inner() {
 		mount --bind -o ro "$src/../shared/vendor" "$root/vendor"
 		mount -o remount,bind,ro "$root/vendor"
 	fi
-	exec chroot "$root" /usr/bin/env -i \
+	# Into the tree with pivot_root, not chroot: the tree becomes the root
+	# of this mount namespace and the host's root is detached from it, so
+	# nothing of the host is reachable, and the kernel lets a process in
+	# it make a user namespace (it refuses CLONE_NEWUSER to a chrooted
+	# process, whose root is not its mount namespace's: enroot-nsenter
+	# under pyxis, tests/integration/pyxis.sh).  The tree has no mount(8)
+	# on sid; its busybox-static's umount detaches the old root.
+	mkdir -p "$root/.old-root"
+	cd "$root"
+	pivot_root . .old-root
+	cd /
+	/bin/busybox umount -l /.old-root
+	rmdir /.old-root
+	exec /usr/bin/env -i \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" CI="${CI:-}" \
 		LAGOM_RELEASE_SUITE="$suite" LAGOM_RELEASE_SERIES="$(series_of "$suite")" \
@@ -301,7 +319,7 @@ remove_stale() {
 }
 
 usage() {
-	sed -n '2,45p' "$0" >&2
+	awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" >&2
 	exit 2
 }
 
@@ -326,7 +344,7 @@ main() {
 	[ $# -ge 2 ] || usage
 	suite=$(suite_of "$1") || die "unknown release '$1' (22.05 bookworm, 24.11 trixie, 26.05 sid)"
 	shift
-	[ "$(id -u)" -eq 0 ] || die "must run as root (mmdebstrap, unshare, chroot)"
+	[ "$(id -u)" -eq 0 ] || die "must run as root (mmdebstrap, unshare, pivot_root)"
 	local script=$prelude a rc
 	case "$1" in
 	tarball)

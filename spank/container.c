@@ -1,7 +1,8 @@
 /*
  * spank/container.c - Slurm's OCI containers (srun --container=BUNDLE):
  * the whole plan or none, decided in user_init (spank/container.h); and a
- * container plugin's mount namespace (pyxis), checked in each task.
+ * container plugin's mount namespace (pyxis), checked in each task, which
+ * withholds the plan where it cannot look into the container.
  *
  * When the container's environment is written (Slurm's
  * src/slurmd/slurmstepd/container.c):
@@ -38,6 +39,7 @@
 #include "compat/slurm_compat.h"
 #include "spank/container.h"
 #include "spank/remote_int.h"
+#include "spank/step.h"
 
 /* The longest bundle path looked at (PATH_MAX). */
 #define LAGOM_CONTAINER_PATH_MAX 4096
@@ -52,6 +54,13 @@ static const struct {
 	[LAGOM_CONTAINER_APPLIED] = { "plan files mounted (node 0)",
 				      "the plan's files are mounted into "
 				      "the container: whole plan applied" },
+	/* node 0 writes the comment before any task looked into pyxis's
+	 * container: it states the rule, not an outcome */
+	[LAGOM_CONTAINER_PER_TASK] = { "pyxis, each task keeps the plan only "
+				       "if it finds its files",
+				       "pyxis runs each task in its container: "
+				       "each task keeps the plan only if it "
+				       "finds the plan's files there" },
 	[LAGOM_CONTAINER_OLD_SLURM] = { "plan withheld (slurm before 23.02)",
 					"this Slurm writes the container's "
 					"environment before plugins run: "
@@ -234,23 +243,18 @@ static bool task_moved(const struct lagom_stepd *sd)
 	return sb.st_dev != sd->ns_dev || sb.st_ino != sd->ns_ino;
 }
 
+/* The longest user value an override replaces that is kept to restore. */
+#define LAGOM_CONTAINER_SAVED_MAX 65536
+
 /* The user's value of name (to free), or NULL (none, too long, no memory). */
 static char *user_value(spank_t sp, const char *name)
 {
-	for (size_t len = 256; len <= 65536; len *= 4) {
-		char *buf = malloc(len);
-		spank_err_t rc;
+	char *value = NULL;
 
-		if (!buf)
-			return NULL;
-		rc = spank_getenv(sp, name, buf, (int)len);
-		if (rc == ESPANK_SUCCESS)
-			return buf;
-		free(buf);
-		if (rc != ESPANK_NOSPACE)
-			return NULL;
-	}
-	return NULL;
+	return lagom_step_getenv_alloc(sp, name, LAGOM_CONTAINER_SAVED_MAX,
+				       &value) == 0
+		       ? value
+		       : NULL;
 }
 
 static bool task_has(spank_t sp, const char *name)
@@ -323,18 +327,9 @@ static const char *task_lacks(const struct lagom_stepd *sd, char *buf,
 	return NULL;
 }
 
-void lagom_container_task_check(spank_t sp, struct lagom_stepd *sd)
+/* Everything lagom set on this task taken back: the whole plan or none. */
+static void take_back(spank_t sp, const struct lagom_stepd *sd)
 {
-	char what[LAGOM_CONTAINER_PATH_MAX + 32];
-	const char *lacks;
-
-	if (!sd->planned || sd->mode != LAGOM_MODE_AUTO ||
-	    lagom_container_withheld(sd) || !task_moved(sd))
-		return;
-	lacks = task_lacks(sd, what, sizeof(what));
-	if (!lacks)
-		return;
-	/* the whole plan or none: everything lagom set on this task */
 	for (size_t i = 0; i < sd->n_items; i++) {
 		const struct lagom_env_item *it = &sd->items[i];
 
@@ -349,14 +344,82 @@ void lagom_container_task_check(spank_t sp, struct lagom_stepd *sd)
 		spank_unsetenv(sp, "NCCL_PROFILER_PLUGIN");
 	if (sd->set_spool)
 		spank_unsetenv(sp, "LAGOM_MEASURE_DIR");
-	lagom_log_info("job %u.%u on %s: the container lacks %s: plan "
-		       "withheld on this task",
+}
+
+/* Why this task withholds (why, fixed words and the admin's path): one
+ * line in the log, one on the task's stderr (task_init runs with it). */
+static void say_withheld(const struct lagom_stepd *sd, const char *why)
+{
+	lagom_log_info("job %u.%u on %s: %s: plan withheld on this task",
 		       sd->step.job_id, sd->step.step_id, sd->step.node_name,
-		       lacks);
-	/* task_init runs with the task's stdio: one line to its stderr */
-	dprintf(STDERR_FILENO,
-		"lagom: the container lacks %s: plan withheld on this task\n",
-		lacks);
+		       why);
+	dprintf(STDERR_FILENO, "lagom: %s: plan withheld on this task\n", why);
+}
+
+/* lagom's task_init before pyxis's: the task is not in the container yet */
+static const char before_pyxis[] =
+	"this task is not in pyxis's container yet, so its files cannot be "
+	"checked (lagom's plugstack.conf line must follow pyxis's)";
+
+void lagom_container_task_check(spank_t sp, struct lagom_stepd *sd)
+{
+	char what[LAGOM_CONTAINER_PATH_MAX + 32];
+	char why[LAGOM_CONTAINER_PATH_MAX + 64];
+	const char *lacks;
+
+	if (!sd->planned || sd->mode != LAGOM_MODE_AUTO ||
+	    lagom_container_withheld(sd))
+		return;
+	if (!task_moved(sd)) {
+		/* no container, or one a plugin after lagom enters */
+		if (sd->container != LAGOM_CONTAINER_PER_TASK)
+			return;
+		take_back(sp, sd);
+		say_withheld(sd, before_pyxis);
+		return;
+	}
+	lacks = task_lacks(sd, what, sizeof(what));
+	if (!lacks)
+		return;
+	take_back(sp, sd);
+	snprintf(why, sizeof(why), "the container lacks %s", lacks);
+	say_withheld(sd, why);
+}
+
+/*
+ * Did srun take the option --name for this step?  SPANK keeps every
+ * plugin's options in one list and spank_option_getopt() finds one by its
+ * name alone (Slurm's plugstack.c, _opt_by_name, 22.05 to 26.05), as srun
+ * takes it on its command line: pyxis's, where pyxis is loaded.
+ */
+static bool option_given(spank_t sp, char *name)
+{
+	static char usage[] = "";
+	struct spank_option opt = { .name = name,
+				    .usage = usage,
+				    .has_arg = 1 };
+	char *arg = NULL;
+
+	return spank_option_getopt(sp, &opt, &arg) == ESPANK_SUCCESS;
+}
+
+static bool env_set(spank_t sp, const char *name)
+{
+	char value[2];
+	spank_err_t rc = spank_getenv(sp, name, value, sizeof(value));
+
+	return rc == ESPANK_NOSPACE || (rc == ESPANK_SUCCESS && value[0]);
+}
+
+/* The step asks pyxis for a container: its options, or the variables
+ * pyxis takes in their place (pyxis's args.c). */
+static bool pyxis_asked(spank_t sp)
+{
+	static char image[] = "container-image", name[] = "container-name";
+
+	return option_given(sp, image) || option_given(sp, name) ||
+	       env_set(sp, "PYXIS_CONTAINER_IMAGE") ||
+	       env_set(sp, "PYXIS_CONTAINER_NAME");
 }
 
 void lagom_container_decide(spank_t sp, struct lagom_stepd *sd)
@@ -371,12 +434,14 @@ void lagom_container_decide(spank_t sp, struct lagom_stepd *sd)
 	rc = spank_getenv(sp, "SLURM_CONTAINER", bundle, sizeof(bundle));
 	if (rc == ESPANK_NOSPACE)
 		sd->container = LAGOM_CONTAINER_BAD_BUNDLE;
+	else if ((rc != ESPANK_SUCCESS || !bundle[0]) && pyxis_asked(sp))
+		sd->container = LAGOM_CONTAINER_PER_TASK;
 	else if (rc != ESPANK_SUCCESS || !bundle[0])
 		return;
 	else
 		sd->container = decide(sd, bundle);
 	snprintf(line, sizeof(line), "%s%s", cases[sd->container].line,
-		 sd->container == LAGOM_CONTAINER_APPLIED
+		 !lagom_container_withheld(sd)
 			 ? ""
 			 : "; no NCCL variable of the plan is set "
 			   "(doc/containers.md)");
@@ -389,7 +454,7 @@ void lagom_container_decide(spank_t sp, struct lagom_stepd *sd)
 
 bool lagom_container_withheld(const struct lagom_stepd *sd)
 {
-	return sd->container > LAGOM_CONTAINER_APPLIED;
+	return sd->container > LAGOM_CONTAINER_PER_TASK;
 }
 
 size_t lagom_container_comment(const struct lagom_stepd *sd, char *buf,

@@ -24,6 +24,9 @@ struct lagom_stepd;
 enum lagom_container_case {
 	LAGOM_CONTAINER_NONE = 0, /* no container: nothing changes */
 	LAGOM_CONTAINER_APPLIED,  /* the whole plan */
+	/* pyxis moves each task into its container after user_init: each
+	 * task keeps or withholds the plan (lagom_container_task_check) */
+	LAGOM_CONTAINER_PER_TASK,
 	/* withheld, with why: */
 	LAGOM_CONTAINER_OLD_SLURM,   /* env fixed before plugins run */
 	LAGOM_CONTAINER_BAD_BUNDLE,  /* bundle path not absolute/too long */
@@ -46,15 +49,18 @@ enum lagom_container_case {
  */
 void lagom_container_decide(spank_t sp, struct lagom_stepd *sd);
 
-/* True when the step runs in a container that gets none of the plan. */
+/* True when the step runs in a container that gets none of the plan
+ * (decided for the whole step on this node, in user_init). */
 bool lagom_container_withheld(const struct lagom_stepd *sd);
 
 /*
  * " container: plan files mounted (node 0)" (what node 0 knows: its
  * bundle mounts them, its tasks get the plan; never a claim about other
- * nodes' tasks) or " container: plan withheld (WHY)", from
- * fixed words only, into buf (len bytes); "" for a step without container.
- * Returns the length written.
+ * nodes' tasks), " container: plan withheld (WHY)", or for a pyxis step
+ * " container: pyxis, each task keeps the plan only if it finds its files"
+ * (node 0 writes the comment before any task has looked: it promises
+ * only the rule), from fixed words only, into buf (len bytes); "" for a
+ * step without container.  Returns the length written.
  */
 size_t lagom_container_comment(const struct lagom_stepd *sd, char *buf,
 			       size_t len);
@@ -92,7 +98,14 @@ int lagom_container_mounts_path(const char *json, size_t len, const char *path);
  * and its own task_init (listed after the container plugin's) checks, in
  * the task's namespace, that the plan's host paths are there.
  *
- * lagom_container_decide() also notes slurmstepd's mount namespace.
+ * lagom_container_decide() also notes slurmstepd's mount namespace, and
+ * whether the step asks pyxis for a container (srun's --container-image
+ * or --container-name, or pyxis's PYXIS_CONTAINER_IMAGE or
+ * PYXIS_CONTAINER_NAME in the step's environment): then
+ * sd->container is LAGOM_CONTAINER_PER_TASK, and a task still in
+ * slurmstepd's mount namespace at lagom's task_init (lagom's
+ * plugstack.conf line before pyxis's: the container cannot be looked
+ * into yet) withholds the plan too.
  * lagom_container_task_note(): task_init_privileged, before the plan is
  * set: what lagom is about to set on this task, and the user's values an
  * override replaces.  lagom_container_task_check(): task_init, as the user:

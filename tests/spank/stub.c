@@ -169,6 +169,26 @@ spank_err_t spank_option_register(spank_t sp, struct spank_option *opt)
 	return ESPANK_SUCCESS;
 }
 
+/* An option srun took: the stub environment's entry "--NAME" (a name no
+ * variable has), found by name whichever plugin registered it, as
+ * Slurm's option list does. */
+spank_err_t spank_option_getopt(spank_t sp, struct spank_option *opt,
+				char **optarg)
+{
+	char key[128];
+	const char *v;
+
+	if (stub.ctx != S_CTX_REMOTE && stub.ctx != S_CTX_LOCAL)
+		return ESPANK_NOT_AVAIL;
+	snprintf(key, sizeof(key), "--%s", opt->name);
+	v = stub_getenv(key);
+	if (!v)
+		return ESPANK_ERROR;
+	if (optarg)
+		*optarg = (char *)v;
+	return ESPANK_SUCCESS;
+}
+
 spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...)
 {
 	va_list ap;

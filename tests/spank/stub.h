@@ -72,7 +72,8 @@ extern struct stub stub;
 /* Reset everything (frees env and log). */
 void stub_reset(spank_context_t ctx);
 void stub_setenv(const char *name, const char *value);
-/* Value of name in the stub environment, or NULL. */
+/* Value of name in the stub environment, or NULL.  spank_option_getopt()
+ * finds an option srun took (--NAME=VALUE) as the entry "--NAME". */
 const char *stub_getenv(const char *name);
 /* Clear both gates and wake whoever waits on them. */
 void stub_open_gate(void);

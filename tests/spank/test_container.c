@@ -255,6 +255,12 @@ static void decision_from_the_bundle(void **state)
 	assert_string_equal(buf, " container: plan files mounted (node 0)");
 	assert_int_equal(lagom_container_comment(&st, buf, 5), 4);
 	assert_string_equal(buf, " con");
+	/* pyxis: node 0 states the rule, never an outcome it cannot know */
+	st.container = LAGOM_CONTAINER_PER_TASK;
+	assert_false(lagom_container_withheld(&st));
+	lagom_container_comment(&st, buf, sizeof(buf));
+	assert_string_equal(buf, " container: pyxis, each task keeps the "
+				 "plan only if it finds its files");
 	snprintf(path, sizeof(path), "%s/config.json", bundle);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/rootfs", bundle);
@@ -293,9 +299,11 @@ static void touch(const char *path)
 }
 
 /* One task of a planned step: task_init_privileged, then task_init with
- * the task in the namespace task_ns names. */
-static void run_task(struct lagom_stepd *st, const char *task_ns,
-		     bool user_spool)
+ * the task in the namespace task_ns names; pyxis: NULL, or the name of
+ * the stub entry (an option srun took, or a variable) that asks pyxis for
+ * a container. */
+static void run_pyxis_task(struct lagom_stepd *st, const char *task_ns,
+			   bool user_spool, const char *pyxis)
 {
 	plan_state(st);
 	st->items = ns_items;
@@ -309,9 +317,13 @@ static void run_task(struct lagom_stepd *st, const char *task_ns,
 	stub_setenv("NCCL_BUFFSIZE", "1048576"); /* the user's, kept */
 	if (user_spool)
 		stub_setenv("LAGOM_MEASURE_DIR", "/mine"); /* theirs, kept */
+	if (pyxis)
+		stub_setenv(pyxis, "/images/x.sqsh");
 	lagom_container_set_ns_path(ns_host);
 	lagom_container_decide(NULL, st); /* user_init: no OCI container */
-	assert_int_equal(st->container, LAGOM_CONTAINER_NONE);
+	assert_int_equal(st->container, pyxis ? LAGOM_CONTAINER_PER_TASK
+					      : LAGOM_CONTAINER_NONE);
+	assert_false(lagom_container_withheld(st));
 	/* task_init_privileged, as remote.c does it */
 	lagom_container_task_note(NULL, st);
 	for (size_t i = 0; i < 3; i++)
@@ -320,6 +332,12 @@ static void run_task(struct lagom_stepd *st, const char *task_ns,
 	spank_setenv(NULL, "LAGOM_MEASURE_DIR", st->measure_dir, 0);
 	lagom_container_set_ns_path(task_ns);
 	lagom_container_task_check(NULL, st);
+}
+
+static void run_task(struct lagom_stepd *st, const char *task_ns,
+		     bool user_spool)
+{
+	run_pyxis_task(st, task_ns, user_spool, NULL);
 }
 
 static void whole_plan(void)
@@ -390,6 +408,37 @@ static void container_namespace(void **state)
 	run_task(&st, ns_task, true);
 	assert_string_equal(stub_getenv("NCCL_TUNER_PLUGIN"), tuner_path);
 	lagom_container_task_forget(&st);
+
+	/* a pyxis step (srun --container-image), lagom's task_init before
+	 * pyxis's: the task is still in slurmstepd's namespace, the files
+	 * cannot be checked, the plan goes, even with every file there */
+	assert_int_equal(mkdir(spool, 0700), 0);
+	run_pyxis_task(&st, ns_host, false, "--container-image");
+	assert_null(stub_getenv("NCCL_MIN_CTAS"));
+	assert_null(stub_getenv("NCCL_TUNER_PLUGIN"));
+	assert_string_equal(stub_getenv("NCCL_ALGO"), "tree");
+	assert_string_equal(stub_getenv("NCCL_BUFFSIZE"), "1048576");
+	assert_null(stub_getenv("NCCL_PROFILER_PLUGIN"));
+	assert_null(stub_getenv("LAGOM_MEASURE_DIR"));
+	assert_int_equal(stub_log_count("not in pyxis's container yet"), 1);
+	assert_int_equal(stub_log_count("plan withheld on this task"), 1);
+	lagom_container_task_forget(&st);
+	/* the same through pyxis's variables, or --container-name */
+	run_pyxis_task(&st, ns_host, false, "PYXIS_CONTAINER_IMAGE");
+	assert_null(stub_getenv("NCCL_TUNER_PLUGIN"));
+	lagom_container_task_forget(&st);
+	run_pyxis_task(&st, ns_host, false, "--container-name");
+	assert_null(stub_getenv("NCCL_TUNER_PLUGIN"));
+	lagom_container_task_forget(&st);
+	/* pyxis's line first: the task is in the container, checked there */
+	run_pyxis_task(&st, ns_task, false, "PYXIS_CONTAINER_NAME");
+	whole_plan();
+	lagom_container_task_forget(&st);
+	/* an empty PYXIS_CONTAINER_IMAGE asks for nothing */
+	stub_reset(S_CTX_REMOTE);
+	stub_setenv("PYXIS_CONTAINER_IMAGE", "");
+	assert_int_equal(decided(), LAGOM_CONTAINER_NONE);
+	assert_int_equal(rmdir(spool), 0);
 
 	lagom_container_set_ns_path(NULL);
 	unlink(ns_host);
