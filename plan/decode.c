@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "plan/plan_int.h"
+#include "plan/wire_int.h"
 
 #define HEADER_FIELDS 7
 #define COLL_FIELDS 10

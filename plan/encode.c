@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common/hash.h"
-#include "plan/plan_int.h"
+#include "plan/wire_int.h"
 
 void plan_put_s(struct plan_out *o, const char *s)
 {

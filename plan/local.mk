@@ -2,12 +2,12 @@
 # records, encoder and decoder.  libc and common/ only: the tuner compiles
 # these sources in (tuner/local.mk), everything else links libplan.la
 # (libsearch.la carries it).
-PLAN_SOURCES = plan/plan.h plan/plan_int.h plan/rules.c plan/encode.c \
+PLAN_SOURCES = plan/plan.h plan/wire_int.h plan/rules.c plan/encode.c \
 	plan/decode.c common/error.c common/error.h common/hash.c \
 	common/hash.h common/nccl_names.c common/nccl_names.h
 
 noinst_LTLIBRARIES += libplan.la
-libplan_la_SOURCES = plan/plan.h plan/plan_int.h plan/rules.c \
+libplan_la_SOURCES = plan/plan.h plan/wire_int.h plan/rules.c \
 	plan/encode.c plan/decode.c
 
 # The decoder on the golden plans of tests/tuner/plans (.expect dumps), the

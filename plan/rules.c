@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "plan/plan_int.h"
+#include "plan/wire_int.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -117,7 +117,7 @@ static void explain_deviation(FILE *f, const struct lagom_plan *p)
 	}
 }
 
-/* What the measured step corrected (planner/learned.c). */
+/* What the measured step corrected (planner/correct.c). */
 static void explain_measured(FILE *f, const struct lagom_planner_input *in,
 			     const struct lagom_planner_result *res)
 {

@@ -5,7 +5,7 @@ libplanner_la_SOURCES = planner/planner.h planner/planner.c \
 	planner/planner_int.h planner/profiles.c planner/hw.c planner/hops.c \
 	planner/report_int.h planner/report.c planner/comment_text.h \
 	planner/comment_text.c planner/explain.c \
-	planner/learned.c planner/calib.h planner/calib.c \
+	planner/correct.c planner/calib.h planner/calib.c \
 	planner/calib_evidence.c planner/consensus.h planner/consensus.c
 libplanner_la_CFLAGS = $(AM_CFLAGS)
 libplanner_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
@@ -26,12 +26,12 @@ tests_planner_test_comment_text_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_comment_text_LDADD = libplanner.la libcatalog.la \
 	libmodel.la libcommon.la $(CMOCKA_LIBS) -lm
 
-# The measured correction (planner/learned.c).
-UNIT_TESTS += tests/planner/test_learned
-check_PROGRAMS += tests/planner/test_learned
-tests_planner_test_learned_SOURCES = tests/planner/test_learned.c
-tests_planner_test_learned_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-tests_planner_test_learned_LDADD = $(tests_planner_test_planner_LDADD)
+# The measured correction (planner/correct.c).
+UNIT_TESTS += tests/planner/test_correct
+check_PROGRAMS += tests/planner/test_correct
+tests_planner_test_correct_SOURCES = tests/planner/test_correct.c
+tests_planner_test_correct_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_correct_LDADD = $(tests_planner_test_planner_LDADD)
 
 # Every allocation of the planner fails in turn (link-time wrappers).
 UNIT_TESTS += tests/planner/test_planner_oom

@@ -88,7 +88,7 @@ int planner_step_hops(const char *path, const char *const *names, size_t n,
 struct lagom_planner_measured;
 struct lagom_planner_result;
 /*
- * The measured correction (learned.c): set comm.time_scale of every
+ * The measured correction (correct.c): set comm.time_scale of every
  * collective of w whose class has a measured counterpart, and list the
  * corrections in res (corrections, ncorrections, corrected_from).
  * measured NULL: nothing.  0 or -ENOMEM.

@@ -25,7 +25,7 @@
  *    when the update lands (slurmstepd tells srun that a task exited only
  *    after task_exit returns).
  *
- * At the step's end node 0 adds the measured figure (measure.c) the same
+ * At the step's end node 0 adds the measured figure (spool.c) the same
  * way, from the last local task's task_exit: lagom_comment_add_measured()
  * keeps the launch text of lagom's segment, drops an earlier measured part
  * and appends the new one.

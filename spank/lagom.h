@@ -13,26 +13,36 @@
  *   local.c         (spank/local_int.h) srun plans once per step in
  *                   local_user_init and hands the plan to every node as
  *                   carrier.c's text (doc/consistency.md), with learn.c's
- *                   step key and measure.c's predictions beside it
+ *                   step key and spool.c's predictions beside it
  *   srun_step.c     the step as srun sees it: srun's ids, environment,
  *                   command line and option table; srun_parse.c parses
  *                   what it reads (pure), step_query.c asks slurmctld when
  *                   srun's own state cannot tell (bounded)
- *   plan.c          the plugin's one call into the planner (linked into
+ *   srun_planner.c  srun's one call into the planner (linked into
  *                   lagom.so only, so the unit tests can stub it)
- *   learn.c         planning from the user's measured steps (srun's half)
+ *   learn.c         planning from the user's measured steps (srun's half;
+ *                   the step key's node half too)
+ *   revert.c        the user's own tuned runs against their controls: a
+ *                   plan that loses runs NCCL's defaults
  *   slurmstepd:
  *   remote.c        (spank/remote_int.h) the step's state struct
  *                   lagom_stepd: check and apply the received plan in
  *                   user_init, the environment per task in task_init, the
- *                   comment from node 0 (comment.c) in a thread started in
+ *                   comment from node 0 in a thread started in
  *                   task_post_fork and joined in task_exit
  *   carrier_trust.c what a node takes from srun's text (user data): the
  *                   variables lagom sets, the comment's checked fields
  *                   (planner/comment_text.h)
- *   container.c     a containerised step: the whole plan or none
- *   step.c          the step's placement as slurmstepd sees it
- *   measure.c       the measurement spool and the measured comment
+ *   comment.c       node 0's round trips that put lagom's segment into the
+ *                   job's Comment
+ *   container.c     a containerised step: the whole plan or none;
+ *                   container_mounts.c judges the bundle's mounts
+ *   step.c          the step (spank/step.h, struct lagom_step) as
+ *                   slurmstepd sees it
+ *   spool.c         the plugin's side of the measurement spool: srun's
+ *                   predictions in the environment, the step's spool
+ *                   directory and the profiler's variables on each node,
+ *                   node 0's measured figure into the comment
  *   shared:
  *   carrier.c       the plan's text from srun to the nodes
  *   envset.c        decides what to set (the user wins)
@@ -59,7 +69,7 @@
 #include "common/escape.h"
 #include "plugstack/plugstack.h"
 #include "spank/carrier.h"
-#include "spank/plan.h"
+#include "spank/srun_planner.h"
 
 /* Longest --lagom-workload value (a catalog name or a file path). */
 #define LAGOM_WORKLOAD_ARG_MAX 1024
@@ -68,7 +78,7 @@
  * environment; removed there before any task starts (remote.c).  SLURM_
  * names, as the carrier's: srun --export=NONE (or =VARS) sends no other
  * (tests/integration/export_none.sh). */
-#define LAGOM_PREDICTED_VAR "SLURM_LAGOM_PREDICTED" /* measure.c */
+#define LAGOM_PREDICTED_VAR "SLURM_LAGOM_PREDICTED" /* spool.c */
 #define LAGOM_PREDICTED_ENV_MAX 16384		    /* bytes */
 #define LAGOM_STEP_KEY_VAR "SLURM_LAGOM_STEP_KEY"   /* learn.c */
 
@@ -152,7 +162,7 @@ int lagom_env_decide(const struct lagom_env_var *env, size_t n,
 size_t lagom_env_skipped(const struct lagom_env_item *items, size_t n,
 			 char *buf, size_t len);
 
-/* measure.c: the spool's directory name of uid (srun and slurmstepd). */
+/* spool.c: the spool's directory name of uid (srun and slurmstepd). */
 int lagom_measure_user_name(uid_t uid, char *out, size_t len);
 
 /*

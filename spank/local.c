@@ -120,7 +120,7 @@ static int plan_of(struct lagom_state *st, const struct lagom_step *step,
 							 &st->cfg);
 
 	if (learned) {
-		int rc = lagom_spank_plan_learned(
+		int rc = lagom_srun_plan_learned(
 			&st->cfg, step,
 			st->workload_given ? st->workload : NULL, learned, res,
 			err);
@@ -133,9 +133,9 @@ static int plan_of(struct lagom_state *st, const struct lagom_step *step,
 			  step->job_id, step->step_id, err->text);
 		lagom_error_clear(err);
 	}
-	return lagom_spank_plan(&st->cfg, step,
-				st->workload_given ? st->workload : NULL, res,
-				err);
+	return lagom_srun_plan(&st->cfg, step,
+			       st->workload_given ? st->workload : NULL, res,
+			       err);
 }
 
 /*
@@ -215,7 +215,7 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 		goto fail;
 	if (res->notice) /* a refused cluster digest (planner.h) */
 		lagom_say(&st->cfg, "%s", res->notice);
-	lagom_measure_carry_predicted(st, res, mode);
+	lagom_spank_spool_carry_predicted(st, res, mode);
 	if (setenv(LAGOM_CARRIER_VAR, text, 1) < 0) {
 		lagom_errprintf(&err, ENOMEM, "cannot set %s",
 				LAGOM_CARRIER_VAR);

@@ -13,15 +13,15 @@ noinst_LTLIBRARIES += libspank.la
 libspank_la_SOURCES = spank/lagom.h spank/local_int.h spank/remote_int.h \
 	spank/lagom.c spank/log.c spank/options.c \
 	spank/local.c spank/revert.c spank/remote.c spank/envset.c spank/comment.c \
-	spank/step.c spank/step.h spank/plan.h spank/carrier.c \
+	spank/step.c spank/step.h spank/srun_planner.h spank/carrier.c \
 	spank/carrier_trust.c spank/carrier.h spank/srun_step.c \
 	spank/srun_step.h spank/srun_parse.c spank/srun_parse.h \
-	spank/step_query.c spank/step_query.h spank/measure.c \
+	spank/step_query.c spank/step_query.h spank/spool.c \
 	spank/learn.c spank/pin.c spank/container.c spank/container.h \
 	spank/container_mounts.c
 libspank_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
-spank_lagom_la_SOURCES = spank/plan.c spank/plan.h
+spank_lagom_la_SOURCES = spank/srun_planner.c spank/srun_planner.h
 spank_lagom_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 spank_lagom_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -shared \
 	-Wl,--version-script=$(top_srcdir)/spank/lagom.map

@@ -1,6 +1,6 @@
 /*
  * spank/local_int.h - lagom.so in srun (local context), sbatch and salloc
- * (allocator context): local.c, with learn.c's and measure.c's srun halves.
+ * (allocator context): local.c, with learn.c's and spool.c's srun halves.
  * No state of its own: lagom_g (spank/lagom.h) holds the options.
  */
 #ifndef LAGOM_SPANK_LOCAL_INT_H
@@ -16,17 +16,17 @@ int lagom_local_user_init(spank_t sp, struct lagom_state *st);
  * anything else, also when plugstack.conf's line is bad. */
 void lagom_local_drop_inherited(void);
 
-/* measure.c: the plan's predictions into LAGOM_PREDICTED_VAR (for the
+/* spool.c: the plan's predictions into LAGOM_PREDICTED_VAR (for the
  * nodes), with the arm line of a control or measure mode; nothing when
  * measurement is off. */
-void lagom_measure_carry_predicted(const struct lagom_state *st,
-				   const struct lagom_planner_result *res,
-				   enum lagom_mode mode);
+void lagom_spank_spool_carry_predicted(const struct lagom_state *st,
+				       const struct lagom_planner_result *res,
+				       enum lagom_mode mode);
 /*
  * learn.c: planning from measurements, once per step in srun (as the
  * user, where the plan is made).  lagom_learn_srun() puts the step's key
  * into LAGOM_STEP_KEY_VAR (for the nodes) and returns what the latest
- * earlier step of that key measured (plan.h, struct lagom_learned: the
+ * earlier step of that key measured (srun_planner.h, struct lagom_learned: the
  * workload of its iteration unless the user named one, and its measured
  * classes for the planner's correction; free with lagom_learned_destroy)
  * or NULL; say() gets one line per refused record.  (The node half,

@@ -19,7 +19,7 @@
  *                  while the tasks exec (comment.c)
  *   task_exit      (root, node 0) join that thread: the job surely exists
  *                  until then; after the last local task, the measured
- *                  figure into the comment (measure.c)
+ *                  figure into the comment (spool.c)
  *   exit           free everything
  *
  * Every decision here depends only on what Slurm gives every node of the
@@ -116,13 +116,13 @@ int lagom_remote_init_post_opt(spank_t sp, const struct lagom_state *st)
 	/* slurmstepd's first callback after slurm_spank_init: a fresh state
 	 * (as lagom_g is from slurm_spank_init on); a spool directory an
 	 * earlier step of this process held is closed first */
-	lagom_measure_release(sd);
+	lagom_spank_spool_release(sd);
 	memset(sd, 0, sizeof(*sd));
 	sd->st = st;
 	sd->mode = LAGOM_MODE_OFF;
 	/* the spool only for a step srun planned (every node alike) */
 	if (carrier_sent(sp))
-		lagom_measure_prepare(sp, sd);
+		lagom_spank_spool_prepare(sp, sd);
 	return 0;
 }
 
@@ -304,7 +304,7 @@ int lagom_remote_user_init(spank_t sp, const struct lagom_state *st)
 	free(text);
 	/* these read and remove what srun sent beside the plan */
 	lagom_learn_write_key(sp, sd);
-	lagom_measure_write_predicted(sp, sd);
+	lagom_spank_spool_write_predicted(sp, sd);
 	return 0;
 }
 
@@ -463,7 +463,7 @@ int lagom_remote_task_exit(spank_t sp, const struct lagom_state *st)
 	if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local) ==
 		    ESPANK_SUCCESS &&
 	    ++sd->tasks_exited == local)
-		lagom_measure_step_end(sp, sd);
+		lagom_spank_spool_step_end(sp, sd);
 	return 0;
 }
 
@@ -472,7 +472,7 @@ void lagom_remote_exit(spank_t sp, const struct lagom_state *st)
 	struct lagom_stepd *sd = stepd_of(st);
 
 	wait_comment(sd); /* no task exited (a failed launch) */
-	lagom_measure_release(sd);
+	lagom_spank_spool_release(sd);
 	lagom_container_task_forget(sd);
 	lagom_carrier_release(&sd->carrier);
 	free(sd->items);

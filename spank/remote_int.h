@@ -1,7 +1,7 @@
 /*
  * spank/remote_int.h - lagom.so in slurmstepd (remote context): remote.c
  * and its state, the job comment (comment.c), the measurement spool
- * (measure.c) and the step key's node half (learn.c).
+ * (spool.c) and the step key's node half (learn.c).
  */
 #ifndef LAGOM_SPANK_REMOTE_INT_H
 #define LAGOM_SPANK_REMOTE_INT_H
@@ -32,7 +32,7 @@ struct lagom_stepd {
 	bool comment_done;
 	struct lagom_comment_job *comment_job; /* node 0, until task_exit */
 	bool user_verbose; /* srun -v: tell the job's stderr too */
-	/* The step's measurement spool (measure.c), when ready: its path,
+	/* The step's measurement spool (spool.c), when ready: its path,
 	 * and measure_fd, the directory root opened and checked in
 	 * init_post_opt (O_CLOEXEC), which every later write goes through. */
 	bool measure_ready;
@@ -69,12 +69,12 @@ void lagom_remote_exit(spank_t sp, const struct lagom_state *st);
 #define LAGOM_COMMENT_WAIT_MS 10000u
 void lagom_remote_set_comment_wait(unsigned ms);
 
-/* measure.c: the measurement spool (doc/profiler.md), on each node. */
-int lagom_measure_prepare(spank_t sp, struct lagom_stepd *sd);
+/* spool.c: the measurement spool (doc/profiler.md), on each node. */
+int lagom_spank_spool_prepare(spank_t sp, struct lagom_stepd *sd);
 /* Close the step's spool directory (measure_fd) and forget it: every exit
  * path of the step (lagom_remote_exit) and every new prepare. */
-void lagom_measure_release(struct lagom_stepd *sd);
-int lagom_measure_write_predicted(spank_t sp, struct lagom_stepd *sd);
+void lagom_spank_spool_release(struct lagom_stepd *sd);
+int lagom_spank_spool_write_predicted(spank_t sp, struct lagom_stepd *sd);
 int lagom_measure_task_env(spank_t sp, const struct lagom_stepd *sd);
 /*
  * The step's measured figure from the records in dir (read with the
@@ -86,20 +86,20 @@ int lagom_measure_task_env(spank_t sp, const struct lagom_stepd *sd);
  * STEP/predicted when its plan is the records' and it predicts every
  * class), or "... no_iteration".  Its length, or -1 without a record.
  */
-int lagom_measure_figure(const char *dir, const char *name, long uid, char *out,
-			 size_t len);
+int lagom_spank_spool_figure(const char *dir, const char *name, long uid,
+			     char *out, size_t len);
 /*
  * For the figure's child, before it drops to the user: wfd (the pipe's
  * write end) becomes descriptor 3 and every descriptor above 3 is closed
  * (close_range(2), else one by one up to sysconf(_SC_OPEN_MAX), at most
  * 65536), so none of slurmstepd's reach the user's side.  3, or -1.
  */
-int lagom_measure_child_fds(int wfd);
+int lagom_spank_spool_child_fds(int wfd);
 /* The exit status of child pid (waited for through EINTR), or -1 when it
  * did not exit or waitpid(2) fails (ECHILD: SIGCHLD ignored, or not ours). */
-int lagom_measure_reap(pid_t pid);
+int lagom_spank_spool_reap(pid_t pid);
 /* Node 0, the last local task's exit: the figure into the job comment. */
-void lagom_measure_step_end(spank_t sp, struct lagom_stepd *sd);
+void lagom_spank_spool_step_end(spank_t sp, struct lagom_stepd *sd);
 
 /* learn.c: on each node, the key srun sent (LAGOM_STEP_KEY_VAR) into the
  * step's directory. */
@@ -135,7 +135,7 @@ struct lagom_comment_job;
 struct lagom_comment_job *lagom_comment_start(uint32_t job_id, const char *text,
 					      bool admin);
 /*
- * The step's end (measure.c): lagom's segment keeps its text up to an
+ * The step's end (spool.c): lagom's segment keeps its text up to an
  * earlier LAGOM_COMMENT_MEASURED part, and words (which start with it) are
  * appended; without a segment the words become one.  Merged and bounded
  * as lagom_comment_update().  _start_measured() does it in a thread.

@@ -290,7 +290,7 @@ int lagom_srun_step_read(spank_t sp, unsigned timeout_ms, bool query_always,
 	if (gethostname(step->node_name, sizeof(step->node_name) - 1) < 0)
 		strcpy(step->node_name, "srun");
 	if (step_cwd(sp, step, err) < 0) {
-		/* only a relative workload file needs it (plan.c) */
+		/* only a relative workload file needs it (srun_planner.c) */
 		step->cwd[0] = '\0';
 		lagom_error_clear(err);
 	}

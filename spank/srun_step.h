@@ -13,7 +13,7 @@
 
 #include "common/error.h"
 #include "spank/carrier.h"
-#include "spank/plan.h"
+#include "spank/step.h"
 #include "spank/srun_parse.h"
 
 /* How long srun waits for slurmctld's record of the step before it

@@ -467,20 +467,19 @@ int slurm_update_job(job_desc_msg_t *desc)
 }
 
 /* Planning from measurements: the stub never learns anything. */
-int lagom_spank_plan_learned(const struct lagom_config *cfg,
-			     const struct lagom_step *step,
-			     const char *workload,
-			     const struct lagom_learned *learned,
-			     struct lagom_planner_result **out,
-			     struct lagom_error *err)
+int lagom_srun_plan_learned(const struct lagom_config *cfg,
+			    const struct lagom_step *step, const char *workload,
+			    const struct lagom_learned *learned,
+			    struct lagom_planner_result **out,
+			    struct lagom_error *err)
 {
-	return lagom_spank_plan(cfg, step, workload, out, err);
+	return lagom_srun_plan(cfg, step, workload, out, err);
 }
 
 /* The planner adapter: a fixed three-variable plan unless plan_rc < 0. */
-int lagom_spank_plan(const struct lagom_config *cfg,
-		     const struct lagom_step *step, const char *workload,
-		     struct lagom_planner_result **out, struct lagom_error *err)
+int lagom_srun_plan(const struct lagom_config *cfg,
+		    const struct lagom_step *step, const char *workload,
+		    struct lagom_planner_result **out, struct lagom_error *err)
 {
 	static const char *const vars[][2] = {
 		{ "NCCL_MAX_CTAS", "8" },

@@ -15,7 +15,7 @@
 
 #include <slurm/spank.h>
 
-#include "spank/plan.h"
+#include "spank/srun_planner.h"
 
 #define STUB_MAX 64
 #define STUB_LINE 1100
@@ -37,7 +37,7 @@ struct stub {
 	char *log[STUB_MAX];
 	int n_log;
 	/* the planner adapter */
-	int plan_rc; /* < 0: lagom_spank_plan fails with this */
+	int plan_rc; /* < 0: lagom_srun_plan fails with this */
 	int plan_calls;
 	char plan_workload[1100]; /* the workload it was given ("" = NULL) */
 	char plan_cwd[1100];	  /* and the step's working directory */

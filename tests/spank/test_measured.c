@@ -1,5 +1,5 @@
 /*
- * tests/spank/test_measured.c - the step's end (spank/measure.c,
+ * tests/spank/test_measured.c - the step's end (spank/spool.c,
  * spank/comment.c): the measured figure of a step's records against its
  * predictions, and how it joins lagom's segment of the job comment (the
  * launch text and the user's text kept, an earlier figure replaced).
@@ -158,12 +158,13 @@ static void figure_of_records(void **state)
 	assert_non_null(mkdtemp(dir));
 	/* nothing measured: nothing to say */
 	assert_int_equal(
-		lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)), -1);
+		lagom_spank_spool_figure(dir, "42.0", uid, out, sizeof(out)),
+		-1);
 	write_record(dir, "task-0.100.rec", 0, 16, 1500000);
 	write_record(dir, "task-1.101.rec", 1, 16, 1700000);
 	write_text(dir, "task-2.102.rec", "lagom-measure 1\nabi 9\n");
-	assert_true(lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)) >
-		    0);
+	assert_true(lagom_spank_spool_figure(dir, "42.0", uid, out,
+					     sizeof(out)) > 0);
 	/* the corrupt record does not count; no predictions yet */
 	assert_string_equal(out, "measured=42.0 tasks=2 iter_ms=1.600 "
 				 "comm_ms=0.350");
@@ -174,8 +175,8 @@ static void figure_of_records(void **state)
 		   "class allreduce 0 2097152 16 2 90000\n"
 		   "class allgather 1048576 1048576 16 2 250000\n"
 		   "class sendrecv 131072 131072 16 2 60000\nend\n");
-	assert_true(lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)) >
-		    0);
+	assert_true(lagom_spank_spool_figure(dir, "42.0", uid, out,
+					     sizeof(out)) > 0);
 	assert_string_equal(out, "measured=42.0 tasks=2 iter_ms=1.600 "
 				 "comm_ms=0.350 predicted_iter_ms=1.400 "
 				 "predicted_comm_ms=0.400");
@@ -183,8 +184,8 @@ static void figure_of_records(void **state)
 	write_text(dir, LAGOM_MEASURE_PRED_FILE,
 		   "lagom-predicted 1\nplan " PLAN "\niteration_ns 1400000\n"
 		   "class allreduce 0 2097152 16 2 90000\nend\n");
-	assert_true(lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)) >
-		    0);
+	assert_true(lagom_spank_spool_figure(dir, "42.0", uid, out,
+					     sizeof(out)) > 0);
 	assert_string_equal(out, "measured=42.0 tasks=2 iter_ms=1.600 "
 				 "comm_ms=0.350");
 	/* another plan's predictions are not these records' */
@@ -193,13 +194,13 @@ static void figure_of_records(void **state)
 		   "iteration_ns 1400000\n"
 		   "class allreduce 0 2097152 16 2 90000\n"
 		   "class allgather 1048576 1048576 16 2 250000\nend\n");
-	assert_true(lagom_measure_figure(dir, "42.0", uid, out, sizeof(out)) >
-		    0);
+	assert_true(lagom_spank_spool_figure(dir, "42.0", uid, out,
+					     sizeof(out)) > 0);
 	assert_null(strstr(out, "predicted"));
 	/* records of another owner are not read */
-	assert_int_equal(
-		lagom_measure_figure(dir, "42.0", uid + 1, out, sizeof(out)),
-		-1);
+	assert_int_equal(lagom_spank_spool_figure(dir, "42.0", uid + 1, out,
+						  sizeof(out)),
+			 -1);
 	snprintf(path, sizeof(path), "%s/task-0.100.rec", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/task-1.101.rec", dir);
@@ -230,8 +231,9 @@ static void figure_of_many_records(void **state)
 			write_record(dirs[d], name, task, 128,
 				     task < 64 ? 1000000 : 3000000);
 		}
-		assert_true(lagom_measure_figure(dirs[d], "42.0", uid, out[d],
-						 sizeof(out[d])) > 0);
+		assert_true(lagom_spank_spool_figure(dirs[d], "42.0", uid,
+						     out[d],
+						     sizeof(out[d])) > 0);
 	}
 	assert_string_equal(out[0], "measured=42.0 tasks=64/128 iter_ms=1.000 "
 				    "comm_ms=0.350");
@@ -267,7 +269,7 @@ static void child_keeps_only_the_pipe(void **state)
 		int w;
 
 		close(fds[0]);
-		w = lagom_measure_child_fds(fds[1]);
+		w = lagom_spank_spool_child_fds(fds[1]);
 		for (int fd = 4; fd < 4096; fd++)
 			open_above += fcntl(fd, F_GETFD) >= 0;
 		n = snprintf(msg, sizeof(msg), "%d %d %d", was_open, w,
@@ -281,7 +283,7 @@ static void child_keeps_only_the_pipe(void **state)
 	msg[n] = '\0';
 	/* the sentinel was inherited, the pipe is 3, nothing above it */
 	assert_string_equal(msg, "1 3 0");
-	assert_int_equal(lagom_measure_reap(pid), 0);
+	assert_int_equal(lagom_spank_spool_reap(pid), 0);
 	close(sentinel);
 }
 
@@ -294,22 +296,22 @@ static void unreaped_child_is_a_failure(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0)
 		_exit(3);
-	assert_int_equal(lagom_measure_reap(pid), 3);
-	assert_int_equal(lagom_measure_reap(pid), -1); /* ECHILD */
+	assert_int_equal(lagom_spank_spool_reap(pid), 3);
+	assert_int_equal(lagom_spank_spool_reap(pid), -1); /* ECHILD */
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		raise(SIGKILL);
 		_exit(0);
 	}
-	assert_int_equal(lagom_measure_reap(pid), -1); /* killed */
+	assert_int_equal(lagom_spank_spool_reap(pid), -1); /* killed */
 	/* SIGCHLD ignored: the kernel reaps the child, waitpid says ECHILD */
 	signal(SIGCHLD, SIG_IGN);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
 		_exit(0);
-	assert_int_equal(lagom_measure_reap(pid), -1);
+	assert_int_equal(lagom_spank_spool_reap(pid), -1);
 	signal(SIGCHLD, SIG_DFL);
 }
 

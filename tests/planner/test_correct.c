@@ -1,11 +1,11 @@
 /*
- * tests/planner/test_learned.c - the measured correction (planner/
- * learned.c, doc/profiler.md): a class measured slower than the model
- * makes the prediction slower, faster makes it faster, by measured /
- * model at the configuration NCCL ran, clamped; a class with too few
- * samples, another shape, a size more than 2x away or a configuration the
- * model does not know gets none; the order of the measured classes does
- * not matter.  Also the model's hook (struct lagom_comm's time_scale).
+ * tests/planner/test_correct.c - the measured correction (planner/correct.c,
+ * doc/profiler.md): a class measured slower than the model makes the
+ * prediction slower, faster makes it faster, by measured / model at the
+ * configuration NCCL ran, clamped; a class with too few samples, another
+ * shape, a size more than 2x away or a configuration the model does not
+ * know gets none; the order of the measured classes does not matter.  Also
+ * the model's hook (struct lagom_comm's time_scale).
  */
 #include "config.h"
 

@@ -1,8 +1,10 @@
 /*
- * spank/measure.c - the measurement loop on the slurmstepd side
- * (doc/profiler.md): for a step lagom tunes, a spool directory for the
- * tasks' records, the step's predictions next to it, and the variables
- * that load libnccl-profiler-lagom.so in every task.
+ * spank/spool.c - the plugin's side of the measurement spool
+ * (doc/profiler.md; the spool's layout and walk are measurement/spool.h's):
+ * in srun, the plan's predictions into the environment; on each node, for
+ * a step lagom tunes, a spool directory for the tasks' records, the step's
+ * predictions next to it, and the variables that load
+ * libnccl-profiler-lagom.so in every task.
  *
  *   init_post_opt (root)  measure_dir/USER/JOB.STEP created, owned by the
  *                         user, mode 0700: measure_dir walked from "/"
@@ -160,7 +162,7 @@ static void off(const struct lagom_stepd *sd, uint32_t job, uint32_t step,
 	lagom_log_info("job %u.%u: not measured: %s", job, step, why);
 }
 
-void lagom_measure_release(struct lagom_stepd *sd)
+void lagom_spank_spool_release(struct lagom_stepd *sd)
 {
 	if (sd->measure_ready)
 		close(sd->measure_fd);
@@ -169,7 +171,7 @@ void lagom_measure_release(struct lagom_stepd *sd)
 	sd->measure_dir[0] = '\0';
 }
 
-int lagom_measure_prepare(spank_t sp, struct lagom_stepd *sd)
+int lagom_spank_spool_prepare(spank_t sp, struct lagom_stepd *sd)
 {
 	const struct lagom_measure_config *m = &sd->st->cfg.measure;
 	uint32_t job, step;
@@ -182,7 +184,7 @@ int lagom_measure_prepare(spank_t sp, struct lagom_stepd *sd)
 	unsigned long long bytes;
 	int root_fd = -1, user_fd = -1, step_fd = -1;
 
-	lagom_measure_release(sd);
+	lagom_spank_spool_release(sd);
 	if ((lagom_effective_mode(sd->st) != LAGOM_MODE_AUTO &&
 	     lagom_effective_mode(sd->st) != LAGOM_MODE_MEASURE) ||
 	    !m->on || !m->dir[0] ||
@@ -275,9 +277,9 @@ static void fill_predicted(const struct lagom_planner_result *res,
  * Slurm copies to every node with the plan (the step directory does not
  * exist yet); nothing when measurement is off or the text is too long.
  */
-void lagom_measure_carry_predicted(const struct lagom_state *st,
-				   const struct lagom_planner_result *res,
-				   enum lagom_mode mode)
+void lagom_spank_spool_carry_predicted(const struct lagom_state *st,
+				       const struct lagom_planner_result *res,
+				       enum lagom_mode mode)
 {
 	static struct lagom_measure_pred p;
 	static char text[LAGOM_MEASURE_PRED_MAX];
@@ -299,7 +301,7 @@ void lagom_measure_carry_predicted(const struct lagom_state *st,
  * strict reader, into STEP/predicted (a fresh temporary file, renamed),
  * through the step directory root checked (whatever the user put in it,
  * nothing is followed and nothing blocks). */
-int lagom_measure_write_predicted(spank_t sp, struct lagom_stepd *sd)
+int lagom_spank_spool_write_predicted(spank_t sp, struct lagom_stepd *sd)
 {
 	static struct lagom_measure_pred p;
 	static char text[LAGOM_PREDICTED_ENV_MAX + 1];
@@ -426,8 +428,8 @@ static int figure_record(void *ctx, const struct lagom_spool_at *at)
 	return LAGOM_SPOOL_NEXT;
 }
 
-int lagom_measure_figure(const char *dir, const char *name, long uid, char *out,
-			 size_t len)
+int lagom_spank_spool_figure(const char *dir, const char *name, long uid,
+			     char *out, size_t len)
 {
 	struct figure_buf *b = calloc(1, sizeof(*b));
 	/* the same records on every rerun, whatever the directory's order:
@@ -503,7 +505,7 @@ static long ms_left(const struct timespec *deadline)
 /* Descriptors closed one by one where close_range(2) is not there. */
 #define CHILD_FD_SCAN_MAX 65536
 
-int lagom_measure_child_fds(int wfd)
+int lagom_spank_spool_child_fds(int wfd)
 {
 	long max = sysconf(_SC_OPEN_MAX);
 
@@ -520,7 +522,7 @@ int lagom_measure_child_fds(int wfd)
 	return 3;
 }
 
-int lagom_measure_reap(pid_t pid)
+int lagom_spank_spool_reap(pid_t pid)
 {
 	int status = 0;
 
@@ -551,12 +553,12 @@ static int figure_as_user(const struct lagom_stepd *sd, uid_t uid, gid_t gid,
 
 		/* none of slurmstepd's descriptors reach the user's side */
 		close(fds[0]);
-		if ((wfd = lagom_measure_child_fds(fds[1])) < 0 ||
+		if ((wfd = lagom_spank_spool_child_fds(fds[1])) < 0 ||
 		    setgroups(0, NULL) != 0 || setgid(gid) != 0 ||
 		    setuid(uid) != 0 || (uid != 0 && setuid(0) == 0))
 			_exit(1);
-		n = lagom_measure_figure(sd->measure_dir, name, (long)uid, out,
-					 len);
+		n = lagom_spank_spool_figure(sd->measure_dir, name, (long)uid,
+					     out, len);
 		if (n > 0 && write(wfd, out, (size_t)n) != n)
 			_exit(1);
 		_exit(0);
@@ -584,13 +586,13 @@ static int figure_as_user(const struct lagom_stepd *sd, uid_t uid, gid_t gid,
 		got += (size_t)n;
 	}
 	close(fds[0]);
-	if (lagom_measure_reap(pid) != 0 || got == 0)
+	if (lagom_spank_spool_reap(pid) != 0 || got == 0)
 		return -1;
 	out[got] = '\0';
 	return (int)got;
 }
 
-void lagom_measure_step_end(spank_t sp, struct lagom_stepd *sd)
+void lagom_spank_spool_step_end(spank_t sp, struct lagom_stepd *sd)
 {
 	struct lagom_comment_job *job;
 	struct lagom_error err = { 0 };

@@ -1,5 +1,5 @@
 /*
- * planner/learned.c - the measured correction (doc/profiler.md, "Planning
+ * planner/correct.c - the measured correction (doc/profiler.md, "Planning
  * from measurements"): an earlier step of the same key ran the same
  * collectives under NCCL, so for each collective class of the workload the
  * planner compares what was measured with what the model predicts for the

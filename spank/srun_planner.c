@@ -1,5 +1,6 @@
 /*
- * spank/plan.c - the plugin's one call into the planner (planner/planner.h).
+ * spank/srun_planner.c - srun's one call into the planner
+ * (planner/planner.h).
  *
  * Runs in srun (slurm_spank_local_user_init, spank/local.c), the user's
  * own process: a workload file named by the user is opened with the
@@ -17,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "spank/plan.h"
+#include "spank/srun_planner.h"
 #include "workload/workload.h"
 
 /* Root plus the admin's slurm_user= (a name was resolved at load, log.c;
@@ -128,20 +129,19 @@ static int plan_with(const struct lagom_config *cfg,
 	return lagom_planner_run(&in, out, err);
 }
 
-int lagom_spank_plan_learned(const struct lagom_config *cfg,
-			     const struct lagom_step *step,
-			     const char *workload,
-			     const struct lagom_learned *learned,
-			     struct lagom_planner_result **out,
-			     struct lagom_error *err)
+int lagom_srun_plan_learned(const struct lagom_config *cfg,
+			    const struct lagom_step *step, const char *workload,
+			    const struct lagom_learned *learned,
+			    struct lagom_planner_result **out,
+			    struct lagom_error *err)
 {
 	return plan_with(cfg, step, workload, learned->workload,
 			 &learned->measured, out, err);
 }
 
-int lagom_spank_plan(const struct lagom_config *cfg,
-		     const struct lagom_step *step, const char *workload,
-		     struct lagom_planner_result **out, struct lagom_error *err)
+int lagom_srun_plan(const struct lagom_config *cfg,
+		    const struct lagom_step *step, const char *workload,
+		    struct lagom_planner_result **out, struct lagom_error *err)
 {
 	return plan_with(cfg, step, workload, NULL, NULL, out, err);
 }

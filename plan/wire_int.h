@@ -1,10 +1,10 @@
 /*
- * plan/plan_int.h - shared by the files of plan/ (private): the text
+ * plan/wire_int.h - shared by the files of plan/ (private): the text
  * writer, the env key table that both the encoder and the decoder follow,
  * and the value rules.
  */
-#ifndef LAGOM_PLAN_INTERNAL_H
-#define LAGOM_PLAN_INTERNAL_H
+#ifndef LAGOM_PLAN_WIRE_INT_H
+#define LAGOM_PLAN_WIRE_INT_H
 
 #include <stdbool.h>
 
@@ -58,4 +58,4 @@ int plan_check_coll(const struct lagom_plan_wire *w,
 		    const struct lagom_plan_wire_coll *c, size_t record,
 		    struct lagom_error *err);
 
-#endif /* LAGOM_PLAN_INTERNAL_H */
+#endif /* LAGOM_PLAN_WIRE_INT_H */
