@@ -182,7 +182,7 @@ static enum lagom_container_case check_paths(const struct lagom_stepd *sd,
 			return LAGOM_CONTAINER_TUNER_NAME;
 		c = shown(config, root_fd, tuner, LAGOM_CONTAINER_NO_TUNER);
 	}
-	if (!sd->measure_ready || c != LAGOM_CONTAINER_APPLIED)
+	if (!sd->spool.ready || c != LAGOM_CONTAINER_APPLIED)
 		return c;
 	if (sd->st->cfg.measure.profiler[0] != '/')
 		return LAGOM_CONTAINER_NO_PROFILER;
@@ -190,8 +190,7 @@ static enum lagom_container_case check_paths(const struct lagom_stepd *sd,
 		  LAGOM_CONTAINER_NO_PROFILER);
 	if (c != LAGOM_CONTAINER_APPLIED)
 		return c;
-	return shown(config, root_fd, sd->measure_dir,
-		     LAGOM_CONTAINER_NO_SPOOL);
+	return shown(config, root_fd, sd->spool.dir, LAGOM_CONTAINER_NO_SPOOL);
 }
 
 static enum lagom_container_case decide(const struct lagom_stepd *sd,
@@ -228,9 +227,9 @@ static void note_ns(struct lagom_stepd *sd)
 {
 	struct stat sb;
 
-	sd->ns_known = stat(ns_path, &sb) == 0;
-	sd->ns_dev = sd->ns_known ? sb.st_dev : 0;
-	sd->ns_ino = sd->ns_known ? sb.st_ino : 0;
+	sd->container.ns_known = stat(ns_path, &sb) == 0;
+	sd->container.ns_dev = sd->container.ns_known ? sb.st_dev : 0;
+	sd->container.ns_ino = sd->container.ns_known ? sb.st_ino : 0;
 }
 
 /* The task runs in another mount namespace, or cannot tell. */
@@ -238,9 +237,10 @@ static bool task_moved(const struct lagom_stepd *sd)
 {
 	struct stat sb;
 
-	if (!sd->ns_known || stat(ns_path, &sb) < 0)
+	if (!sd->container.ns_known || stat(ns_path, &sb) < 0)
 		return true;
-	return sb.st_dev != sd->ns_dev || sb.st_ino != sd->ns_ino;
+	return sb.st_dev != sd->container.ns_dev ||
+	       sb.st_ino != sd->container.ns_ino;
 }
 
 /* The longest user value an override replaces that is kept to restore. */
@@ -267,30 +267,39 @@ static bool task_has(spank_t sp, const char *name)
 
 void lagom_container_task_forget(struct lagom_stepd *sd)
 {
-	if (sd->saved)
-		for (size_t i = 0; i < sd->n_saved; i++)
-			free(sd->saved[i]);
-	free(sd->saved);
-	sd->saved = NULL;
-	sd->n_saved = 0;
-	sd->set_profiler = false;
-	sd->set_spool = false;
+	if (sd->container.saved)
+		for (size_t i = 0; i < sd->container.n_saved; i++)
+			free(sd->container.saved[i]);
+	free(sd->container.saved);
+	sd->container.saved = NULL;
+	sd->container.n_saved = 0;
+	sd->container.set_profiler = false;
+	sd->container.set_spool = false;
+}
+
+void lagom_container_release(struct lagom_stepd *sd)
+{
+	lagom_container_task_forget(sd);
+	memset(&sd->container, 0, sizeof(sd->container));
 }
 
 void lagom_container_task_note(spank_t sp, struct lagom_stepd *sd)
 {
 	lagom_container_task_forget(sd);
 	/* lagom_measure_task_env() sets only what the user did not */
-	sd->set_profiler = sd->measure_ready &&
-			   !task_has(sp, "NCCL_PROFILER_PLUGIN");
-	sd->set_spool = sd->measure_ready && !task_has(sp, "LAGOM_MEASURE_DIR");
-	sd->saved = calloc(sd->n_items ? sd->n_items : 1, sizeof(char *));
-	if (!sd->saved)
+	sd->container.set_profiler = sd->spool.ready &&
+				     !task_has(sp, "NCCL_PROFILER_PLUGIN");
+	sd->container.set_spool = sd->spool.ready &&
+				  !task_has(sp, "LAGOM_MEASURE_DIR");
+	sd->container.saved = calloc(sd->n_items ? sd->n_items : 1,
+				     sizeof(char *));
+	if (!sd->container.saved)
 		return; /* taken back, an override leaves no value */
-	sd->n_saved = sd->n_items;
+	sd->container.n_saved = sd->n_items;
 	for (size_t i = 0; i < sd->n_items; i++)
 		if (sd->items[i].action == LAGOM_ENV_OVERRIDE)
-			sd->saved[i] = user_value(sp, sd->items[i].var->name);
+			sd->container.saved[i] = user_value(
+				sp, sd->items[i].var->name);
 }
 
 /* A regular file the user can read, or a directory the user can write. */
@@ -318,11 +327,12 @@ static const char *task_lacks(const struct lagom_stepd *sd, char *buf,
 		snprintf(buf, len, "the tuner %s", tuner);
 		return buf;
 	}
-	if (sd->set_profiler && prof[0] == '/' && !reachable(prof, false)) {
+	if (sd->container.set_profiler && prof[0] == '/' &&
+	    !reachable(prof, false)) {
 		snprintf(buf, len, "the profiler %s", prof);
 		return buf;
 	}
-	if (sd->set_spool && !reachable(sd->measure_dir, true))
+	if (sd->container.set_spool && !reachable(sd->spool.dir, true))
 		return "the measurement spool";
 	return NULL;
 }
@@ -333,16 +343,17 @@ static void take_back(spank_t sp, const struct lagom_stepd *sd)
 	for (size_t i = 0; i < sd->n_items; i++) {
 		const struct lagom_env_item *it = &sd->items[i];
 
-		if (it->action == LAGOM_ENV_OVERRIDE && i < sd->n_saved &&
-		    sd->saved[i])
-			spank_setenv(sp, it->var->name, sd->saved[i], 1);
+		if (it->action == LAGOM_ENV_OVERRIDE &&
+		    i < sd->container.n_saved && sd->container.saved[i])
+			spank_setenv(sp, it->var->name, sd->container.saved[i],
+				     1);
 		else if (it->action == LAGOM_ENV_SET ||
 			 it->action == LAGOM_ENV_OVERRIDE)
 			spank_unsetenv(sp, it->var->name);
 	}
-	if (sd->set_profiler)
+	if (sd->container.set_profiler)
 		spank_unsetenv(sp, "NCCL_PROFILER_PLUGIN");
-	if (sd->set_spool)
+	if (sd->container.set_spool)
 		spank_unsetenv(sp, "LAGOM_MEASURE_DIR");
 }
 
@@ -372,7 +383,7 @@ void lagom_container_task_check(spank_t sp, struct lagom_stepd *sd)
 		return;
 	if (!task_moved(sd)) {
 		/* no container, or one a plugin after lagom enters */
-		if (sd->container != LAGOM_CONTAINER_PER_TASK)
+		if (sd->container.decided != LAGOM_CONTAINER_PER_TASK)
 			return;
 		take_back(sp, sd);
 		say_withheld(sd, before_pyxis);
@@ -429,18 +440,18 @@ void lagom_container_decide(spank_t sp, struct lagom_stepd *sd)
 	spank_err_t rc;
 
 	note_ns(sd);
-	sd->container = LAGOM_CONTAINER_NONE;
+	sd->container.decided = LAGOM_CONTAINER_NONE;
 	/* srun puts --container's bundle into the step's environment */
 	rc = spank_getenv(sp, "SLURM_CONTAINER", bundle, sizeof(bundle));
 	if (rc == ESPANK_NOSPACE)
-		sd->container = LAGOM_CONTAINER_BAD_BUNDLE;
+		sd->container.decided = LAGOM_CONTAINER_BAD_BUNDLE;
 	else if ((rc != ESPANK_SUCCESS || !bundle[0]) && pyxis_asked(sp))
-		sd->container = LAGOM_CONTAINER_PER_TASK;
+		sd->container.decided = LAGOM_CONTAINER_PER_TASK;
 	else if (rc != ESPANK_SUCCESS || !bundle[0])
 		return;
 	else
-		sd->container = decide(sd, bundle);
-	snprintf(line, sizeof(line), "%s%s", cases[sd->container].line,
+		sd->container.decided = decide(sd, bundle);
+	snprintf(line, sizeof(line), "%s%s", cases[sd->container.decided].line,
 		 !lagom_container_withheld(sd)
 			 ? ""
 			 : "; no NCCL variable of the plan is set "
@@ -454,7 +465,7 @@ void lagom_container_decide(spank_t sp, struct lagom_stepd *sd)
 
 bool lagom_container_withheld(const struct lagom_stepd *sd)
 {
-	return sd->container > LAGOM_CONTAINER_PER_TASK;
+	return sd->container.decided > LAGOM_CONTAINER_PER_TASK;
 }
 
 size_t lagom_container_comment(const struct lagom_stepd *sd, char *buf,
@@ -465,9 +476,10 @@ size_t lagom_container_comment(const struct lagom_stepd *sd, char *buf,
 	if (!len)
 		return 0;
 	buf[0] = '\0';
-	if (sd->container == LAGOM_CONTAINER_NONE)
+	if (sd->container.decided == LAGOM_CONTAINER_NONE)
 		return 0;
-	n = snprintf(buf, len, " container: %s", cases[sd->container].comment);
+	n = snprintf(buf, len, " container: %s",
+		     cases[sd->container.decided].comment);
 	if (n < 0)
 		return 0;
 	return (size_t)n < len ? (size_t)n : len - 1;

@@ -43,7 +43,7 @@ enum lagom_container_case {
 #define LAGOM_CONTAINER_CONFIG_MAX (1024 * 1024)
 
 /*
- * user_init, after the plan was checked: decide sd->container for this
+ * user_init, after the plan was checked: decide sd->container.decided for this
  * step and say it in one "lagom:" line (the job's stderr from node 0 with
  * srun -v).  Never fails.
  */
@@ -102,7 +102,7 @@ int lagom_container_mounts_path(const char *json, size_t len, const char *path);
  * whether the step asks pyxis for a container (srun's --container-image
  * or --container-name, or pyxis's PYXIS_CONTAINER_IMAGE or
  * PYXIS_CONTAINER_NAME in the step's environment): then
- * sd->container is LAGOM_CONTAINER_PER_TASK, and a task still in
+ * sd->container.decided is LAGOM_CONTAINER_PER_TASK, and a task still in
  * slurmstepd's mount namespace at lagom's task_init (lagom's
  * plugstack.conf line before pyxis's: the container cannot be looked
  * into yet) withholds the plan too.
@@ -113,11 +113,14 @@ int lagom_container_mounts_path(const char *json, size_t len, const char *path);
  * and the tuner, the profiler or the spool is missing, every variable
  * lagom set on this task is taken back (the user's own values return) and
  * one "lagom:" line goes to the task's stderr and the log.
- * lagom_container_task_forget() frees what _note() kept.
+ * lagom_container_task_forget() frees what _note() kept;
+ * lagom_container_release() (the step's exit) that and the whole of
+ * container.c's part of the state.
  */
 void lagom_container_task_note(spank_t sp, struct lagom_stepd *sd);
 void lagom_container_task_check(spank_t sp, struct lagom_stepd *sd);
 void lagom_container_task_forget(struct lagom_stepd *sd);
+void lagom_container_release(struct lagom_stepd *sd);
 /* The file that names a process's mount namespace, "/proc/self/ns/mnt";
  * the unit tests point it at files of their own (NULL: the default). */
 void lagom_container_set_ns_path(const char *path);

@@ -62,13 +62,13 @@ void lagom_learn_write_key(spank_t sp, const struct lagom_stepd *sd)
 	spank_err_t rc = spank_getenv(sp, LAGOM_STEP_KEY_VAR, key, sizeof(key));
 
 	spank_unsetenv(sp, LAGOM_STEP_KEY_VAR); /* not for the tasks */
-	if (rc != ESPANK_SUCCESS || !sd->measure_ready || !sd->planned ||
+	if (rc != ESPANK_SUCCESS || !sd->spool.ready || !sd->planned ||
 	    !lagom_learn_key_ok(key))
 		return;
 	/* through the step directory root checked (measure.c); a fresh
 	 * temporary file: nothing the user planted is opened or blocks */
-	lagom_replace_at(sd->measure_fd, LAGOM_SPOOL_KEY, key, strlen(key),
-			 0600, false);
+	lagom_replace_at(sd->spool.fd, LAGOM_SPOOL_KEY, key, strlen(key), 0600,
+			 false);
 }
 
 /* The walk that finds the latest other step with the same key. */

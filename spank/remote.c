@@ -398,12 +398,12 @@ static void wait_comment(struct lagom_stepd *sd)
 	double busy_ms = 0;
 	int rc;
 
-	if (!sd->comment_job)
+	if (!sd->comment.job)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	rc = lagom_comment_wait(sd->comment_job, comment_wait_ms, &busy_ms,
+	rc = lagom_comment_wait(sd->comment.job, comment_wait_ms, &busy_ms,
 				&err);
-	sd->comment_job = NULL;
+	sd->comment.job = NULL;
 	finish_comment(sd, rc, &err);
 	if (sd->st->cfg.verbose >= 2)
 		lagom_log_info("job %u.%u: comment took %.1f ms, %.1f ms of "
@@ -426,14 +426,14 @@ static void post_comment(struct lagom_stepd *sd)
 	char text[LAGOM_COMMENT_MAX + 1];
 	bool admin = sd->st->cfg.comment == LAGOM_COMMENT_ADMIN;
 
-	if (!sd->planned || sd->comment_done || sd->step.node_id != 0 ||
+	if (!sd->planned || sd->comment.started || sd->step.node_id != 0 ||
 	    sd->step.step_id >= LAGOM_FIRST_SPECIAL_STEP ||
 	    sd->st->cfg.comment == LAGOM_COMMENT_NO)
 		return;
-	sd->comment_done = true;
+	sd->comment.started = true;
 	comment_text(sd, text, sizeof(text));
-	sd->comment_job = lagom_comment_start(sd->step.job_id, text, admin);
-	if (!sd->comment_job) {
+	sd->comment.job = lagom_comment_start(sd->step.job_id, text, admin);
+	if (!sd->comment.job) {
 		lagom_errprintf(&err, EAGAIN, "cannot start a thread");
 		finish_comment(sd, -EAGAIN, &err);
 	}
@@ -473,7 +473,7 @@ void lagom_remote_exit(spank_t sp, const struct lagom_state *st)
 
 	wait_comment(sd); /* no task exited (a failed launch) */
 	lagom_spank_spool_release(sd);
-	lagom_container_task_forget(sd);
+	lagom_container_release(sd);
 	lagom_carrier_release(&sd->carrier);
 	free(sd->items);
 	sd->items = NULL;
@@ -481,6 +481,6 @@ void lagom_remote_exit(spank_t sp, const struct lagom_state *st)
 	sd->planned = false;
 	sd->apply_failed = false;
 	sd->tasks_exited = 0;
-	sd->container = 0;
+	sd->comment.started = false;
 	lagom_step_clear(&sd->step);
 }

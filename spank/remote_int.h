@@ -11,13 +11,47 @@
 /* The job comment field's limit in slurmctld (bytes, without the NUL). */
 #define LAGOM_COMMENT_MAX 1024
 
-/* slurmstepd's state for its one step (remote.c owns the one instance;
- * lagom_remote_exit() clears it). */
 /* Step ids at or above this are Slurm's batch, extern and interactive
  * steps: user options do not reach them, and the real steps inside them
  * are planned (and measured) on their own. */
 #define LAGOM_FIRST_SPECIAL_STEP 0xfffffff0u
 
+/* spool.c's part: the step's directory in the measurement spool, when
+ * ready; fd is that directory, opened and checked in init_post_opt
+ * (O_CLOEXEC), which every later write goes through.  Released by
+ * lagom_spank_spool_release(). */
+struct lagom_stepd_spool {
+	bool ready;
+	int fd;
+	char dir[LAGOM_MEASURE_PATH_MAX + 128];
+};
+
+/* container.c's part.  Released by lagom_container_release(). */
+struct lagom_stepd_container {
+	int decided; /* enum lagom_container_case (spank/container.h) */
+	/* slurmstepd's mount namespace (user_init) */
+	bool ns_known;
+	dev_t ns_dev;
+	ino_t ns_ino;
+	/* This task (task_init_privileged), so that task_init can take the
+	 * plan back: the measure variables lagom sets, the user's values
+	 * that an override replaced (per item, NULL where none). */
+	bool set_profiler, set_spool;
+	char **saved;
+	size_t n_saved; /* entries of saved */
+};
+
+/* remote.c's part on node 0: the job comment's thread (comment.c). */
+struct lagom_stepd_comment {
+	bool started;
+	struct lagom_comment_job *job; /* until the first task_exit */
+};
+
+/*
+ * slurmstepd's state for its one step: remote.c owns the one instance and
+ * the plan's fields; each other part is its file's, written there only,
+ * and released there (lagom_remote_exit() calls each release).
+ */
 struct lagom_stepd {
 	const struct lagom_state *st; /* lagom_g: configuration, options */
 	/* Filled in user_init. */
@@ -29,27 +63,11 @@ struct lagom_stepd {
 	struct lagom_carrier carrier; /* the plan srun sent */
 	struct lagom_env_item *items;
 	size_t n_items;
-	bool comment_done;
-	struct lagom_comment_job *comment_job; /* node 0, until task_exit */
-	bool user_verbose; /* srun -v: tell the job's stderr too */
-	/* The step's measurement spool (spool.c), when ready: its path,
-	 * and measure_fd, the directory root opened and checked in
-	 * init_post_opt (O_CLOEXEC), which every later write goes through. */
-	bool measure_ready;
-	int measure_fd;
+	bool user_verbose;     /* srun -v: tell the job's stderr too */
 	unsigned tasks_exited; /* task_exit calls on this node */
-	int container; /* enum lagom_container_case (spank/container.h) */
-	/* slurmstepd's mount namespace (user_init; spank/container.c) */
-	bool ns_known;
-	dev_t ns_dev;
-	ino_t ns_ino;
-	/* This task (task_init_privileged), so that task_init can take the
-	 * plan back: the measure variables lagom sets, the user's values
-	 * that an override replaced (per item, NULL where none). */
-	bool set_profiler, set_spool;
-	char **saved;
-	size_t n_saved; /* entries of saved */
-	char measure_dir[LAGOM_MEASURE_PATH_MAX + 128];
+	struct lagom_stepd_comment comment;	/* remote.c */
+	struct lagom_stepd_spool spool;		/* spool.c */
+	struct lagom_stepd_container container; /* container.c */
 };
 
 /* remote.c: the callbacks, given lagom_g; the step's state is remote.c's. */

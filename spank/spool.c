@@ -164,11 +164,11 @@ static void off(const struct lagom_stepd *sd, uint32_t job, uint32_t step,
 
 void lagom_spank_spool_release(struct lagom_stepd *sd)
 {
-	if (sd->measure_ready)
-		close(sd->measure_fd);
-	sd->measure_ready = false;
-	sd->measure_fd = -1;
-	sd->measure_dir[0] = '\0';
+	if (sd->spool.ready)
+		close(sd->spool.fd);
+	sd->spool.ready = false;
+	sd->spool.fd = -1;
+	sd->spool.dir[0] = '\0';
 }
 
 int lagom_spank_spool_prepare(spank_t sp, struct lagom_stepd *sd)
@@ -222,15 +222,14 @@ int lagom_spank_spool_prepare(spank_t sp, struct lagom_stepd *sd)
 	step_fd = own_dir(user_fd, name, uid, gid, &why);
 	if (step_fd < 0)
 		goto fail;
-	if ((size_t)snprintf(sd->measure_dir, sizeof(sd->measure_dir),
-			     "%s/%s/%s", m->dir, user,
-			     name) >= sizeof(sd->measure_dir)) {
+	if ((size_t)snprintf(sd->spool.dir, sizeof(sd->spool.dir), "%s/%s/%s",
+			     m->dir, user, name) >= sizeof(sd->spool.dir)) {
 		why = "the spool path is too long";
 		goto fail;
 	}
-	sd->measure_fd = step_fd;
+	sd->spool.fd = step_fd;
 	step_fd = -1;
-	sd->measure_ready = true;
+	sd->spool.ready = true;
 	goto out;
 fail:
 	off(sd, job, step, why);
@@ -311,25 +310,24 @@ int lagom_spank_spool_write_predicted(spank_t sp, struct lagom_stepd *sd)
 
 	rc = spank_getenv(sp, LAGOM_PREDICTED_VAR, text, sizeof(text));
 	spank_unsetenv(sp, LAGOM_PREDICTED_VAR); /* not for the tasks */
-	if (rc != ESPANK_SUCCESS || !sd->measure_ready || !sd->planned)
+	if (rc != ESPANK_SUCCESS || !sd->spool.ready || !sd->planned)
 		return 0;
 	len = (int)strlen(text);
 	if (lagom_measure_pred_parse(text, (size_t)len, &p, &err) != 0 ||
 	    strcmp(p.plan, sd->carrier.plan_id) != 0)
 		return 0; /* not this plan's: no predictions file */
-	lagom_replace_at(sd->measure_fd, LAGOM_MEASURE_PRED_FILE, text,
+	lagom_replace_at(sd->spool.fd, LAGOM_MEASURE_PRED_FILE, text,
 			 (size_t)len, 0600, false);
 	return 0;
 }
 
 int lagom_measure_task_env(spank_t sp, const struct lagom_stepd *sd)
 {
-	if (!sd->measure_ready || !sd->planned ||
-	    !lagom_mode_measured(sd->mode))
+	if (!sd->spool.ready || !sd->planned || !lagom_mode_measured(sd->mode))
 		return 0;
 	spank_setenv(sp, "NCCL_PROFILER_PLUGIN", sd->st->cfg.measure.profiler,
 		     0);
-	spank_setenv(sp, "LAGOM_MEASURE_DIR", sd->measure_dir, 0);
+	spank_setenv(sp, "LAGOM_MEASURE_DIR", sd->spool.dir, 0);
 	return 0;
 }
 
@@ -557,7 +555,7 @@ static int figure_as_user(const struct lagom_stepd *sd, uid_t uid, gid_t gid,
 		    setgroups(0, NULL) != 0 || setgid(gid) != 0 ||
 		    setuid(uid) != 0 || (uid != 0 && setuid(0) == 0))
 			_exit(1);
-		n = lagom_spank_spool_figure(sd->measure_dir, name, (long)uid,
+		n = lagom_spank_spool_figure(sd->spool.dir, name, (long)uid,
 					     out, len);
 		if (n > 0 && write(wfd, out, (size_t)n) != n)
 			_exit(1);
@@ -601,7 +599,7 @@ void lagom_spank_spool_step_end(spank_t sp, struct lagom_stepd *sd)
 	gid_t gid;
 	int rc;
 
-	if (!sd->measure_ready || !sd->planned ||
+	if (!sd->spool.ready || !sd->planned ||
 	    !lagom_mode_measured(sd->mode) || sd->step.node_id != 0 ||
 	    sd->st->cfg.comment == LAGOM_COMMENT_NO ||
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)

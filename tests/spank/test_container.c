@@ -166,7 +166,7 @@ static int decided(void)
 
 	plan_state(&st);
 	lagom_container_decide(NULL, &st);
-	return st.container;
+	return st.container.decided;
 }
 
 static void decision_from_the_bundle(void **state)
@@ -182,7 +182,7 @@ static void decision_from_the_bundle(void **state)
 	/* no container: nothing changes, nothing in the comment */
 	plan_state(&st);
 	lagom_container_decide(NULL, &st);
-	assert_int_equal(st.container, LAGOM_CONTAINER_NONE);
+	assert_int_equal(st.container.decided, LAGOM_CONTAINER_NONE);
 	assert_false(lagom_container_withheld(&st));
 	assert_int_equal(lagom_container_comment(&st, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "");
@@ -244,19 +244,19 @@ static void decision_from_the_bundle(void **state)
 	}
 	/* the comment: fixed words */
 	plan_state(&st);
-	st.container = LAGOM_CONTAINER_NO_TUNER;
+	st.container.decided = LAGOM_CONTAINER_NO_TUNER;
 	assert_true(lagom_container_withheld(&st));
 	lagom_container_comment(&st, buf, sizeof(buf));
 	assert_string_equal(buf,
 			    " container: plan withheld (tuner not mounted)");
-	st.container = LAGOM_CONTAINER_APPLIED;
+	st.container.decided = LAGOM_CONTAINER_APPLIED;
 	assert_false(lagom_container_withheld(&st));
 	lagom_container_comment(&st, buf, sizeof(buf));
 	assert_string_equal(buf, " container: plan files mounted (node 0)");
 	assert_int_equal(lagom_container_comment(&st, buf, 5), 4);
 	assert_string_equal(buf, " con");
 	/* pyxis: node 0 states the rule, never an outcome it cannot know */
-	st.container = LAGOM_CONTAINER_PER_TASK;
+	st.container.decided = LAGOM_CONTAINER_PER_TASK;
 	assert_false(lagom_container_withheld(&st));
 	lagom_container_comment(&st, buf, sizeof(buf));
 	assert_string_equal(buf, " container: pyxis, each task keeps the "
@@ -308,10 +308,10 @@ static void run_pyxis_task(struct lagom_stepd *st, const char *task_ns,
 	plan_state(st);
 	st->items = ns_items;
 	st->n_items = 4;
-	st->measure_ready = true;
+	st->spool.ready = true;
 	snprintf(shared.cfg.measure.profiler,
 		 sizeof(shared.cfg.measure.profiler), "%s", prof_path);
-	snprintf(st->measure_dir, sizeof(st->measure_dir), "%s/spool", ns_dir);
+	snprintf(st->spool.dir, sizeof(st->spool.dir), "%s/spool", ns_dir);
 	stub_reset(S_CTX_REMOTE);
 	stub_setenv("NCCL_ALGO", "tree");	 /* the user's, overridden */
 	stub_setenv("NCCL_BUFFSIZE", "1048576"); /* the user's, kept */
@@ -321,15 +321,15 @@ static void run_pyxis_task(struct lagom_stepd *st, const char *task_ns,
 		stub_setenv(pyxis, "/images/x.sqsh");
 	lagom_container_set_ns_path(ns_host);
 	lagom_container_decide(NULL, st); /* user_init: no OCI container */
-	assert_int_equal(st->container, pyxis ? LAGOM_CONTAINER_PER_TASK
-					      : LAGOM_CONTAINER_NONE);
+	assert_int_equal(st->container.decided, pyxis ? LAGOM_CONTAINER_PER_TASK
+						      : LAGOM_CONTAINER_NONE);
 	assert_false(lagom_container_withheld(st));
 	/* task_init_privileged, as remote.c does it */
 	lagom_container_task_note(NULL, st);
 	for (size_t i = 0; i < 3; i++)
 		spank_setenv(NULL, ns_vars[i].name, ns_vars[i].value, 1);
 	spank_setenv(NULL, "NCCL_PROFILER_PLUGIN", prof_path, 0);
-	spank_setenv(NULL, "LAGOM_MEASURE_DIR", st->measure_dir, 0);
+	spank_setenv(NULL, "LAGOM_MEASURE_DIR", st->spool.dir, 0);
 	lagom_container_set_ns_path(task_ns);
 	lagom_container_task_check(NULL, st);
 }

@@ -737,9 +737,8 @@ static void bounded_wait_joins_the_thread(void **state)
 		b = lagom_bounded_start(run_quickly, release_nothing, NULL);
 		assert_non_null(b);
 		assert_int_equal(lagom_bounded_wait(b, 5000), 0);
-		assert_int_equal(__atomic_load_n(&thread_ended,
-						 __ATOMIC_SEQ_CST),
-				 1);
+		assert_int_equal(
+			__atomic_load_n(&thread_ended, __ATOMIC_SEQ_CST), 1);
 	}
 	pthread_key_delete(exit_key);
 }
@@ -796,7 +795,7 @@ static void spool_fd_closed_on_every_exit(void **state)
 	send_plan(LAGOM_MODE_AUTO);
 	run_remote("auto");
 	assert_int_equal(stat(step, &sb), 0); /* the spool was prepared */
-	assert_true(open_fds() > before);      /* and held open */
+	assert_true(open_fds() > before);     /* and held open */
 	finish();
 	assert_int_equal(open_fds(), before);
 	/* a launch that failed before any task was forked */
