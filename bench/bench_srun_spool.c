@@ -7,8 +7,9 @@
  * STEPS measured steps of one class (every 20th a control, the tuned ones
  * 5 % slower, so that the class is judged and reverted) with RECORDS
  * records each, plus OTHER steps of another class.  Prints the time of one
- * launch's reading (median and fastest of REPS, the page cache warm) and
- * whether it reverted.
+ * launch's reading (median and fastest of REPS, the page cache warm; wall
+ * and CPU time, the latter what it costs whatever runs beside it) and
+ * whether it learned and reverted.
  *
  *   bench_srun_spool [STEPS RECORDS OTHER REPS [DIR]]
  *                                          default 1000 8 200 20
@@ -32,12 +33,23 @@
 
 #define PLAN "00000000000000aa"
 
-static double now_ms(void)
+static double ms_of(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static double now_ms(void)
+{
+	return ms_of(CLOCK_MONOTONIC);
+}
+
+/* CPU time: what the reading costs, whatever else runs beside it. */
+static double cpu_ms(void)
+{
+	return ms_of(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static int put(const char *path, const char *text)
@@ -114,7 +126,7 @@ int main(int argc, char **argv)
 	struct passwd *pw = getpwuid(getuid());
 	struct lagom_state st;
 	struct lagom_step step;
-	double *ms, *ms_learn;
+	double *ms, *ms_learn, *ms_cpu;
 	unsigned reverted = 0, learned = 0;
 	int rc = 0;
 
@@ -126,7 +138,8 @@ int main(int argc, char **argv)
 	}
 	ms = calloc(reps ? reps : 1, sizeof(*ms));
 	ms_learn = calloc(reps ? reps : 1, sizeof(*ms_learn));
-	if (!pw || !ms || !ms_learn || reps == 0) {
+	ms_cpu = calloc(reps ? reps : 1, sizeof(*ms_cpu));
+	if (!pw || !ms || !ms_learn || !ms_cpu || reps == 0) {
 		fprintf(stderr, "bench_srun_spool: no user, or no memory\n");
 		return 1;
 	}
@@ -168,23 +181,27 @@ int main(int argc, char **argv)
 
 	for (unsigned r = 0; r < reps + 1; r++) {
 		char why[64] = "";
-		double t0 = now_ms();
+		double c0 = cpu_ms(), t0 = now_ms();
+		struct lagom_class_runs *runs = NULL;
 		struct lagom_learned *l = lagom_learn_srun(&st, &step, quiet,
-							   NULL);
+							   NULL, &runs);
 		double t1 = now_ms();
 		bool rev = lagom_revert_srun(&st, &step, LAGOM_MODE_AUTO, PLAN,
-					     why, sizeof(why));
+					     runs, why, sizeof(why));
 
 		if (r > 0) { /* the first warms the page cache */
 			ms[r - 1] = now_ms() - t0;
 			ms_learn[r - 1] = t1 - t0;
+			ms_cpu[r - 1] = cpu_ms() - c0;
 		}
 		learned += l != NULL;
 		reverted += rev;
 		lagom_learned_destroy(l);
+		lagom_class_runs_free(runs);
 	}
 	qsort(ms, reps, sizeof(*ms), cmp_double);
 	qsort(ms_learn, reps, sizeof(*ms_learn), cmp_double);
+	qsort(ms_cpu, reps, sizeof(*ms_cpu), cmp_double);
 	printf("srun's spool reading: %u steps of the class x %u records, "
 	       "%u steps of another class\n",
 	       steps, records, other);
@@ -192,9 +209,12 @@ int main(int argc, char **argv)
 	       "learned %u/%u, reverted %u/%u\n",
 	       ms[reps / 2], ms[0], reps, learned, reps + 1, reverted,
 	       reps + 1);
-	printf("  of which lagom_learn_srun(): median %.2f ms, fastest %.2f "
-	       "ms\n",
+	printf("  of which lagom_learn_srun() (the walk): median %.2f ms, "
+	       "fastest %.2f ms\n",
 	       ms_learn[reps / 2], ms_learn[0]);
+	printf("  CPU time per launch: median %.2f ms, least %.2f ms\n",
+	       ms_cpu[reps / 2], ms_cpu[0]);
+	free(ms_cpu);
 	free(ms);
 	free(ms_learn);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

@@ -16,6 +16,8 @@
 #include <stddef.h>
 
 #include "measurement/learn.h"
+#include "measurement/record.h"
+#include "measurement/spool.h"
 #include "measurement/stats.h"
 
 #define LAGOM_ARM_USER_MAX 64
@@ -56,6 +58,31 @@ int lagom_arm_spool_user(const char *user_dir, long uid, const char *user,
 			 void (*fn)(const struct lagom_arm_step *s, void *ctx),
 			 void (*refused)(const char *why, void *ctx),
 			 void *ctx);
+
+/*
+ * The same walk of one user's directory (user_fd, owned by uid; the
+ * caller's), with more for a caller that reads the records themselves
+ * (srun, spank/learn.c: what it learns from and the class's runs, in one
+ * walk): each record of a step read goes to on_record as well, parsed
+ * (rec), or refused (rec NULL, err saying why; refused() had it first).
+ */
+struct lagom_arm_walk {
+	const char *key;   /* the whole STEP/key text; NULL: every key */
+	bool latest_first; /* the steps from the latest (spool.h) */
+	/* Each step of key, its key read, before anything else of it:
+	 * LAGOM_SPOOL_NEXT (read it), LAGOM_SPOOL_SKIP (its records not
+	 * read, it is not yielded), LAGOM_SPOOL_STOP (end the walk). */
+	int (*on_step)(void *ctx, const struct lagom_spool_at *at);
+	void (*on_record)(void *ctx, const struct lagom_spool_at *at,
+			  const struct lagom_rec *rec,
+			  const struct lagom_error *err);
+	/* Each step read (NULL: none; its predictions are then not read). */
+	void (*fn)(const struct lagom_arm_step *s, void *ctx);
+	void (*refused)(const char *why, void *ctx); /* may be NULL */
+	void *ctx;
+};
+int lagom_arm_spool_walk(int user_fd, long uid, const char *user,
+			 const struct lagom_arm_walk *w);
 
 /* The same for every user of the spool root (measurement/spool.h's walk,
  * its order and its limits per user); a user directory whose owner is
