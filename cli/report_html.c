@@ -76,14 +76,66 @@ static double x_of(double v, double lo, double hi)
 	return LEFT + (v - lo) / (hi - lo) * (W - LEFT - RIGHT);
 }
 
-static void axis(FILE *out, double lo, double hi, int y)
+/* The step between ticks of [lo, hi]: 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1,
+ * ... the smallest that gives at most 8 ticks. */
+static double tick_step(double lo, double hi)
 {
-	double step = hi - lo > 0.5 ? 0.1 : hi - lo > 0.2 ? 0.05 : 0.02, v;
+	static const double m[] = { 1, 2, 5 };
+	double decade;
+	size_t i;
 
-	for (v = ceil(lo / step) * step; v <= hi + 1e-9; v += step)
+	for (decade = 0.01; decade < 1e6; decade *= 10)
+		for (i = 0; i < 3; i++)
+			if ((hi - lo) / (m[i] * decade) <= 7)
+				return m[i] * decade;
+	return decade;
+}
+
+/*
+ * The ticks of an axis from lo to hi (the chart's range), each a mark and
+ * its value: axis "x" along y = at (pixels from + (v - lo) / (hi - lo) *
+ * len), "y" along x = at (pixels from - ..., upwards).  data-axis and
+ * data-v say which axis and value a tick is, so that a test checks the
+ * marks against the points (tests/cli/report_html_check.py).
+ */
+static void ticks(FILE *out, char axis, double lo, double hi, double from,
+		  double len, double at)
+{
+	double step = tick_step(lo, hi);
+	long k;
+
+	if (axis == 'x')
 		fprintf(out,
-			"<text x=\"%.1f\" y=\"%d\" class=\"tick\">%.2f</text>\n",
-			x_of(v, lo, hi), y, v);
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			"y2=\"%.1f\" class=\"axis\"/>\n",
+			from, at, from + len, at);
+	else
+		fprintf(out,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			"y2=\"%.1f\" class=\"axis\"/>\n",
+			at, from, at, from - len);
+	for (k = (long)ceil(lo / step - 1e-9); k * step <= hi + 1e-9; k++) {
+		double v = k * step, p = (v - lo) / (hi - lo) * len;
+
+		if (axis == 'x')
+			fprintf(out,
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+				"y2=\"%.1f\" class=\"axis\"/>"
+				"<text x=\"%.1f\" y=\"%.1f\" "
+				"class=\"tick\" text-anchor=\"middle\" "
+				"data-axis=\"x\" data-v=\"%.2f\">%.2f</text>\n",
+				from + p, at, from + p, at + 4, from + p,
+				at + 15, v, v);
+		else
+			fprintf(out,
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+				"y2=\"%.1f\" class=\"axis\"/>"
+				"<text x=\"%.1f\" y=\"%.1f\" "
+				"class=\"tick\" text-anchor=\"end\" "
+				"data-axis=\"y\" data-v=\"%.2f\">%.2f</text>\n",
+				at - 4, from - p, at, from - p, at - 6,
+				from - p + 4, v, v);
+	}
 }
 
 static void speedup_chart(FILE *out, const struct report_class *c, size_t n)
@@ -95,14 +147,14 @@ static void speedup_chart(FILE *out, const struct report_class *c, size_t n)
 	speedup_range(c, n, &lo, &hi);
 	for (i = 0; i < n; i++)
 		row += has_interval(&c[i]);
-	h = (int)(row + 2) * ROW;
+	h = (int)(row + 2) * ROW + 8;
 	fprintf(out,
 		"<svg id=\"speedup\" xmlns=\"http://www.w3.org/2000/svg\" "
 		"width=\"%d\" height=\"%d\" role=\"img\">\n"
 		"<title>Measured speedup per class, 95 %% interval</title>\n"
 		"<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" "
 		"class=\"one\"/>\n",
-		W, h, x_of(1, lo, hi), x_of(1, lo, hi), h - ROW);
+		W, h, x_of(1, lo, hi), x_of(1, lo, hi), h - ROW - 8);
 	for (i = 0, row = 0; i < n; i++) {
 		const struct lagom_speedup *e = &c[i].est;
 		int y = (int)row * ROW + ROW;
@@ -130,13 +182,13 @@ static void speedup_chart(FILE *out, const struct report_class *c, size_t n)
 				x_of(c[i].runs->predicted_speedup, lo, hi) - 3,
 				y - 3);
 	}
-	axis(out, lo, hi, h - 6);
+	ticks(out, 'x', lo, hi, LEFT, W - LEFT - RIGHT, h - ROW - 6);
 	fputs("</svg>\n", out);
 }
 
 static void scatter_chart(FILE *out, const struct report_class *c, size_t n)
 {
-	const int side = 360, pad = 40;
+	const int side = 360, pad = 48;
 	double lo, hi;
 	size_t i;
 
@@ -147,10 +199,12 @@ static void scatter_chart(FILE *out, const struct report_class *c, size_t n)
 		"<title>Predicted against measured speedup</title>\n"
 		"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
 		"class=\"one\"/>\n"
-		"<text x=\"%d\" y=\"%d\" class=\"tick\">predicted</text>\n"
-		"<text x=\"4\" y=\"14\" class=\"tick\">measured</text>\n",
+		"<text x=\"%d\" y=\"%d\" class=\"label\">predicted</text>\n"
+		"<text x=\"4\" y=\"14\" class=\"label\">measured</text>\n",
 		side + 2 * pad, side + 2 * pad, pad, side + pad, side + pad,
-		pad, side / 2, side + 2 * pad - 8);
+		pad, side / 2, side + 2 * pad - 6);
+	ticks(out, 'x', lo, hi, pad, side, side + pad);
+	ticks(out, 'y', lo, hi, side + pad, side, pad);
 	for (i = 0; i < n; i++) {
 		const struct lagom_speedup *e = &c[i].est;
 		double fx, fy0, fy1, fy;
@@ -244,7 +298,8 @@ void report_html(FILE *out, const struct report_class *c, size_t n,
 	      ".none{color:#57606a;stroke:#57606a;fill:#57606a}"
 	      ".ci{stroke-width:3}.one{stroke:#999;stroke-dasharray:4}"
 	      ".pred{fill:none;stroke:#0969da}"
-	      ".tick,.label{font-size:11px;fill:#333}\n"
+	      ".tick,.label{font-size:11px;fill:#333}"
+	      ".axis{stroke:#333}\n"
 	      "</style></head><body>\n<h1>lagom report</h1>\n<p>Spool ",
 	      out);
 	esc(out, spool);
