@@ -236,8 +236,9 @@ static void print_text(const struct report_class *c, size_t n,
 	printf("site: %.2f GPU-hours saved [%.2f, %.2f] by tuned steps, over "
 	       "%zu of %zu class(es) with an interval, resting on %zu "
 	       "user(s)\n",
-	       site->saved_gpu_h, site->saved_lo_h, site->saved_hi_h,
-	       site->compared, site->classes, site->users);
+	       report_hours(site->saved_gpu_h), report_hours(site->saved_lo_h),
+	       report_hours(site->saved_hi_h), site->compared, site->classes,
+	       site->users);
 }
 
 static json_t *num_or_null(double v, bool known)

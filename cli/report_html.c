@@ -279,7 +279,8 @@ static void table(FILE *out, const struct report_class *c, size_t n)
 		fprintf(out, "<td data-k=\"verdict\" class=\"%s\">%s</td>",
 			lagom_verdict_name(e->verdict),
 			lagom_verdict_name(e->verdict));
-		cell(out, "saved_gpu_hours", 2, c[i].saved_gpu_h, iv);
+		cell(out, "saved_gpu_hours", 2, report_hours(c[i].saved_gpu_h),
+		     iv);
 		fputs("</tr>\n", out);
 	}
 	fputs("</table>\n", out);
@@ -315,8 +316,9 @@ void report_html(FILE *out, const struct report_class *c, size_t n,
 		"data-k=\"compared\">%zu</span> of <span "
 		"data-k=\"classes\">%zu</span> classes, resting on <span "
 		"data-k=\"users\">%zu</span> user(s).</p>\n",
-		site->saved_gpu_h, site->saved_lo_h, site->saved_hi_h,
-		site->compared, site->classes, site->users);
+		report_hours(site->saved_gpu_h), report_hours(site->saved_lo_h),
+		report_hours(site->saved_hi_h), site->compared, site->classes,
+		site->users);
 	table(out, c, n);
 	fputs("<h2>Measured speedup per class (bar: 95 % interval; square: "
 	      "predicted)</h2>\n",
