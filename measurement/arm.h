@@ -46,6 +46,18 @@ struct lagom_arm_step {
 	unsigned tasks;
 };
 
+/* A growing list of steps, for a walk's fn (lagom_arm_steps_fn). */
+struct lagom_arm_steps {
+	struct lagom_arm_step *v;
+	size_t n, cap;
+	size_t max;	/* the most kept (0: no limit) */
+	bool full;	/* a step was not kept: max reached, or no memory */
+	bool no_memory; /* ... for want of memory */
+};
+/* fn for the walks below: s appended to the list ctx. */
+void lagom_arm_steps_fn(const struct lagom_arm_step *s, void *ctx);
+void lagom_arm_steps_free(struct lagom_arm_steps *l);
+
 /*
  * Every step under user_dir (SPOOL/USER, owned by uid) whose key is key
  * (the whole STEP/key text; NULL: every key), in name order, each to

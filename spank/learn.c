@@ -192,18 +192,7 @@ static void walk_record(void *ctx, const struct lagom_spool_at *at,
 
 static void walk_run(const struct lagom_arm_step *s, void *ctx)
 {
-	struct lagom_class_runs *r = ((struct walk *)ctx)->runs;
-
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 32;
-		struct lagom_arm_step *v;
-
-		if (cap > MAX_RUNS || !(v = realloc(r->v, cap * sizeof(*v))))
-			return;
-		r->v = v;
-		r->cap = cap;
-	}
-	r->v[r->n++] = *s;
+	lagom_arm_steps_fn(s, &((struct walk *)ctx)->runs->steps);
 }
 
 static void walk_refused(const char *why, void *ctx)
@@ -217,7 +206,7 @@ static void walk_refused(const char *why, void *ctx)
 void lagom_class_runs_free(struct lagom_class_runs *runs)
 {
 	if (runs)
-		free(runs->v);
+		lagom_arm_steps_free(&runs->steps);
 	free(runs);
 }
 
@@ -231,7 +220,7 @@ void lagom_learned_destroy(struct lagom_learned *learned)
 }
 
 /* The runs in run order (the walk went from the latest). */
-static void runs_in_order(struct lagom_class_runs *r)
+static void runs_in_order(struct lagom_arm_steps *r)
 {
 	for (size_t i = 0; i < r->n / 2; i++) {
 		struct lagom_arm_step t = r->v[i];
@@ -291,6 +280,8 @@ struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
 		free(w.tab);
 	if (mode == LAGOM_MODE_AUTO || mode == LAGOM_MODE_EXPLAIN) {
 		w.runs = calloc(1, sizeof(*w.runs));
+		if (w.runs)
+			w.runs->steps.max = MAX_RUNS;
 		aw.fn = walk_run;
 		aw.refused = walk_refused;
 	}
@@ -300,8 +291,8 @@ struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
 	if (l && w.tab && (w.runs || aw.fn == NULL))
 		lagom_arm_spool_walk(user_fd, (long)uid, user, &aw);
 	close(user_fd);
-	if (w.runs && w.runs->n > 0) {
-		runs_in_order(w.runs);
+	if (w.runs && w.runs->steps.n > 0) {
+		runs_in_order(&w.runs->steps);
 		*runs = w.runs;
 	} else {
 		lagom_class_runs_free(w.runs);

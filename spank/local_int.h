@@ -30,8 +30,7 @@ void lagom_measure_carry_predicted(const struct lagom_state *st,
  * refused: the first file refused on the way ("" none), of n_refused.
  */
 struct lagom_class_runs {
-	struct lagom_arm_step *v;
-	size_t n, cap;
+	struct lagom_arm_steps steps;
 	unsigned n_refused;
 	char refused[LAGOM_SPOOL_NAME_MAX * 12 + LAGOM_ERROR_TEXT_MAX + 16];
 };

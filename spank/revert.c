@@ -33,8 +33,9 @@ static int judge(const struct lagom_state *st,
 		return -1;
 	if (runs->n_refused)
 		lagom_say(&st->cfg, "revert: refused %s", runs->refused);
-	if (runs->n > 0 && (cls = malloc(sizeof(*cls))) != NULL) {
-		lagom_arm_class_fill(cls, runs->v, runs->n, plan_id);
+	if (runs->steps.n > 0 && (cls = malloc(sizeof(*cls))) != NULL) {
+		lagom_arm_class_fill(cls, runs->steps.v, runs->steps.n,
+				     plan_id);
 		rc = lagom_speedup_estimate(cls->tuned_s, cls->n_tuned,
 					    cls->control_s, cls->n_control,
 					    est);
