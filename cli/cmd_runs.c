@@ -341,31 +341,40 @@ static int runs_record(void *ctx, const struct lagom_spool_at *at)
 
 /*
  * A reverted step (doc/report.md): srun's judgement again, from the
- * spool as it is now: the runs of the step's class (its key) before it,
- * the tuned ones of the plan it stood in for, against the controls.  The
+ * spool as it is now: the runs of the step's class (its key) whose last
+ * record was written before the step started (its key's time), the tuned
+ * ones of the plan it stood in for, against the controls.  The
  * user's steps are read once (measurement/arm.h's adapter, silently: the
  * walk here says what it refuses), at the first reverted step.
  */
-static void judge_reverted(struct runs_walk *w, const char *step)
+static void judge_reverted(struct runs_walk *w,
+			   const struct lagom_spool_at *at)
 {
+	struct lagom_read_rule rule = { .max_bytes = LAGOM_LEARN_KEY_MAX - 1,
+					.owner = LAGOM_OWNER_UID,
+					.uid = (uid_t)w->uid };
 	struct lagom_arm_steps before = { 0 };
 	struct lagom_arm_class *cls;
-	const struct lagom_arm_step *self = NULL;
-	size_t i;
+	char key[LAGOM_LEARN_KEY_MAX];
+	struct stat st;
+	size_t i, len = 0;
 
-	if (!w->root)
+	/* its key, written by its node as it started (the walk below yields
+	 * only steps with records) */
+	if (!w->root || lagom_read_file_at(at->step_fd, LAGOM_SPOOL_KEY, &rule,
+					   key, &len, &st, NULL) != 0)
 		return;
+	key[len] = '\0';
 	if (!w->all_read) {
 		w->all_read = true;
 		lagom_arm_spool_user(w->root, w->uid, w->user, NULL,
 				     lagom_arm_steps_fn, NULL, &w->all);
 	}
-	for (i = 0; i < w->all.n && !self; i++)
-		if (strcmp(w->all.v[i].dir, step) == 0)
-			self = &w->all.v[i];
-	/* the spool's order is the run order: the class's steps before it */
-	for (i = 0; self && &w->all.v[i] != self; i++)
-		if (strcmp(w->all.v[i].key, self->key) == 0)
+	/* what srun saw: the class's steps measured before it started */
+	for (i = 0; i < w->all.n; i++)
+		if (strcmp(w->all.v[i].key, key) == 0 &&
+		    strcmp(w->all.v[i].dir, at->step) != 0 &&
+		    w->all.v[i].end_unix <= (uint64_t)st.st_mtime)
 			lagom_arm_steps_fn(&w->all.v[i], &before);
 	cls = before.n && !before.full ? malloc(sizeof(*cls)) : NULL;
 	if (cls) {
@@ -398,7 +407,7 @@ static void runs_step_end(void *ctx, const struct lagom_spool_at *at)
 	cli_runs_predicted(at->step_fd, w->v->name, w->uid, w->v->plan,
 			   w->v->agg, w->v->n_agg, w->v->arm, w->v->arm_plan);
 	if (strcmp(w->v->arm, "revert") == 0)
-		judge_reverted(w, at->step);
+		judge_reverted(w, at);
 	w->n_steps++;
 	if (w->format == CLI_JSON) {
 		json_t *o = step_json(w->v);

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "measurement/learn.h"
 #include "measurement/record.h"
@@ -44,6 +45,7 @@ struct lagom_arm_step {
 	double comm_s;		  /* GPU time in collectives per task */
 	double gpu_s;		  /* wall time x tasks */
 	unsigned tasks;
+	uint64_t end_unix; /* when its last record was written */
 };
 
 /* A growing list of steps, for a walk's fn (lagom_arm_steps_fn). */

@@ -219,6 +219,7 @@ static void on_step_end(void *ctx, const struct lagom_spool_at *at)
 	s->comm_s = sm->comm_ns / sm->n / 1e9;
 	s->gpu_s = sm->end > sm->start ? (double)(sm->end - sm->start) * sm->n
 				       : 0;
+	s->end_unix = sm->end;
 	rd->w.fn(s, rd->w.ctx);
 }
 

@@ -42,6 +42,12 @@ struct trial_counts {
 	unsigned gain, loss, none, too_few, covered;
 };
 
+/* A design: runs per arm, and the times' shape. */
+struct design {
+	size_t n_t, n_c;
+	bool skewed;
+};
+
 static struct trial_counts run_trials(uint64_t seed, size_t n_t, size_t n_c,
 				      double true_speedup, double sigma,
 				      bool skewed)
@@ -60,6 +66,8 @@ static struct trial_counts run_trials(uint64_t seed, size_t n_t, size_t n_c,
 		for (i = 0; i < n_c; i++)
 			k[i] = run_time(&st, 1.0, sigma, skewed);
 		assert_int_equal(lagom_speedup_estimate(t, n_t, k, n_c, &s), 0);
+		if (s.exact && s.verdict != LAGOM_VERDICT_TOO_FEW)
+			assert_true(s.level >= 0.95);
 		c.gain += s.verdict == LAGOM_VERDICT_GAIN;
 		c.loss += s.verdict == LAGOM_VERDICT_LOSS;
 		c.none += s.verdict == LAGOM_VERDICT_NONE;
@@ -143,10 +151,7 @@ static void test_estimate_basics(void **state)
 /* No true difference: a gain or a loss claimed in at most 5 % of trials. */
 static void test_null_false_claims(void **state)
 {
-	static const struct {
-		size_t n_t, n_c;
-		bool skewed;
-	} cases[] = {
+	static const struct design cases[] = {
 		{ 10, 10, false }, { 10, 10, true }, { 5, 12, true },
 		{ 40, 8, false },  { 60, 60, true },
 	};
@@ -199,17 +204,14 @@ static void test_power(void **state)
  * LAGOM_STATS_EXACT_MAX), unequal arms, log-normal and skewed times.
  * Tuning scales every time (the model the method's coverage is exact
  * for, doc/report.md), so the true coverage is at least the interval's
- * level (>= 95 %, asserted per trial where exact).  Of 1000 trials, a
+ * level (>= 95 %, asserted per trial where exact, run_trials).  Of 1000 trials, a
  * coverage of 95 % gives 950 +- 6.9 (one standard error): at least 929
  * (3 standard errors below) must cover, so a method that covers less than
  * about 93 % fails.
  */
 static void test_coverage(void **state)
 {
-	static const struct {
-		size_t n_t, n_c;
-		bool skewed;
-	} cases[] = {
+	static const struct design cases[] = {
 		{ 4, 4, false }, { 5, 12, true },  { 10, 10, true },
 		{ 40, 8, false }, { 60, 60, true },
 	};
@@ -219,38 +221,17 @@ static void test_coverage(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		for (j = 0; j < 2; j++) {
-			double t[64], k[64];
-			uint64_t st = 5000 + 10 * i + j;
-			unsigned covered = 0, trial;
-			size_t r;
+			struct trial_counts c = run_trials(
+				5000 + 10 * i + j, cases[i].n_t, cases[i].n_c,
+				speedup[j], 0.05, cases[i].skewed);
 
-			for (trial = 0; trial < TRIALS; trial++) {
-				struct lagom_speedup s;
-
-				for (r = 0; r < cases[i].n_t; r++)
-					t[r] = run_time(&st, 1.0 / speedup[j],
-							0.05, cases[i].skewed);
-				for (r = 0; r < cases[i].n_c; r++)
-					k[r] = run_time(&st, 1.0, 0.05,
-							cases[i].skewed);
-				assert_int_equal(
-					lagom_speedup_estimate(
-						t, cases[i].n_t, k,
-						cases[i].n_c, &s),
-					0);
-				assert_int_not_equal(s.verdict,
-						     LAGOM_VERDICT_TOO_FEW);
-				if (s.exact)
-					assert_true(s.level >= 0.95);
-				covered += s.lo <= speedup[j] &&
-					   speedup[j] <= s.hi;
-			}
 			printf("# coverage %.2fx, %zu tuned vs %zu control "
 			       "(%s, 5 %%): %u of %d (%.1f %%)\n",
 			       speedup[j], cases[i].n_t, cases[i].n_c,
 			       cases[i].skewed ? "skewed" : "log-normal",
-			       covered, TRIALS, 100.0 * covered / TRIALS);
-			assert_true(covered >= 929);
+			       c.covered, TRIALS, 100.0 * c.covered / TRIALS);
+			assert_int_equal(c.too_few, 0);
+			assert_true(c.covered >= 929);
 		}
 }
 
