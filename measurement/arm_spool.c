@@ -40,6 +40,7 @@ struct reader {
 	struct lagom_arm_walk w; /* key NULL: every key */
 	const char *user;
 	struct lagom_arm_step s;
+	bool key_read; /* s.key is the step's, read by on_step_open */
 	struct sums *sm;
 };
 
@@ -164,16 +165,45 @@ static void classify(const struct reader *rd, const struct sums *sm,
 				       (double)p->iteration_ns;
 }
 
+/* With a key asked for: a step of another key passed over before its
+ * records are listed.  Silent: a key that cannot be read is on_step's to
+ * refuse, once it is known the step holds a record. */
+static int on_step_open(void *ctx, const struct lagom_spool_at *at)
+{
+	struct reader *rd = ctx;
+	struct lagom_read_rule rule = { .max_bytes = LAGOM_LEARN_KEY_MAX - 1,
+					.owner = LAGOM_OWNER_UID,
+					.uid = at->uid };
+	size_t len = 0;
+
+	rd->key_read = false;
+	if (lagom_read_file_at(at->step_fd, LAGOM_SPOOL_KEY, &rule, rd->text,
+			       &len, NULL, NULL) != 0)
+		return LAGOM_SPOOL_NEXT;
+	rd->text[len] = '\0';
+	if (!lagom_learn_key_ok(rd->text))
+		return LAGOM_SPOOL_NEXT;
+	if (strcmp(rd->w.key, rd->text) != 0)
+		return LAGOM_SPOOL_SKIP;
+	rd->key_read = true;
+	return LAGOM_SPOOL_NEXT;
+}
+
 static int on_step(void *ctx, const struct lagom_spool_at *at)
 {
 	struct reader *rd = ctx;
-
-	memset(&rd->s, 0, sizeof(rd->s));
-	memset(rd->sm, 0, sizeof(*rd->sm));
+	bool key_read = rd->key_read;
 	int rc;
 
-	if (at->kept == 0 || read_key(rd, at) != 0 ||
-	    (rd->w.key && strcmp(rd->w.key, rd->s.key) != 0))
+	rd->key_read = false;
+	memset(&rd->s, 0, sizeof(rd->s));
+	memset(rd->sm, 0, sizeof(*rd->sm));
+	if (at->kept == 0)
+		return LAGOM_SPOOL_SKIP;
+	if (key_read)
+		snprintf(rd->s.key, sizeof(rd->s.key), "%s", rd->w.key);
+	else if (read_key(rd, at) != 0 ||
+		 (rd->w.key && strcmp(rd->w.key, rd->s.key) != 0))
 		return LAGOM_SPOOL_SKIP;
 	if (rd->w.on_step &&
 	    (rc = rd->w.on_step(rd->w.ctx, at)) != LAGOM_SPOOL_NEXT)
@@ -285,6 +315,7 @@ static struct lagom_spool_walk walk_of(struct reader *rd)
 		.say = say,
 		.ctx = rd,
 		.latest_first = rd->w.latest_first,
+		.on_step_open = rd->w.key ? on_step_open : NULL,
 	};
 }
 
