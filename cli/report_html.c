@@ -18,6 +18,7 @@
 #define ROW 26
 #define LEFT 260
 #define RIGHT 40
+#define LABEL_CHARS 40 /* of 11 px text in LEFT's 260 px */
 
 static void esc(FILE *out, const char *s)
 {
@@ -138,6 +139,22 @@ static void ticks(FILE *out, char axis, double lo, double hi, double from,
 	}
 }
 
+/* A class's label left of its bar: "USER KEY", cut to what fits before
+ * the chart (LABEL_CHARS, ending in "..."), the whole of it its title. */
+static void label(FILE *out, const struct report_class *c, int y)
+{
+	char text[LAGOM_ARM_USER_MAX + LAGOM_LEARN_KEY_MAX + 2];
+
+	snprintf(text, sizeof(text), "%s %s", c->user, c->key);
+	fprintf(out, "<text x=\"4\" y=\"%d\" class=\"label\"><title>", y);
+	esc(out, text);
+	fputs("</title>", out);
+	if (strlen(text) > LABEL_CHARS)
+		strcpy(text + LABEL_CHARS - 3, "...");
+	esc(out, text);
+	fputs("</text>", out);
+}
+
 static void speedup_chart(FILE *out, const struct report_class *c, size_t n)
 {
 	double lo, hi;
@@ -162,12 +179,9 @@ static void speedup_chart(FILE *out, const struct report_class *c, size_t n)
 		if (!has_interval(&c[i]))
 			continue;
 		row++;
-		fprintf(out, "<text x=\"4\" y=\"%d\" class=\"label\">", y + 4);
-		esc(out, c[i].user);
-		fputs(" ", out);
-		esc(out, c[i].key);
+		label(out, &c[i], y + 4);
 		fprintf(out,
-			"</text>\n<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+			"\n<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
 			"y2=\"%d\" class=\"ci %s\"/>\n"
 			"<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" class=\"%s\" "
 			"data-speedup=\"%.3f\"/>\n",
