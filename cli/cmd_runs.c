@@ -295,7 +295,7 @@ static int parse_args(int argc, char **argv, struct runs_args *a)
 /* The walk's state: the step being read and where its view goes. */
 struct runs_walk {
 	struct step_view *v;
-	const char *shown; /* the step's name as shown; NULL: its own */
+	const char *shown;	 /* the step's name as shown; NULL: its own */
 	const char *root, *user; /* the user's directory (show_user) */
 	struct lagom_arm_steps all; /* its steps (measurement/arm.h) */
 	bool all_read;
@@ -347,8 +347,7 @@ static int runs_record(void *ctx, const struct lagom_spool_at *at)
  * user's steps are read once (measurement/arm.h's adapter, silently: the
  * walk here says what it refuses), at the first reverted step.
  */
-static void judge_reverted(struct runs_walk *w,
-			   const struct lagom_spool_at *at)
+static void judge_reverted(struct runs_walk *w, const struct lagom_spool_at *at)
 {
 	struct lagom_read_rule rule = { .max_bytes = LAGOM_LEARN_KEY_MAX - 1,
 					.owner = LAGOM_OWNER_UID,
@@ -379,11 +378,11 @@ static void judge_reverted(struct runs_walk *w,
 	cls = before.n && !before.full ? malloc(sizeof(*cls)) : NULL;
 	if (cls) {
 		lagom_arm_class_fill(cls, before.v, before.n, w->v->arm_plan);
-		w->v->reverted =
-			lagom_speedup_estimate(cls->tuned_s, cls->n_tuned,
-					       cls->control_s, cls->n_control,
-					       &w->v->why) == 0 &&
-			w->v->why.verdict != LAGOM_VERDICT_TOO_FEW;
+		w->v->reverted = lagom_speedup_estimate(
+					 cls->tuned_s, cls->n_tuned,
+					 cls->control_s, cls->n_control,
+					 &w->v->why) == 0 &&
+				 w->v->why.verdict != LAGOM_VERDICT_TOO_FEW;
 	}
 	free(cls);
 	lagom_arm_steps_free(&before);

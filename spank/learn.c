@@ -133,7 +133,7 @@ struct walk {
 	bool want_workload;
 	struct lagom_learned *l;
 	struct lagom_planner_measured_class *tab; /* l's classes */
-	struct lagom_class_runs *runs; /* NULL: learning only */
+	struct lagom_class_runs *runs;		  /* NULL: learning only */
 	void (*say)(const char *, void *);
 	void *ctx;
 };

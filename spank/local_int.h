@@ -64,8 +64,7 @@ struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
  */
 bool lagom_revert_srun(const struct lagom_state *st,
 		       const struct lagom_step *step, enum lagom_mode mode,
-		       const char *plan_id,
-		       const struct lagom_class_runs *runs, char *why,
-		       size_t len);
+		       const char *plan_id, const struct lagom_class_runs *runs,
+		       char *why, size_t len);
 
 #endif /* LAGOM_SPANK_LOCAL_INT_H */

@@ -46,9 +46,8 @@ static int judge(const struct lagom_state *st,
 
 bool lagom_revert_srun(const struct lagom_state *st,
 		       const struct lagom_step *step, enum lagom_mode mode,
-		       const char *plan_id,
-		       const struct lagom_class_runs *runs, char *why,
-		       size_t len)
+		       const char *plan_id, const struct lagom_class_runs *runs,
+		       char *why, size_t len)
 {
 	const struct lagom_measure_config *m = &st->cfg.measure;
 	struct lagom_speedup est;

@@ -210,7 +210,7 @@ static int skip_marked(void *ctx, const struct lagom_spool_at *at)
 	assert_null(at->name);
 	opened++;
 	return faccessat(at->step_fd, "skip", F_OK, 0) == 0 ? LAGOM_SPOOL_SKIP
-							   : LAGOM_SPOOL_NEXT;
+							    : LAGOM_SPOOL_NEXT;
 }
 
 static void step_open_passes_over(void **state)

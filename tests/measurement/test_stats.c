@@ -212,7 +212,7 @@ static void test_power(void **state)
 static void test_coverage(void **state)
 {
 	static const struct design cases[] = {
-		{ 4, 4, false }, { 5, 12, true },  { 10, 10, true },
+		{ 4, 4, false },  { 5, 12, true },  { 10, 10, true },
 		{ 40, 8, false }, { 60, 60, true },
 	};
 	static const double speedup[] = { 0.90, 1.10 };

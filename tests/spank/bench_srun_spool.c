@@ -1,15 +1,16 @@
 /*
- * bench/bench_srun_spool.c - what reading the user's spool costs srun at
- * every launch (issue 32): the measured-step half of srun's planning,
- * spank/learn.c (the latest step of the class, to learn from) and
- * spank/revert.c (the class's tuned and control runs, to revert a plan
- * that measures slower), called as spank/local.c calls them, on a spool of
- * STEPS measured steps of one class (every 20th a control, the tuned ones
- * 5 % slower, so that the class is judged and reverted) with RECORDS
- * records each, plus OTHER steps of another class.  Prints the time of one
- * launch's reading (median and fastest of REPS, the page cache warm; wall
- * and CPU time, the latter what it costs whatever runs beside it) and
- * whether it learned and reverted.
+ * tests/spank/bench_srun_spool.c (the program bench/bench_srun_spool) -
+ * what reading the user's spool costs srun at every launch (issue 32):
+ * the measured-step half of srun's planning, spank/learn.c (the latest
+ * step of the class, to learn from; the same walk gathers the class's
+ * tuned and control runs) and spank/revert.c (judging them, to revert a
+ * plan that measures slower), called as spank/local.c calls them, on a
+ * spool of STEPS measured steps of one class (every 20th a control, the
+ * tuned ones 5 % slower, so that the class is judged and reverted) with
+ * RECORDS records each, plus OTHER later steps of another class.  Prints
+ * the time of one launch's reading (median and fastest of REPS, the page
+ * cache warm; wall and CPU time, the latter what it costs whatever runs
+ * beside it) and whether it learned and reverted.
  *
  *   bench_srun_spool [STEPS RECORDS OTHER REPS [DIR]]
  *                                          default 1000 8 200 20
@@ -83,19 +84,20 @@ static int write_step(const char *user_dir, unsigned job, const char *key,
 	for (unsigned t = 0; t < records; t++) {
 		snprintf(path, sizeof(path), "%s/task-%u.%u.rec", dir, t,
 			 1000 + t);
-		snprintf(text, sizeof(text),
-			 "lagom-measure 1\nabi 5\njob %u step 0 task %u pid %u\n"
-			 "plan %s\ntime %u %u\ncomms 1 dropped 0\n"
-			 "comm 0000000000001000 ranks %u nodes 1 rank %u name - "
-			 "overflow 0 incomplete 0 classes 2\n"
-			 "class allreduce 1048576 ring simple 8 count 100 gpu "
-			 "100 1000000 9000 11000 gap 0 0\n"
-			 "class allgather 524288 ring simple 8 count 100 gpu "
-			 "100 500000 4000 6000 gap 0 0\n"
-			 "period 2 n 50 ns %.0f\nseq 0 1\nend\n",
-			 job, t, 1000 + t, control ? "-" : PLAN,
-			 1764200000 + 100 * job, 1764200060 + 100 * job,
-			 records, t, iter_ms * 1e6);
+		snprintf(
+			text, sizeof(text),
+			"lagom-measure 1\nabi 5\njob %u step 0 task %u pid %u\n"
+			"plan %s\ntime %u %u\ncomms 1 dropped 0\n"
+			"comm 0000000000001000 ranks %u nodes 1 rank %u name - "
+			"overflow 0 incomplete 0 classes 2\n"
+			"class allreduce 1048576 ring simple 8 count 100 gpu "
+			"100 1000000 9000 11000 gap 0 0\n"
+			"class allgather 524288 ring simple 8 count 100 gpu "
+			"100 500000 4000 6000 gap 0 0\n"
+			"period 2 n 50 ns %.0f\nseq 0 1\nend\n",
+			job, t, 1000 + t, control ? "-" : PLAN,
+			1764200000 + 100 * job, 1764200060 + 100 * job, records,
+			t, iter_ms * 1e6);
 		rc |= put(path, text);
 	}
 	return rc;
@@ -219,7 +221,6 @@ int main(int argc, char **argv)
 	free(ms_learn);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
-		fprintf(stderr, "bench_srun_spool: could not remove %s\n",
-			dir);
+		fprintf(stderr, "bench_srun_spool: could not remove %s\n", dir);
 	return 0;
 }
