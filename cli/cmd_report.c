@@ -44,30 +44,6 @@ static const char report_usage[] =
 	"                           self-contained page with SVG charts\n"
 	"  -h, --help               this help\n";
 
-struct steps {
-	struct lagom_arm_step *v;
-	size_t n, cap;
-	bool oom;
-};
-
-static void collect(const struct lagom_arm_step *s, void *ctx)
-{
-	struct steps *st = ctx;
-
-	if (st->n == st->cap) {
-		size_t cap = st->cap ? 2 * st->cap : 64;
-		struct lagom_arm_step *v = realloc(st->v, cap * sizeof(*v));
-
-		if (!v) {
-			st->oom = true;
-			return;
-		}
-		st->v = v;
-		st->cap = cap;
-	}
-	st->v[st->n++] = *s;
-}
-
 static int same_class(const struct lagom_arm_step *a,
 		      const struct lagom_arm_step *b)
 {
@@ -158,7 +134,7 @@ static void free_classes(struct report_class *c, size_t n)
 }
 
 /* Group the sorted steps into classes with at least one compared run. */
-static int build_classes(struct steps *st, struct report_class **out,
+static int build_classes(struct lagom_arm_steps *st, struct report_class **out,
 			 size_t *n_out)
 {
 	struct report_class *c = calloc(MAX_CLASSES, sizeof(*c));
@@ -236,8 +212,9 @@ static void print_text(const struct report_class *c, size_t n,
 	printf("site: %.2f GPU-hours saved [%.2f, %.2f] by tuned steps, over "
 	       "%zu of %zu class(es) with an interval, resting on %zu "
 	       "user(s)\n",
-	       site->saved_gpu_h, site->saved_lo_h, site->saved_hi_h,
-	       site->compared, site->classes, site->users);
+	       report_hours(site->saved_gpu_h), report_hours(site->saved_lo_h),
+	       report_hours(site->saved_hi_h), site->compared, site->classes,
+	       site->users);
 }
 
 static json_t *num_or_null(double v, bool known)
@@ -376,7 +353,7 @@ static int output(const struct report_args *a, const struct report_class *c,
 int cli_cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .spool = DEFAULT_SPOOL, .format = CLI_TEXT };
-	struct steps st = { 0 };
+	struct lagom_arm_steps st = { 0 };
 	struct report_class *c = NULL;
 	struct report_site site;
 	char user[LAGOM_ARM_USER_MAX];
@@ -390,11 +367,11 @@ int cli_cmd_report(int argc, char **argv)
 	rc = whose(&a, user, sizeof(user));
 	if (rc)
 		return rc;
-	rc = report_spool_walk(a.spool, user[0] ? user : NULL, collect, &st,
-			       &refused);
-	if (rc == CLI_OK && (st.oom || build_classes(&st, &c, &n) != 0))
+	rc = report_spool_walk(a.spool, user[0] ? user : NULL,
+			       lagom_arm_steps_fn, &st, &refused);
+	if (rc == CLI_OK && (st.full || build_classes(&st, &c, &n) != 0))
 		rc = cli_fail(CLI_FAIL, "report: out of memory");
-	free(st.v);
+	lagom_arm_steps_free(&st);
 	if (rc)
 		return rc;
 	fill_site(&site, c, n);

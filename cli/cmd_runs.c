@@ -25,8 +25,10 @@
 #include "cli/runs_int.h"
 #include "common/escape.h"
 #include "common/io.h"
+#include "measurement/arm.h"
 #include "measurement/record.h"
 #include "measurement/spool.h"
+#include "measurement/stats.h"
 
 #define MAX_STEPS 4096
 #define MAX_FILES 4096 /* records read per step */
@@ -54,6 +56,8 @@ struct step_view {
 	char job[LAGOM_REC_TOKEN_MAX + 1], step[LAGOM_REC_TOKEN_MAX + 1];
 	char plan[LAGOM_REC_TOKEN_MAX + 1];
 	char arm[8], arm_plan[24]; /* doc/report.md: a control step */
+	bool reverted;		   /* arm revert, and why below */
+	struct lagom_speedup why;  /* the class's runs before it */
 	bool plan_mixed;
 	unsigned tasks, refused;
 	uint64_t written_unix;
@@ -171,6 +175,11 @@ static void print_text(const struct step_view *v)
 	if (v->arm[0])
 		printf(", arm %s (NCCL's defaults; plan %s not applied)",
 		       v->arm, v->arm_plan);
+	if (v->reverted)
+		printf(", reverted: measured %.2fx [%.2f, %.2f] over %zu runs "
+		       "before it",
+		       v->why.speedup, v->why.lo, v->why.hi,
+		       v->why.n_tuned + v->why.n_control);
 	printf("\n");
 	if (!t)
 		return;
@@ -286,7 +295,10 @@ static int parse_args(int argc, char **argv, struct runs_args *a)
 /* The walk's state: the step being read and where its view goes. */
 struct runs_walk {
 	struct step_view *v;
-	const char *shown; /* the step's name as shown; NULL: its own */
+	const char *shown;	 /* the step's name as shown; NULL: its own */
+	const char *root, *user; /* the user's directory (show_user) */
+	struct lagom_arm_steps all; /* its steps (measurement/arm.h) */
+	bool all_read;
 	long uid;
 	enum cli_format format;
 	json_t *steps;
@@ -327,12 +339,74 @@ static int runs_record(void *ctx, const struct lagom_spool_at *at)
 	return LAGOM_SPOOL_NEXT;
 }
 
+/*
+ * A reverted step (doc/report.md): srun's judgement again, from the
+ * spool as it is now: the runs of the step's class (its key) whose last
+ * record was written before the step started (its key's time), the tuned
+ * ones of the plan it stood in for, against the controls.  The
+ * user's steps are read once (measurement/arm.h's adapter, silently: the
+ * walk here says what it refuses), at the first reverted step.
+ */
+static void judge_reverted(struct runs_walk *w, const struct lagom_spool_at *at)
+{
+	struct lagom_read_rule rule = { .max_bytes = LAGOM_LEARN_KEY_MAX - 1,
+					.owner = LAGOM_OWNER_UID,
+					.uid = (uid_t)w->uid };
+	struct lagom_arm_steps before = { 0 };
+	struct lagom_arm_class *cls;
+	char key[LAGOM_LEARN_KEY_MAX];
+	struct stat st;
+	size_t i, len = 0;
+
+	/* its key, written by its node as it started (the walk below yields
+	 * only steps with records) */
+	if (!w->root || lagom_read_file_at(at->step_fd, LAGOM_SPOOL_KEY, &rule,
+					   key, &len, &st, NULL) != 0)
+		return;
+	key[len] = '\0';
+	if (!w->all_read) {
+		w->all_read = true;
+		lagom_arm_spool_user(w->root, w->uid, w->user, NULL,
+				     lagom_arm_steps_fn, NULL, &w->all);
+	}
+	/* what srun saw: the class's steps measured before it started */
+	for (i = 0; i < w->all.n; i++)
+		if (strcmp(w->all.v[i].key, key) == 0 &&
+		    strcmp(w->all.v[i].dir, at->step) != 0 &&
+		    w->all.v[i].end_unix <= (uint64_t)st.st_mtime)
+			lagom_arm_steps_fn(&w->all.v[i], &before);
+	cls = before.n && !before.full ? malloc(sizeof(*cls)) : NULL;
+	if (cls) {
+		lagom_arm_class_fill(cls, before.v, before.n, w->v->arm_plan);
+		w->v->reverted = lagom_speedup_estimate(
+					 cls->tuned_s, cls->n_tuned,
+					 cls->control_s, cls->n_control,
+					 &w->v->why) == 0 &&
+				 w->v->why.verdict != LAGOM_VERDICT_TOO_FEW;
+	}
+	free(cls);
+	lagom_arm_steps_free(&before);
+}
+
+static json_t *reverted_json(const struct step_view *v)
+{
+	if (!v->reverted)
+		return json_null();
+	return json_pack("{s:f, s:f, s:f, s:i, s:i, s:s}", "speedup",
+			 v->why.speedup, "lo", v->why.lo, "hi", v->why.hi,
+			 "tuned_runs", (int)v->why.n_tuned, "control_runs",
+			 (int)v->why.n_control, "verdict",
+			 lagom_verdict_name(v->why.verdict));
+}
+
 static void runs_step_end(void *ctx, const struct lagom_spool_at *at)
 {
 	struct runs_walk *w = ctx;
 
 	cli_runs_predicted(at->step_fd, w->v->name, w->uid, w->v->plan,
 			   w->v->agg, w->v->n_agg, w->v->arm, w->v->arm_plan);
+	if (strcmp(w->v->arm, "revert") == 0)
+		judge_reverted(w, at);
 	w->n_steps++;
 	if (w->format == CLI_JSON) {
 		json_t *o = step_json(w->v);
@@ -340,6 +414,7 @@ static void runs_step_end(void *ctx, const struct lagom_spool_at *at)
 		json_object_set_new(o, "arm",
 				    w->v->arm[0] ? json_string(w->v->arm)
 						 : json_null());
+		json_object_set_new(o, "reverted", reverted_json(w->v));
 		json_array_append_new(w->steps, o);
 	} else
 		print_text(w->v);
@@ -376,10 +451,15 @@ static void show_user(struct runs_walk *w, const char *root, const char *user)
 		close(fd);
 		return;
 	}
+	w->root = root;
+	w->user = user;
 	if (fd >= 0)
 		lagom_spool_walk_user(fd, user, &walk);
 	if (fd >= 0)
 		close(fd);
+	w->root = w->user = NULL;
+	lagom_arm_steps_free(&w->all);
+	w->all_read = false;
 	if (w->n_steps == 0 && w->format == CLI_TEXT)
 		printf("no measured steps under %s\n", esc);
 }

@@ -18,6 +18,7 @@
 #define ROW 26
 #define LEFT 260
 #define RIGHT 40
+#define LABEL_CHARS 40 /* of 11 px text in LEFT's 260 px */
 
 static void esc(FILE *out, const char *s)
 {
@@ -76,14 +77,82 @@ static double x_of(double v, double lo, double hi)
 	return LEFT + (v - lo) / (hi - lo) * (W - LEFT - RIGHT);
 }
 
-static void axis(FILE *out, double lo, double hi, int y)
+/* The step between ticks of [lo, hi]: 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1,
+ * ... the smallest that gives at most 8 ticks. */
+static double tick_step(double lo, double hi)
 {
-	double step = hi - lo > 0.5 ? 0.1 : hi - lo > 0.2 ? 0.05 : 0.02, v;
+	static const double m[] = { 1, 2, 5 };
+	double decade;
+	size_t i;
 
-	for (v = ceil(lo / step) * step; v <= hi + 1e-9; v += step)
+	for (decade = 0.01; decade < 1e6; decade *= 10)
+		for (i = 0; i < 3; i++)
+			if ((hi - lo) / (m[i] * decade) <= 7)
+				return m[i] * decade;
+	return decade;
+}
+
+/*
+ * The ticks of an axis from lo to hi (the chart's range), each a mark and
+ * its value: axis "x" along y = at (pixels from + (v - lo) / (hi - lo) *
+ * len), "y" along x = at (pixels from - ..., upwards).  data-axis and
+ * data-v say which axis and value a tick is, so that a test checks the
+ * marks against the points (tests/cli/report_html_check.py).
+ */
+static void ticks(FILE *out, char axis, double lo, double hi, double from,
+		  double len, double at)
+{
+	double step = tick_step(lo, hi);
+	long k;
+
+	if (axis == 'x')
 		fprintf(out,
-			"<text x=\"%.1f\" y=\"%d\" class=\"tick\">%.2f</text>\n",
-			x_of(v, lo, hi), y, v);
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			"y2=\"%.1f\" class=\"axis\"/>\n",
+			from, at, from + len, at);
+	else
+		fprintf(out,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			"y2=\"%.1f\" class=\"axis\"/>\n",
+			at, from, at, from - len);
+	for (k = (long)ceil(lo / step - 1e-9); k * step <= hi + 1e-9; k++) {
+		double v = k * step, p = (v - lo) / (hi - lo) * len;
+
+		if (axis == 'x')
+			fprintf(out,
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+				"y2=\"%.1f\" class=\"axis\"/>"
+				"<text x=\"%.1f\" y=\"%.1f\" "
+				"class=\"tick\" text-anchor=\"middle\" "
+				"data-axis=\"x\" data-v=\"%.2f\">%.2f</text>\n",
+				from + p, at, from + p, at + 4, from + p,
+				at + 15, v, v);
+		else
+			fprintf(out,
+				"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+				"y2=\"%.1f\" class=\"axis\"/>"
+				"<text x=\"%.1f\" y=\"%.1f\" "
+				"class=\"tick\" text-anchor=\"end\" "
+				"data-axis=\"y\" data-v=\"%.2f\">%.2f</text>\n",
+				at - 4, from - p, at, from - p, at - 6,
+				from - p + 4, v, v);
+	}
+}
+
+/* A class's label left of its bar: "USER KEY", cut to what fits before
+ * the chart (LABEL_CHARS, ending in "..."), the whole of it its title. */
+static void label(FILE *out, const struct report_class *c, int y)
+{
+	char text[LAGOM_ARM_USER_MAX + LAGOM_LEARN_KEY_MAX + 2];
+
+	snprintf(text, sizeof(text), "%s %s", c->user, c->key);
+	fprintf(out, "<text x=\"4\" y=\"%d\" class=\"label\"><title>", y);
+	esc(out, text);
+	fputs("</title>", out);
+	if (strlen(text) > LABEL_CHARS)
+		strcpy(text + LABEL_CHARS - 3, "...");
+	esc(out, text);
+	fputs("</text>", out);
 }
 
 static void speedup_chart(FILE *out, const struct report_class *c, size_t n)
@@ -95,14 +164,14 @@ static void speedup_chart(FILE *out, const struct report_class *c, size_t n)
 	speedup_range(c, n, &lo, &hi);
 	for (i = 0; i < n; i++)
 		row += has_interval(&c[i]);
-	h = (int)(row + 2) * ROW;
+	h = (int)(row + 2) * ROW + 8;
 	fprintf(out,
 		"<svg id=\"speedup\" xmlns=\"http://www.w3.org/2000/svg\" "
 		"width=\"%d\" height=\"%d\" role=\"img\">\n"
 		"<title>Measured speedup per class, 95 %% interval</title>\n"
 		"<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" "
 		"class=\"one\"/>\n",
-		W, h, x_of(1, lo, hi), x_of(1, lo, hi), h - ROW);
+		W, h, x_of(1, lo, hi), x_of(1, lo, hi), h - ROW - 8);
 	for (i = 0, row = 0; i < n; i++) {
 		const struct lagom_speedup *e = &c[i].est;
 		int y = (int)row * ROW + ROW;
@@ -110,12 +179,9 @@ static void speedup_chart(FILE *out, const struct report_class *c, size_t n)
 		if (!has_interval(&c[i]))
 			continue;
 		row++;
-		fprintf(out, "<text x=\"4\" y=\"%d\" class=\"label\">", y + 4);
-		esc(out, c[i].user);
-		fputs(" ", out);
-		esc(out, c[i].key);
+		label(out, &c[i], y + 4);
 		fprintf(out,
-			"</text>\n<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+			"\n<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
 			"y2=\"%d\" class=\"ci %s\"/>\n"
 			"<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" class=\"%s\" "
 			"data-speedup=\"%.3f\"/>\n",
@@ -130,13 +196,13 @@ static void speedup_chart(FILE *out, const struct report_class *c, size_t n)
 				x_of(c[i].runs->predicted_speedup, lo, hi) - 3,
 				y - 3);
 	}
-	axis(out, lo, hi, h - 6);
+	ticks(out, 'x', lo, hi, LEFT, W - LEFT - RIGHT, h - ROW - 6);
 	fputs("</svg>\n", out);
 }
 
 static void scatter_chart(FILE *out, const struct report_class *c, size_t n)
 {
-	const int side = 360, pad = 40;
+	const int side = 360, pad = 48;
 	double lo, hi;
 	size_t i;
 
@@ -147,10 +213,12 @@ static void scatter_chart(FILE *out, const struct report_class *c, size_t n)
 		"<title>Predicted against measured speedup</title>\n"
 		"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
 		"class=\"one\"/>\n"
-		"<text x=\"%d\" y=\"%d\" class=\"tick\">predicted</text>\n"
-		"<text x=\"4\" y=\"14\" class=\"tick\">measured</text>\n",
+		"<text x=\"%d\" y=\"%d\" class=\"label\">predicted</text>\n"
+		"<text x=\"4\" y=\"14\" class=\"label\">measured</text>\n",
 		side + 2 * pad, side + 2 * pad, pad, side + pad, side + pad,
-		pad, side / 2, side + 2 * pad - 8);
+		pad, side / 2, side + 2 * pad - 6);
+	ticks(out, 'x', lo, hi, pad, side, side + pad);
+	ticks(out, 'y', lo, hi, side + pad, side, pad);
 	for (i = 0; i < n; i++) {
 		const struct lagom_speedup *e = &c[i].est;
 		double fx, fy0, fy1, fy;
@@ -225,7 +293,8 @@ static void table(FILE *out, const struct report_class *c, size_t n)
 		fprintf(out, "<td data-k=\"verdict\" class=\"%s\">%s</td>",
 			lagom_verdict_name(e->verdict),
 			lagom_verdict_name(e->verdict));
-		cell(out, "saved_gpu_hours", 2, c[i].saved_gpu_h, iv);
+		cell(out, "saved_gpu_hours", 2, report_hours(c[i].saved_gpu_h),
+		     iv);
 		fputs("</tr>\n", out);
 	}
 	fputs("</table>\n", out);
@@ -244,7 +313,8 @@ void report_html(FILE *out, const struct report_class *c, size_t n,
 	      ".none{color:#57606a;stroke:#57606a;fill:#57606a}"
 	      ".ci{stroke-width:3}.one{stroke:#999;stroke-dasharray:4}"
 	      ".pred{fill:none;stroke:#0969da}"
-	      ".tick,.label{font-size:11px;fill:#333}\n"
+	      ".tick,.label{font-size:11px;fill:#333}"
+	      ".axis{stroke:#333}\n"
 	      "</style></head><body>\n<h1>lagom report</h1>\n<p>Spool ",
 	      out);
 	esc(out, spool);
@@ -260,8 +330,9 @@ void report_html(FILE *out, const struct report_class *c, size_t n,
 		"data-k=\"compared\">%zu</span> of <span "
 		"data-k=\"classes\">%zu</span> classes, resting on <span "
 		"data-k=\"users\">%zu</span> user(s).</p>\n",
-		site->saved_gpu_h, site->saved_lo_h, site->saved_hi_h,
-		site->compared, site->classes, site->users);
+		report_hours(site->saved_gpu_h), report_hours(site->saved_lo_h),
+		report_hours(site->saved_hi_h), site->compared, site->classes,
+		site->users);
 	table(out, c, n);
 	fputs("<h2>Measured speedup per class (bar: 95 % interval; square: "
 	      "predicted)</h2>\n",

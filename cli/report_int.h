@@ -43,6 +43,13 @@ struct report_site {
 	double saved_gpu_h, saved_lo_h, saved_hi_h;
 };
 
+/* GPU-hours as printed to 2 decimals: 0 for what rounds to 0, never
+ * "-0.00". */
+static inline double report_hours(double h)
+{
+	return h > -0.005 && h < 0.005 ? 0 : h;
+}
+
 /* The page: a self-contained HTML document with inline SVG. */
 void report_html(FILE *out, const struct report_class *c, size_t n,
 		 const struct report_site *site, const char *spool);

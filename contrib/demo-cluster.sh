@@ -2,7 +2,9 @@
 # contrib/demo-cluster.sh - a real Slurm cluster on this one machine, with lagom.
 #
 #   demo-cluster.sh demo [BUILDDIR]   build lagom, start, run a 3-node step with
-#                                     --lagom=auto, show env + sacct, stop
+#                                     --lagom=auto, show env + sacct; then steps
+#                                     of one class with a control share, and
+#                                     lagom report on them; stop
 #   demo-cluster.sh demo --installed  the same with the installed packages
 #   demo-cluster.sh start DIR         start a cluster whose state lives in DIR
 #   demo-cluster.sh stop DIR          stop exactly the daemons started in DIR
@@ -24,6 +26,8 @@
 #   LAGOM_CLUSTER_PORT=17700  first of the TCP ports used (N + 10)
 #   LAGOM_CLUSTER_ACCT=1      0: no slurmdbd/MariaDB (no sacct)
 #   LAGOM_JOB_SUBMIT_LUA=PATH  JobSubmitPlugins=lua with this job_submit.lua
+#   LAGOM_DEMO_CONTROL=0.5    the demo's control share (demo only: a site's
+#                             default is doc/report.md's)
 set -euo pipefail
 
 die() {
@@ -414,6 +418,7 @@ cmd_demo() {
 	for v in $(compgen -e | grep '^LAGOM_' || true); do export -n "$v"; done
 	cd "$dir/work"
 	demo_step "${LAGOM_DEMO_WORKLOAD:-phi-2:fsdp}" || rc=$?
+	[ "$rc" -ne 0 ] || demo_loop "${LAGOM_DEMO_WORKLOAD:-phi-2:fsdp}" || rc=$?
 	if [ -n "${LAGOM_PROLOG:-}" ]; then
 		echo
 		local measured=$dir/profiles
@@ -433,6 +438,7 @@ demo_installed() {
 	[ -f "$LAGOM_PLUGIN" ] || die "$LAGOM_PLUGIN missing: install the lagom-slurm-plugin package"
 	LAGOM_PROLOG=${LAGOM_PROLOG:-$(first_file /usr/sbin/lagom-prolog)}
 	tuner=$(first_file "$lib/libnccl-tuner-lagom.so")
+	profiler=$(first_file "$lib/libnccl-profiler-lagom.so")
 	build=$dir/no-build
 	say "using the installed $LAGOM_PLUGIN"
 }
@@ -473,6 +479,62 @@ demo_step() { # WORKLOAD
 	echo "\$ sacct -X -j $job -o JobID,State,Comment%160"
 	timeout 10 sacct -X -j "$job" -o JobID,State,Comment%160
 	return "$rc"
+}
+
+# The do-no-harm loop (doc/report.md): steps of one class with a control
+# share, each a tuned step (lagom's plan) or a control (NCCL's defaults),
+# every one measured by lagom's profiler; then `lagom report` on them.
+# There is no GPU and no NCCL here: each task runs lagom's NCCL stand-in
+# (tests/profiler/test_profiler_abi, the harness the tests drive the
+# profiler with), which loads the profiler lagom set and calls it as NCCL
+# would: its iterations are timed by its own sleeps on the CPU, which
+# lagom's plan does not reach, so the report here shows the loop, not a
+# gain; on a GPU site the same loop measures the real one.  Steps until 4
+# of each arm (at most 16).
+demo_loop() { # WORKLOAD
+	local drive lagom spool=$dir/measure share=${LAGOM_DEMO_CONTROL:-0.5}
+	local i job pred tuned=0 control=0 user
+	profiler=${profiler:-$(first_file "$build/.libs/libnccl-profiler-lagom.so")}
+	drive=$(first_file "$build/tests/profiler/test_profiler_abi")
+	if [ -z "$drive" ] && [ -f "$build/Makefile" ]; then
+		make -C "$build" -s tests/profiler/test_profiler_abi >>"$build/demo-make.log" 2>&1 || true
+		drive=$(first_file "$build/tests/profiler/test_profiler_abi")
+	fi
+	lagom=$(first_file "$build/lagom" /usr/bin/lagom)
+	echo
+	if [ -z "$profiler" ] || [ -z "$drive" ] || [ -z "$lagom" ]; then
+		echo "(the control loop needs the profiler plugin, lagom and the NCCL stand-in"
+		echo " tests/profiler/test_profiler_abi of a build tree: skipped)"
+		return 0
+	fi
+	user=$(id -un)
+	install -d -m 0755 "$spool"
+	LAGOM_PLUGSTACK_ARGS="$LAGOM_PLUGSTACK_ARGS measure_dir=$spool profiler=$profiler control=$share"
+	write_plugstack_conf
+	echo "Do no harm: plugstack.conf gets measure_dir=$spool control=$share (a demo-only"
+	echo "share), and steps of one class run until 4 are tuned and 4 are controls:"
+	echo "\$ srun -N$nodes --gres=gpu:$gpus -J lagom-demo-loop --lagom=auto --lagom-workload=$1 \\"
+	echo "      test_profiler_abi --scenario train 5     # NCCL's stand-in, measured"
+	for ((i = 0; i < 16 && (tuned < 4 || control < 4); i++)); do
+		job=$(timeout 60 srun -N"$nodes" --gres=gpu:"$gpus" -J lagom-demo-loop \
+			--lagom=auto --lagom-workload="$1" bash -c \
+			"[ \"\$SLURM_NODEID\" != 0 ] || echo \$SLURM_JOB_ID; HP_LOG=/dev/null HP_RANKS=$((nodes * gpus)) HP_NODES=$nodes $drive --scenario train 5" \
+			2>>"$dir/demo.err") || { say "srun exited $?"; return 1; }
+		pred=$spool/$user/$job.0/predicted
+		if grep -qx "arm control" "$pred" 2>/dev/null; then
+			control=$((control + 1))
+			echo "  job $job: control (NCCL's defaults, measured; plan $(sed -n 's/^plan //p' "$pred") recorded)"
+		else
+			tuned=$((tuned + 1))
+			echo "  job $job: tuned (plan $(sed -n 's/^plan //p' "$pred"))"
+		fi
+	done
+	echo
+	echo "\$ lagom report --spool $spool"
+	"$lagom" report --spool "$spool"
+	echo "(no GPU here: the stand-in's iterations are timed by its own CPU sleeps, which"
+	echo " lagom's plan does not reach: this shows the loop, not a gain; on a GPU site the"
+	echo " same report is lagom's measured gain or loss, and a loss reverts the class)"
 }
 
 first_file() { # PATH...: the first that exists, or nothing

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "measurement/arm.h"
@@ -46,4 +47,35 @@ void lagom_arm_class_fill(struct lagom_arm_class *c,
 		}
 	}
 	c->predicted_speedup = lagom_stats_median(pred, n_pred);
+}
+
+void lagom_arm_steps_fn(const struct lagom_arm_step *s, void *ctx)
+{
+	struct lagom_arm_steps *l = ctx;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct lagom_arm_step *v;
+
+		if (l->max && cap > l->max)
+			cap = l->max;
+		if (cap <= l->cap) {
+			l->full = true;
+			return;
+		}
+		v = realloc(l->v, cap * sizeof(*v));
+		if (!v) {
+			l->full = l->no_memory = true;
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *s;
+}
+
+void lagom_arm_steps_free(struct lagom_arm_steps *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
 }

@@ -14,8 +14,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "measurement/learn.h"
+#include "measurement/record.h"
+#include "measurement/spool.h"
 #include "measurement/stats.h"
 
 #define LAGOM_ARM_USER_MAX 64
@@ -42,7 +45,20 @@ struct lagom_arm_step {
 	double comm_s;		  /* GPU time in collectives per task */
 	double gpu_s;		  /* wall time x tasks */
 	unsigned tasks;
+	uint64_t end_unix; /* when its last record was written */
 };
+
+/* A growing list of steps, for a walk's fn (lagom_arm_steps_fn). */
+struct lagom_arm_steps {
+	struct lagom_arm_step *v;
+	size_t n, cap;
+	size_t max;	/* the most kept (0: no limit) */
+	bool full;	/* a step was not kept: max reached, or no memory */
+	bool no_memory; /* ... for want of memory */
+};
+/* fn for the walks below: s appended to the list ctx. */
+void lagom_arm_steps_fn(const struct lagom_arm_step *s, void *ctx);
+void lagom_arm_steps_free(struct lagom_arm_steps *l);
 
 /*
  * Every step under user_dir (SPOOL/USER, owned by uid) whose key is key
@@ -56,6 +72,31 @@ int lagom_arm_spool_user(const char *user_dir, long uid, const char *user,
 			 void (*fn)(const struct lagom_arm_step *s, void *ctx),
 			 void (*refused)(const char *why, void *ctx),
 			 void *ctx);
+
+/*
+ * The same walk of one user's directory (user_fd, owned by uid; the
+ * caller's), with more for a caller that reads the records themselves
+ * (srun, spank/learn.c: what it learns from and the class's runs, in one
+ * walk): each record of a step read goes to on_record as well, parsed
+ * (rec), or refused (rec NULL, err saying why; refused() had it first).
+ */
+struct lagom_arm_walk {
+	const char *key;   /* the whole STEP/key text; NULL: every key */
+	bool latest_first; /* the steps from the latest (spool.h) */
+	/* Each step of key, its key read, before anything else of it:
+	 * LAGOM_SPOOL_NEXT (read it), LAGOM_SPOOL_SKIP (its records not
+	 * read, it is not yielded), LAGOM_SPOOL_STOP (end the walk). */
+	int (*on_step)(void *ctx, const struct lagom_spool_at *at);
+	void (*on_record)(void *ctx, const struct lagom_spool_at *at,
+			  const struct lagom_rec *rec,
+			  const struct lagom_error *err);
+	/* Each step read (NULL: none; its predictions are then not read). */
+	void (*fn)(const struct lagom_arm_step *s, void *ctx);
+	void (*refused)(const char *why, void *ctx); /* may be NULL */
+	void *ctx;
+};
+int lagom_arm_spool_walk(int user_fd, long uid, const char *user,
+			 const struct lagom_arm_walk *w);
 
 /* The same for every user of the spool root (measurement/spool.h's walk,
  * its order and its limits per user); a user directory whose owner is

@@ -1,7 +1,8 @@
 /*
  * measurement/arm_spool.c - the one adapter between the control arm's
- * readers (`lagom report`, srun's revert) and the measurement spool
- * (arm.h): it turns each step directory of a user into a struct
+ * readers (`lagom report`; srun, which learns from the class's latest step
+ * and judges its runs in the same walk: spank/learn.c) and the measurement
+ * spool (arm.h): it turns each step directory of a user into a struct
  * lagom_arm_step.  The spool is walked by measurement/spool.h's walker
  * (its order, its limits per user, its owner rule: the user is the owner
  * of the user's directory, and only that user's files are read), with the
@@ -36,12 +37,10 @@ struct reader {
 	char text[LAGOM_REC_MAX_BYTES + 1];
 	struct lagom_measure_pred pred;
 	char pred_text[LAGOM_MEASURE_PRED_MAX];
-	void (*refused)(const char *why, void *ctx);
-	void (*fn)(const struct lagom_arm_step *s, void *ctx);
-	void *ctx;
-	const char *key; /* NULL: every key */
+	struct lagom_arm_walk w; /* key NULL: every key */
 	const char *user;
 	struct lagom_arm_step s;
+	bool key_read; /* s.key is the step's, read by on_step_open */
 	struct sums *sm;
 };
 
@@ -97,11 +96,11 @@ static void refuse(struct reader *rd, const struct lagom_spool_at *at,
 	char where[LAGOM_SPOOL_NAME_MAX * 12 + 8],
 		line[sizeof(where) + LAGOM_ERROR_TEXT_MAX + 2];
 
-	if (!rd->refused)
+	if (!rd->w.refused)
 		return;
 	lagom_spool_where(at, where, sizeof(where));
 	snprintf(line, sizeof(line), "%s: %s", where, err->text);
-	rd->refused(line, rd->ctx);
+	rd->w.refused(line, rd->w.ctx);
 }
 
 /* STEP/key into rd->s.key: 0, -ENOENT (none), or -EINVAL (refused). */
@@ -166,16 +165,51 @@ static void classify(const struct reader *rd, const struct sums *sm,
 				       (double)p->iteration_ns;
 }
 
+/* With a key asked for: a step of another key passed over before its
+ * records are listed.  Silent: a key that cannot be read is on_step's to
+ * refuse, once it is known the step holds a record. */
+static int on_step_open(void *ctx, const struct lagom_spool_at *at)
+{
+	struct reader *rd = ctx;
+	struct lagom_read_rule rule = { .max_bytes = LAGOM_LEARN_KEY_MAX - 1,
+					.owner = LAGOM_OWNER_UID,
+					.uid = at->uid };
+	size_t len = 0;
+
+	rd->key_read = false;
+	if (lagom_read_file_at(at->step_fd, LAGOM_SPOOL_KEY, &rule, rd->text,
+			       &len, NULL, NULL) != 0)
+		return LAGOM_SPOOL_NEXT;
+	rd->text[len] = '\0';
+	if (!lagom_learn_key_ok(rd->text))
+		return LAGOM_SPOOL_NEXT;
+	if (strcmp(rd->w.key, rd->text) != 0)
+		return LAGOM_SPOOL_SKIP;
+	rd->key_read = true;
+	return LAGOM_SPOOL_NEXT;
+}
+
 static int on_step(void *ctx, const struct lagom_spool_at *at)
 {
 	struct reader *rd = ctx;
+	bool key_read = rd->key_read;
+	int rc;
 
+	rd->key_read = false;
 	memset(&rd->s, 0, sizeof(rd->s));
 	memset(rd->sm, 0, sizeof(*rd->sm));
-	if (at->kept == 0 || read_key(rd, at) != 0 ||
-	    (rd->key && strcmp(rd->key, rd->s.key) != 0))
+	if (at->kept == 0)
 		return LAGOM_SPOOL_SKIP;
-	read_predicted(rd, at);
+	if (key_read)
+		snprintf(rd->s.key, sizeof(rd->s.key), "%s", rd->w.key);
+	else if (read_key(rd, at) != 0 ||
+		 (rd->w.key && strcmp(rd->w.key, rd->s.key) != 0))
+		return LAGOM_SPOOL_SKIP;
+	if (rd->w.on_step &&
+	    (rc = rd->w.on_step(rd->w.ctx, at)) != LAGOM_SPOOL_NEXT)
+		return rc;
+	if (rd->w.fn)
+		read_predicted(rd, at);
 	return LAGOM_SPOOL_NEXT;
 }
 
@@ -185,10 +219,15 @@ static int on_record(void *ctx, const struct lagom_spool_at *at)
 	struct lagom_error err = { 0 };
 
 	if (lagom_spool_read_record(at, rd->text, &rd->rec, &rd->scratch,
-				    &err) != 0)
+				    &err) != 0) {
 		refuse(rd, at, &err);
-	else
-		add_record(rd->sm, &rd->rec);
+		if (rd->w.on_record)
+			rd->w.on_record(rd->w.ctx, at, NULL, &err);
+		return LAGOM_SPOOL_NEXT;
+	}
+	add_record(rd->sm, &rd->rec);
+	if (rd->w.on_record)
+		rd->w.on_record(rd->w.ctx, at, &rd->rec, NULL);
 	return LAGOM_SPOOL_NEXT;
 }
 
@@ -198,7 +237,7 @@ static void on_step_end(void *ctx, const struct lagom_spool_at *at)
 	struct lagom_arm_step *s = &rd->s;
 	const struct sums *sm = rd->sm;
 
-	if (sm->n == 0)
+	if (sm->n == 0 || !rd->w.fn)
 		return;
 	s->uid = (long)at->uid;
 	snprintf(s->user, sizeof(s->user), "%s",
@@ -210,7 +249,8 @@ static void on_step_end(void *ctx, const struct lagom_spool_at *at)
 	s->comm_s = sm->comm_ns / sm->n / 1e9;
 	s->gpu_s = sm->end > sm->start ? (double)(sm->end - sm->start) * sm->n
 				       : 0;
-	rd->fn(s, rd->ctx);
+	s->end_unix = sm->end;
+	rd->w.fn(s, rd->w.ctx);
 }
 
 /* A user's directory whose name is not its owner's is refused: the
@@ -236,15 +276,12 @@ static void say(void *ctx, const char *line)
 {
 	struct reader *rd = ctx;
 
-	if (rd->refused)
-		rd->refused(line, rd->ctx);
+	if (rd->w.refused)
+		rd->w.refused(line, rd->w.ctx);
 }
 
-static struct reader *reader_new(const char *user, const char *key,
-				 void (*fn)(const struct lagom_arm_step *s,
-					    void *ctx),
-				 void (*refused)(const char *why, void *ctx),
-				 void *ctx)
+static struct reader *reader_new(const char *user,
+				 const struct lagom_arm_walk *w)
 {
 	struct reader *rd = calloc(1, sizeof(*rd));
 
@@ -256,10 +293,7 @@ static struct reader *reader_new(const char *user, const char *key,
 		return NULL;
 	}
 	rd->user = user ? user : "";
-	rd->key = key;
-	rd->fn = fn;
-	rd->refused = refused;
-	rd->ctx = ctx;
+	rd->w = *w;
 	return rd;
 }
 
@@ -280,7 +314,26 @@ static struct lagom_spool_walk walk_of(struct reader *rd)
 		.on_step_end = on_step_end,
 		.say = say,
 		.ctx = rd,
+		.latest_first = rd->w.latest_first,
+		.on_step_open = rd->w.key ? on_step_open : NULL,
 	};
+}
+
+int lagom_arm_spool_walk(int user_fd, long uid, const char *user,
+			 const struct lagom_arm_walk *w)
+{
+	struct reader *rd = reader_new(user, w);
+	struct lagom_spool_walk walk;
+	struct stat st;
+
+	if (!rd)
+		return -ENOMEM;
+	walk = walk_of(rd);
+	walk.on_user = NULL; /* the caller named the user */
+	if (fstat(user_fd, &st) == 0 && st.st_uid == (uid_t)uid)
+		lagom_spool_walk_user(user_fd, user, &walk);
+	reader_free(rd);
+	return 0;
 }
 
 int lagom_arm_spool_user(const char *user_dir, long uid, const char *user,
@@ -288,29 +341,28 @@ int lagom_arm_spool_user(const char *user_dir, long uid, const char *user,
 			 void (*fn)(const struct lagom_arm_step *s, void *ctx),
 			 void (*refused)(const char *why, void *ctx), void *ctx)
 {
-	struct reader *rd = reader_new(user, key, fn, refused, ctx);
-	struct lagom_spool_walk w;
-	struct stat st;
-	int fd;
+	const struct lagom_arm_walk w = {
+		.key = key, .fn = fn, .refused = refused, .ctx = ctx
+	};
+	int fd = lagom_open_at(AT_FDCWD, user_dir, O_RDONLY | O_DIRECTORY, 0,
+			       NULL);
+	int rc = 0;
 
-	if (!rd)
-		return -ENOMEM;
-	w = walk_of(rd);
-	w.on_user = NULL; /* the caller named the user */
-	fd = lagom_open_at(AT_FDCWD, user_dir, O_RDONLY | O_DIRECTORY, 0, &st);
-	if (fd >= 0 && st.st_uid == (uid_t)uid)
-		lagom_spool_walk_user(fd, user, &w);
-	if (fd >= 0)
+	if (fd >= 0) {
+		rc = lagom_arm_spool_walk(fd, uid, user, &w);
 		close(fd);
-	reader_free(rd);
-	return 0;
+	}
+	return rc;
 }
 
 int lagom_arm_spool_root(const char *root,
 			 void (*fn)(const struct lagom_arm_step *s, void *ctx),
 			 void (*refused)(const char *why, void *ctx), void *ctx)
 {
-	struct reader *rd = reader_new(NULL, NULL, fn, refused, ctx);
+	const struct lagom_arm_walk aw = { .fn = fn,
+					   .refused = refused,
+					   .ctx = ctx };
+	struct reader *rd = reader_new(NULL, &aw);
 	struct lagom_spool_walk w;
 	int fd, rc = 0;
 

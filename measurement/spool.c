@@ -296,6 +296,14 @@ free_names:
 	return 0;
 }
 
+/* on_step_open for the step open at k->at.step_fd. */
+static int step_opened(struct walk *k)
+{
+	k->at.found = k->at.kept = 0;
+	k->at.name = NULL;
+	return call(k, k->w->on_step_open);
+}
+
 static void walk_one_step(struct walk *k, int dfd, const char *step)
 {
 	int fd = lagom_open_at(dfd, step, O_RDONLY | O_DIRECTORY, 0, NULL);
@@ -304,7 +312,8 @@ static void walk_one_step(struct walk *k, int dfd, const char *step)
 		return; /* gone, or not a directory: not a step */
 	k->at.step = step;
 	k->at.step_fd = fd;
-	walk_records(k);
+	if (step_opened(k) == LAGOM_SPOOL_NEXT)
+		walk_records(k);
 	close(fd);
 	k->at.step = NULL;
 	k->at.step_fd = -1;
@@ -418,7 +427,7 @@ int lagom_spool_walk_step(int dfd, const char *step, uid_t uid,
 	k.at.step = step;
 	k.at.step_fd = fd;
 	k.user_budget = k.lim.user_scan_max;
-	rc = walk_records(&k);
+	rc = step_opened(&k) == LAGOM_SPOOL_NEXT ? walk_records(&k) : 0;
 	close(fd);
 	return rc;
 }

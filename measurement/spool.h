@@ -98,6 +98,11 @@ struct lagom_spool_walk {
 	 * reached; NULL: the caller says it from found/kept. */
 	void (*say)(void *ctx, const char *line);
 	void *ctx;
+	/* May be NULL: called as a step's directory is opened, before its
+	 * names are listed (found and kept 0): LAGOM_SPOOL_SKIP passes over
+	 * it unlisted (no on_step, no limit said), for a caller that picks
+	 * steps by a file of theirs (measurement/arm.h: the step key). */
+	int (*on_step_open)(void *ctx, const struct lagom_spool_at *at);
 };
 
 /* The spool's order: strverscmp(3). */

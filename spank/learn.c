@@ -23,6 +23,11 @@
  * runs (a shared file system, or srun on a node); elsewhere srun finds
  * none.  What needs no file or environment (the key's text, a record's
  * meaning to the model, the measured workload) is measurement/learn.c's.
+ *
+ * The same walk of the user's spool (the only one srun makes per launch)
+ * gathers the class's measured runs, tuned and control, that revert.c
+ * judges the plan on (doc/report.md): each record is read and parsed once
+ * (bench/bench_srun_spool prints what the walk costs).
  */
 #include "config.h"
 
@@ -36,6 +41,7 @@
 
 #include "common/io.h"
 #include "model/model.h"
+#include "measurement/arm.h"
 #include "measurement/learn.h"
 #include "measurement/record.h"
 #include "measurement/spool.h"
@@ -43,9 +49,8 @@
 #include "spank/remote_int.h"
 
 #define KEY_MAX LAGOM_LEARN_KEY_MAX
-#define MAX_SCAN 4096	 /* steps looked at, the latest */
-#define MAX_RECORDS 64	 /* records read from the chosen step */
 #define MAX_MEASURED 512 /* distinct measured classes kept */
+#define MAX_RUNS 4096	 /* the class's runs kept for revert.c */
 
 static void step_key(const struct lagom_state *st,
 		     const struct lagom_step *step, char *key, size_t len)
@@ -69,35 +74,6 @@ void lagom_learn_write_key(spank_t sp, const struct lagom_stepd *sd)
 	 * temporary file: nothing the user planted is opened or blocks */
 	lagom_replace_at(sd->spool.fd, LAGOM_SPOOL_KEY, key, strlen(key), 0600,
 			 false);
-}
-
-/* The walk that finds the latest other step with the same key. */
-struct find {
-	const char *self, *key;
-	char best[LAGOM_SPOOL_NAME_MAX];
-};
-
-/* A step of the user's, the latest first in the spool's order (version
- * order: job, then step, as numbers): the first whose key is the same and
- * that holds records wins. */
-static int find_on_step(void *ctx, const struct lagom_spool_at *at)
-{
-	struct find *f = ctx;
-	struct lagom_read_rule rule = { .max_bytes = KEY_MAX - 1,
-					.owner = LAGOM_OWNER_UID,
-					.uid = at->uid };
-	char buf[KEY_MAX];
-	size_t n = 0;
-
-	if (strcmp(at->step, f->self) != 0 && strlen(at->step) <= 64 &&
-	    at->kept > 0 &&
-	    lagom_read_file_at(at->step_fd, LAGOM_SPOOL_KEY, &rule, buf, &n,
-			       NULL, NULL) == 0 &&
-	    n == strlen(f->key) && memcmp(buf, f->key, n) == 0) {
-		snprintf(f->best, sizeof(f->best), "%s", at->step);
-		return LAGOM_SPOOL_STOP;
-	}
-	return LAGOM_SPOOL_SKIP; /* its records: only the chosen step's */
 }
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -139,49 +115,99 @@ static void add_measured(struct lagom_learned *l,
 	}
 }
 
-/* Reading the chosen step: every acceptable record's measured classes,
- * and (when want_workload) the first one's iteration as the workload;
- * every refused record is one line. */
-struct from_step {
-	struct lagom_rec rec, scratch;
-	char text[LAGOM_REC_MAX_BYTES + 1];
+/*
+ * The one walk of the user's spool (measurement/arm.h's adapter over
+ * measurement/spool.h's walker), the latest step first: every step of the
+ * key, its records read once.  The first that is not this step (and holds
+ * a record) is the one learned from: every acceptable record's measured
+ * classes, and (when want_workload) the first one's iteration as the
+ * workload; each of its refused records is one line.  With runs, every
+ * step of the key is also one of the class's runs (revert.c); without,
+ * the walk ends at the step learned from.
+ */
+struct walk {
+	const char *self;
+	char from[LAGOM_SPOOL_NAME_MAX]; /* the step learned from, "" none */
+	bool reading;			 /* its records are being read */
 	char wname[LAGOM_NAME_MAX];
 	bool want_workload;
 	struct lagom_learned *l;
-	struct lagom_planner_measured_class *tab;
+	struct lagom_planner_measured_class *tab; /* l's classes */
+	struct lagom_class_runs *runs;		  /* NULL: learning only */
 	void (*say)(const char *, void *);
 	void *ctx;
 };
 
-static void from_say(void *ctx, const char *line)
+static int walk_step(void *ctx, const struct lagom_spool_at *at)
 {
-	struct from_step *f = ctx;
+	struct walk *w = ctx;
+	char where[LAGOM_SPOOL_NAME_MAX * 8], line[sizeof(where) + 64];
 
-	f->say(line, f->ctx);
+	w->reading = false;
+	if (!w->from[0] && strcmp(at->step, w->self) != 0 &&
+	    strlen(at->step) <= 64) {
+		snprintf(w->from, sizeof(w->from), "%s", at->step);
+		snprintf(w->wname, sizeof(w->wname), "measured-%.40s",
+			 at->step);
+		w->reading = true;
+		if (at->found > at->kept) {
+			lagom_spool_where(at, where, sizeof(where));
+			snprintf(line, sizeof(line),
+				 "spool: %s: %zu records found, the first %zu "
+				 "by name read",
+				 where, at->found, at->kept);
+			w->say(line, w->ctx);
+		}
+		return LAGOM_SPOOL_NEXT;
+	}
+	if (w->runs)
+		return LAGOM_SPOOL_NEXT;
+	return w->from[0] ? LAGOM_SPOOL_STOP : LAGOM_SPOOL_SKIP;
 }
 
-static int from_record(void *ctx, const struct lagom_spool_at *at)
+static void walk_record(void *ctx, const struct lagom_spool_at *at,
+			const struct lagom_rec *rec,
+			const struct lagom_error *err)
 {
-	struct from_step *f = ctx;
+	struct walk *w = ctx;
 	const struct lagom_rec_comm *m;
-	struct lagom_error err = { 0 };
 	char where[LAGOM_SPOOL_NAME_MAX * 4],
 		line[sizeof(where) + LAGOM_ERROR_TEXT_MAX + 32];
 
-	if (lagom_spool_read_record(at, f->text, &f->rec, &f->scratch, &err) !=
-	    0) {
+	if (!w->reading)
+		return;
+	if (!rec) {
 		lagom_spool_where(at, where, sizeof(where));
 		snprintf(line, sizeof(line), "measurement refused: %s: %s",
-			 where, err.text);
-		f->say(line, f->ctx);
-		return LAGOM_SPOOL_NEXT;
+			 where, err->text);
+		w->say(line, w->ctx);
+		return;
 	}
-	for (uint32_t c = 0; c < f->rec.n_comms; c++)
-		add_measured(f->l, f->tab, &f->rec.comm[c]);
-	m = lagom_rec_main_comm(&f->rec);
-	if (f->want_workload && !f->l->workload && m)
-		f->l->workload = lagom_learn_workload(m, f->wname);
-	return LAGOM_SPOOL_NEXT;
+	for (uint32_t c = 0; c < rec->n_comms; c++)
+		add_measured(w->l, w->tab, &rec->comm[c]);
+	m = lagom_rec_main_comm(rec);
+	if (w->want_workload && !w->l->workload && m)
+		w->l->workload = lagom_learn_workload(m, w->wname);
+}
+
+static void walk_run(const struct lagom_arm_step *s, void *ctx)
+{
+	lagom_arm_steps_fn(s, &((struct walk *)ctx)->runs->steps);
+}
+
+static void walk_refused(const char *why, void *ctx)
+{
+	struct lagom_class_runs *r = ((struct walk *)ctx)->runs;
+
+	if (r->n_refused++ == 0)
+		snprintf(r->refused, sizeof(r->refused), "%s", why);
+}
+
+void lagom_class_runs_free(struct lagom_class_runs *runs)
+{
+	if (runs)
+		lagom_arm_steps_free(&runs->steps);
+	free(runs);
 }
 
 void lagom_learned_destroy(struct lagom_learned *learned)
@@ -193,31 +219,44 @@ void lagom_learned_destroy(struct lagom_learned *learned)
 	free(learned);
 }
 
+/* The runs in run order (the walk went from the latest). */
+static void runs_in_order(struct lagom_arm_steps *r)
+{
+	for (size_t i = 0; i < r->n / 2; i++) {
+		struct lagom_arm_step t = r->v[i];
+
+		r->v[i] = r->v[r->n - 1 - i];
+		r->v[r->n - 1 - i] = t;
+	}
+}
+
 struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
 				       const struct lagom_step *step,
 				       void (*say)(const char *, void *),
-				       void *ctx)
+				       void *ctx,
+				       struct lagom_class_runs **runs)
 {
 	const struct lagom_measure_config *m = &st->cfg.measure;
+	enum lagom_mode mode = lagom_effective_mode(st);
 	char key[KEY_MAX], self[32], user[64], user_dir[2048];
-	struct find find = { .self = self, .key = key };
-	struct lagom_spool_walk walk = {
-		.lim = { .steps_max = MAX_SCAN, .records_max = MAX_RECORDS },
-		.latest_first = true,
-		.on_step = find_on_step,
-		.ctx = &find,
-	};
-	struct from_step *f;
+	struct walk w = { .self = self,
+			  .want_workload = !st->workload_given,
+			  .say = say,
+			  .ctx = ctx };
+	struct lagom_arm_walk aw = { .key = key,
+				     .latest_first = true,
+				     .on_step = walk_step,
+				     .on_record = walk_record,
+				     .ctx = &w };
 	struct lagom_learned *l;
-	struct lagom_planner_measured_class *tab;
 	uid_t uid = getuid();
-	struct stat ust;
 	int user_fd;
 
+	*runs = NULL;
 	unsetenv(LAGOM_STEP_KEY_VAR);
 	/* explain shows what auto would do: it learns too (and records
 	 * nothing: only auto steps get a spool) */
-	if (!m->on || !m->dir[0] || lagom_effective_mode(st) == LAGOM_MODE_OFF)
+	if (!m->on || !m->dir[0] || mode == LAGOM_MODE_OFF)
 		return NULL;
 	step_key(st, step, key, sizeof(key));
 	setenv(LAGOM_STEP_KEY_VAR, key, 1);
@@ -230,47 +269,38 @@ struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
 		return NULL;
 	snprintf(self, sizeof(self), "%u.%u", step->job_id, step->step_id);
 	user_fd = lagom_open_at(AT_FDCWD, user_dir, O_RDONLY | O_DIRECTORY, 0,
-				&ust);
+				NULL);
 	if (user_fd < 0)
 		return NULL;
-	/* the user's own directory, the user's own records */
-	if (ust.st_uid == uid)
-		lagom_spool_walk_user(user_fd, user, &walk);
-	if (!find.best[0]) {
-		close(user_fd);
-		return NULL;
-	}
-	f = malloc(sizeof(*f));
 	l = calloc(1, sizeof(*l));
-	tab = calloc(MAX_MEASURED, sizeof(*tab));
-	if (!f || !l || !tab) {
-		free(f);
-		free(l);
-		free(tab);
-		close(user_fd);
-		return NULL;
+	w.tab = calloc(MAX_MEASURED, sizeof(*w.tab));
+	if (l)
+		l->measured.cls = w.tab;
+	else
+		free(w.tab);
+	if (mode == LAGOM_MODE_AUTO || mode == LAGOM_MODE_EXPLAIN) {
+		w.runs = calloc(1, sizeof(*w.runs));
+		if (w.runs)
+			w.runs->steps.max = MAX_RUNS;
+		aw.fn = walk_run;
+		aw.refused = walk_refused;
 	}
-	snprintf(l->measured.from, sizeof(l->measured.from), "%.64s",
-		 find.best);
-	l->measured.cls = tab;
-	*f = (struct from_step){ .want_workload = !st->workload_given,
-				 .l = l,
-				 .tab = tab,
-				 .say = say,
-				 .ctx = ctx };
-	snprintf(f->wname, sizeof(f->wname), "measured-%.40s", find.best);
-	/* the same records of a step on every rerun: the first by name */
-	walk.latest_first = false;
-	walk.on_step = NULL;
-	walk.on_record = from_record;
-	walk.say = from_say;
-	walk.ctx = f;
-	lagom_spool_walk_step(user_fd, find.best, uid, &walk);
+	w.l = l;
+	/* the user's own directory (its owner is the user), the user's own
+	 * records */
+	if (l && w.tab && (w.runs || aw.fn == NULL))
+		lagom_arm_spool_walk(user_fd, (long)uid, user, &aw);
 	close(user_fd);
-	free(f);
-	if (!l->workload && l->measured.n == 0) {
+	if (w.runs && w.runs->steps.n > 0) {
+		runs_in_order(&w.runs->steps);
+		*runs = w.runs;
+	} else {
+		lagom_class_runs_free(w.runs);
+	}
+	if (!l || (!l->workload && l->measured.n == 0)) {
 		lagom_learned_destroy(l);
 		return NULL;
 	}
+	snprintf(l->measured.from, sizeof(l->measured.from), "%.64s", w.from);
 	return l;
 }

@@ -114,10 +114,11 @@ static void say_line(const char *line, void *ctx)
  * dropped for the ordinary one.
  */
 static int plan_of(struct lagom_state *st, const struct lagom_step *step,
+		   struct lagom_class_runs **runs,
 		   struct lagom_planner_result **res, struct lagom_error *err)
 {
 	struct lagom_learned *learned = lagom_learn_srun(st, step, say_line,
-							 &st->cfg);
+							 &st->cfg, runs);
 
 	if (learned) {
 		int rc = lagom_srun_plan_learned(
@@ -178,6 +179,7 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 	struct lagom_error err = { 0 };
 	struct lagom_carrier_step id;
 	struct lagom_planner_result *res = NULL;
+	struct lagom_class_runs *runs = NULL; /* learn.c's, for revert.c */
 	struct lagom_step step;
 	struct timespec t0;
 	char *text = NULL;
@@ -204,10 +206,10 @@ static void plan_step(spank_t sp, struct lagom_state *st, enum lagom_mode mode)
 				asked);
 		goto fail;
 	}
-	if (plan_of(st, &step, &res, &err) < 0)
+	if (plan_of(st, &step, &runs, &res, &err) < 0)
 		goto fail;
 	mode = arm_of(st, &id, mode);
-	if (lagom_revert_srun(st, &step, mode, res->plan_id, reverted,
+	if (lagom_revert_srun(st, &step, mode, res->plan_id, runs, reverted,
 			      sizeof(reverted)) &&
 	    mode == LAGOM_MODE_AUTO)
 		mode = LAGOM_MODE_REVERT;
@@ -236,6 +238,7 @@ fail:
 		  step.job_id, step.step_id, err.text[0] ? err.text : "error");
 out:
 	free(text);
+	lagom_class_runs_free(runs);
 	lagom_planner_result_destroy(res);
 	lagom_step_clear(&step);
 }

@@ -168,3 +168,13 @@ EXTRA_DIST += bench/bench_salloc.sh
 # The control arm on the real cluster (doc/report.md).
 INTEGRATION_TESTS += tests/integration/control.sh tests/integration/revert.sh
 EXTRA_DIST += tests/integration/control.sh tests/integration/revert.sh
+
+# What reading the user's spool costs srun at each launch (learn.c and
+# revert.c on a spool of 1000 measured steps of one class; make bench).
+# A white-box driver of spank's internals, so its source is beside
+# tests/spank's (tests/purity.sh).
+LAGOM_BENCHES += bench/bench_srun_spool
+bench_bench_srun_spool_SOURCES = tests/spank/bench_srun_spool.c \
+	tests/spank/stub.c tests/spank/stub.h
+bench_bench_srun_spool_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
+bench_bench_srun_spool_LDADD = $(tests_spank_test_spank_LDADD)

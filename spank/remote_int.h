@@ -89,7 +89,7 @@ void lagom_remote_set_comment_wait(unsigned ms);
 
 /* spool.c: the measurement spool (doc/profiler.md), on each node. */
 int lagom_spank_spool_prepare(spank_t sp, struct lagom_stepd *sd);
-/* Close the step's spool directory (measure_fd) and forget it: every exit
+/* Close the step's spool directory (spool.fd) and forget it: every exit
  * path of the step (lagom_remote_exit) and every new prepare. */
 void lagom_spank_spool_release(struct lagom_stepd *sd);
 int lagom_spank_spool_write_predicted(spank_t sp, struct lagom_stepd *sd);

@@ -2,7 +2,8 @@
 # The `lagom report --format html` page in a real headless browser
 # (Debian's chromium): it loads and renders with no console message and
 # no failed resource, the DOM chromium builds from it holds the JSON's
-# figures (tests/cli/report_html_check.py), and its screenshot draws the
+# figures and its charts' points stand where their axes' ticks put the
+# JSON's figures (tests/cli/report_html_check.py), and its screenshot draws the
 # charts (a gain in green, a loss in red).  Skips, saying so, without
 # chromium (contrib/install-deps.sh installs it).
 . "${top_srcdir:-.}/tests/lib/tap.sh"
@@ -41,7 +42,7 @@ python3 "$top_srcdir/tests/cli/report_html_check.py" "$TMP/dom.html" \
 	"$TMP/r.json" >"$TMP/check"
 sed 's/^/# /' "$TMP/check"
 head -1 "$TMP/check" | grep -qx 'all equal' &&
-	ok "the rendered DOM's figures equal the JSON's" ||
+	ok "the rendered DOM's figures equal the JSON's, ticks and points included" ||
 	not_ok "the rendered DOM's figures differ from the JSON's"
 browse --screenshot="$TMP/r.png" >/dev/null 2>&1
 python3 "$top_srcdir/tests/cli/png_check.py" "$TMP/r.png" 1000 \

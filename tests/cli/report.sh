@@ -3,7 +3,9 @@
 # steps as the profiler and the SPANK plugin leave them): a class whose
 # tuned steps are 1.10x faster than its controls, one 0.95x slower, one
 # with no difference (--lagom=measure steps as its untuned arm), one with
-# too few controls, and untuned steps with no arm that are not compared.
+# too few controls, and untuned steps with no arm that are not compared;
+# a step srun reverted after the lossy class's runs, which lagom runs
+# explains with the figure the report gives.
 # Every figure of the JSON is computed again here, independently (medians,
 # the Hodges-Lehmann speedup, the exact Mann-Whitney interval from integer
 # counts); the text and HTML say the same; hostile files are refused one
@@ -11,7 +13,7 @@
 . "${top_srcdir:-.}/tests/lib/tap.sh"
 . "${top_srcdir:-.}/tests/cli/lib.sh"
 
-plan 16
+plan 18
 ME=$(id -un)
 SP="$TMP/spool"
 python3 "$top_srcdir/tests/cli/report_spool.py" "$SP" "$ME" 100 \
@@ -19,7 +21,7 @@ python3 "$top_srcdir/tests/cli/report_spool.py" "$SP" "$ME" 100 \
 	lossy:tuned:10:0.95:0.02:1.05 lossy:control:10:1:0.02:1.05 \
 	same:tuned:10:1:0.03 same:measure:10:1:0.03 \
 	few:tuned:5:1.1:0.03 few:control:1:1:0.03 \
-	other:untuned:3:1:0.03 >"$TMP/truth.json" || exit 1
+	other:untuned:3:1:0.03 lossy:revert:1:1:0.02 >"$TMP/truth.json" || exit 1
 
 run_lagom "$TMP/r.json" "$TMP/err" report --spool "$SP" --user "$ME" \
 	--format json
@@ -131,6 +133,38 @@ sed 's/^/# /' "$TMP/hcheck"
 grep -q '<script\|src=\|href=' "$TMP/r.html" &&
 	not_ok "html: refers to something outside the page" ||
 	ok "html: self-contained (no script, no outside resource)"
+
+# lagom runs: the reverted step says why, with the lossy class's figures
+# (the runs before it: all of the class's tuned and control runs).
+run_lagom "$TMP/runs.json" "$TMP/err" runs --spool "$SP" --format json
+python3 - "$TMP/runs.json" "$TMP/r.json" >"$TMP/rcheck" <<'PY'
+import json, sys
+steps = json.load(open(sys.argv[1]))["steps"]
+lossy = [c for c in json.load(open(sys.argv[2]))["classes"]
+         if c["class"].startswith("job:lossy")][0]
+rev = [s for s in steps if s["arm"] == "revert"]
+bad = [] if len(rev) == 1 else ["%d reverted steps" % len(rev)]
+r = rev[0]["reverted"] if rev else None
+if not r or (r["tuned_runs"], r["control_runs"], r["verdict"]) != (
+        lossy["tuned_runs"], lossy["control_runs"], "loss"):
+    bad.append("reverted %s" % r)
+for k in ("speedup", "lo", "hi"):
+    if r and abs(r[k] - lossy[k]) > 1e-6:
+        bad.append("%s %s != %s" % (k, r[k], lossy[k]))
+if any(s["reverted"] for s in steps if s["arm"] != "revert"):
+    bad.append("a step that was not reverted has a figure")
+print("\n".join(bad) if bad else "%s %.2fx [%.2f, %.2f]" % (
+    rev[0]["dir"], r["speedup"], r["lo"], r["hi"]))
+PY
+sed 's/^/# /' "$TMP/rcheck"
+[ $rc -eq 0 ] && grep -q "^[0-9.]* [0-9.]*x \[" "$TMP/rcheck" &&
+	ok "runs: JSON reverted: the lossy class's runs before it, the report's figures" ||
+	not_ok "runs: JSON reverted (exit $rc)"
+run_lagom "$TMP/out" "$TMP/err" runs --spool "$SP"
+want=$(sed -n '1s/^[^ ]* \(.*\)$/\1/p' "$TMP/rcheck")
+[ -n "$want" ] && grep -qF "arm revert (NCCL's defaults; plan 00000000000000aa not applied), reverted: measured $want over 20 runs before it" "$TMP/out" &&
+	ok "runs: text says reverted: measured $want over 20 runs before it" ||
+	{ not_ok "runs: text"; grep revert "$TMP/out" | sed 's/^/# /'; }
 
 # Hostile files: each refused with one line, the rest still reported.
 D="$SP/$ME/100.0"

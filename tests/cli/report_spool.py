@@ -8,7 +8,8 @@ step's time.
     report_spool.py SPOOL USER FIRST_JOB SPEC... > truth.json
 
 SPEC is CLASS:ARM:RUNS:SPEEDUP:NOISE[:PREDICTED] -- RUNS steps of class
-CLASS (the key's job name), ARM tuned, control, measure or untuned, each
+CLASS (the key's job name), ARM tuned, control, measure, revert (a step
+srun reverted to NCCL's defaults) or untuned, each
 iteration 10 ms / SPEEDUP (tuned) or 10 ms (others) times a log-normal
 factor of sigma NOISE, from a fixed seed.  Prints the times it wrote, per
 class and arm, as JSON, so that a test checks the report's figures against
@@ -69,7 +70,7 @@ def main():
                 % PLAN
             if predicted:
                 pred += "default_ns %d\n" % round(9000000 * predicted)
-            if arm in ("control", "measure"):
+            if arm in ("control", "measure", "revert"):
                 pred += "arm %s\n" % arm
             write(d + "/predicted", pred + "end\n")
             plan = PLAN if arm == "tuned" else "-"

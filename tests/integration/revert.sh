@@ -4,8 +4,8 @@
 # controls (synthetic records placed in the user's spool as measured steps
 # leave them: tests/cli/report_spool.py, with the step's own key and plan)
 # makes the next step of that class run NCCL's defaults on every node,
-# saying why in srun -v, --lagom=explain and the job comment; lagom report
-# shows the loss.  A class whose tuned steps measured 1.10x stays tuned.
+# saying why in srun -v, --lagom=explain, the job comment and lagom runs;
+# lagom report shows the loss.  A class whose tuned steps measured 1.10x stays tuned.
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/cluster.sh"
 
@@ -61,6 +61,10 @@ done
 diag "loss: comment of job $job: $c"
 check_that "loss: the job comment says reverted=0.9Nx[lo,hi]/20 arm=reverted" \
 	'echo "$c" | grep -Eq "reverted=0\.9[0-9]x\[0\.9[0-9],0\.9[0-9]\]/20 .*arm=reverted"'
+
+run "$top_builddir/lagom" runs --spool "$spool"
+check_that "loss: lagom runs says step $job.0 was reverted, and why (20 runs before it)" \
+	'grep -Eq "^step $job\.0 .*arm revert .*, reverted: measured 0\.9[0-9]x \[0\.9[0-9], 0\.9[0-9]\] over 20 runs before it$" "$out"'
 
 srun_step lagom-lossy --lagom=explain
 check_that "loss: --lagom=explain says it is reverted" \

@@ -198,6 +198,59 @@ static void latest_first(void **state)
 					   "last 2 by name read"));
 }
 
+/* on_step_open: a step passed over there is never listed (no on_step,
+ * no record, no limit said), before its names are known. */
+static unsigned opened;
+
+static int skip_marked(void *ctx, const struct lagom_spool_at *at)
+{
+	(void)ctx;
+	assert_int_equal(at->found, 0);
+	assert_int_equal(at->kept, 0);
+	assert_null(at->name);
+	opened++;
+	return faccessat(at->step_fd, "skip", F_OK, 0) == 0 ? LAGOM_SPOOL_SKIP
+							    : LAGOM_SPOOL_NEXT;
+}
+
+static void step_open_passes_over(void **state)
+{
+	struct seen s;
+	struct lagom_spool_walk w = walk_of(&s);
+	char name[64];
+	int fd;
+
+	(void)state;
+	make("erin", true);
+	make("erin/1.0", true);
+	make("erin/1.0/skip", false);
+	for (int i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "erin/1.0/task-%d.1.rec", i);
+		make(name, false);
+	}
+	make("erin/2.0", true);
+	make("erin/2.0/task-0.1.rec", false);
+	w.lim.records_max = 2; /* 1.0's 5 would be said, were it listed */
+	w.on_step_open = skip_marked;
+	opened = 0;
+	fd = openat(root_fd, "erin", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(lagom_spool_walk_user(fd, "erin", &w), 0);
+	assert_int_equal(opened, 2);
+	assert_int_equal(s.n_steps, 1);
+	assert_string_equal(s.steps[0], "2.0");
+	assert_int_equal(s.n, 1);
+	assert_string_equal(s.rec[0], "erin/2.0/task-0.1.rec");
+	assert_int_equal(s.n_lines, 0);
+	/* one step walked on its own: the same */
+	w = walk_of(&s);
+	w.on_step_open = skip_marked;
+	assert_int_equal(lagom_spool_walk_step(fd, "1.0", getuid(), &w), 0);
+	assert_int_equal(s.n_steps + s.n, 0);
+	close(fd);
+	reset_root();
+}
+
 /* One user's many records and steps never push another user's out; each
  * limit reached is one line naming the user. */
 static void limits_per_user(void **state)
@@ -318,6 +371,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(order_by_name),
 		cmocka_unit_test(latest_first),
+		cmocka_unit_test(step_open_passes_over),
 		cmocka_unit_test(limits_per_user),
 		cmocka_unit_test(names_escaped),
 		cmocka_unit_test(owner_is_the_users_directory),

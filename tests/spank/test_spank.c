@@ -766,7 +766,7 @@ static int open_fds(void)
 }
 
 /*
- * The step's spool directory (spank/spool.c's measure_fd) is closed on every
+ * The step's spool directory (spank/spool.c's spool.fd) is closed on every
  * exit path: after a measured step, after one whose launch failed before
  * any task, and when a second prepare replaces the first.
  */
