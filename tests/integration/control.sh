@@ -15,8 +15,7 @@ cluster_need_plugin
 profile_fixture=$top_srcdir/tests/profile/valid/a100-full.json
 [ -f "$profile_fixture" ] || plan_skip_all "$profile_fixture missing"
 cluster_setup "$profile_fixture"
-spool=$CLUSTER_DIR/spool
-install -d -m 0755 "$spool"
+cluster_spool
 M="measure_dir=$spool profiler=/bin/true"
 cluster_plugstack $CLUSTER_ARGS "$M control=1"
 tap_on_fail=dump

@@ -115,8 +115,7 @@ cluster_unexport HP_
 # shellcheck disable=SC2016 # the trap expands it
 cluster_setup "$fixture" 'cluster_stop; rm -rf "$tmp"'
 [ -n "${crun_why:-}" ] && diag "crun does not run here, runc only: $crun_why"
-spool=$CLUSTER_DIR/spool
-install -d -m 0755 "$spool"
+cluster_spool
 cluster_plugstack "profile_dir=$CLUSTER_DIR/profiles" \
 	"topology_conf=$CLUSTER_DIR/etc/topology.conf" "tuner=$tuner" \
 	"measure_dir=$spool" "profiler=$profiler"

@@ -49,8 +49,7 @@ poison_stop() {
 cluster_unexport HP_
 cluster_setup "$profile_fixture" poison_stop
 chmod 0755 "$CLUSTER_DIR"
-spool=$CLUSTER_DIR/spool
-install -d -m 0755 "$spool"
+cluster_spool
 cluster_plugstack $CLUSTER_ARGS "measure_dir=$spool profiler=$profiler"
 tap_on_fail=dump
 value() { grep -o "$1=[^ ]*" "$out" | head -1 | cut -d= -f2-; }

@@ -126,8 +126,7 @@ timeout 60 enroot remove -f lagom-preflight >/dev/null 2>&1
 cluster_unexport HP_
 # shellcheck disable=SC2016 # the trap expands it
 cluster_setup "$fixture" 'cluster_stop; rm -rf "$tmp"'
-spool=$CLUSTER_DIR/spool
-install -d -m 0755 "$spool"
+cluster_spool
 tuner=$(readlink -f "$tuner")
 profiler=$(readlink -f "$profiler")
 lagom_line="required $LAGOM_PLUGIN profile_dir=$CLUSTER_DIR/profiles topology_conf=$CLUSTER_DIR/etc/topology.conf tuner=$tuner measure_dir=$spool profiler=$profiler"

@@ -30,8 +30,7 @@ id nobody >/dev/null 2>&1 || plan_skip_all "no user 'nobody'"
 cluster_unexport
 cluster_setup "$profile_fixture"
 chmod 0755 "$CLUSTER_DIR" # nobody reads the profiles and reaches its spool
-spool=$CLUSTER_DIR/spool
-install -d -m 0755 "$spool"
+cluster_spool
 cluster_plugstack $CLUSTER_ARGS measure_dir=$spool profiler=$profiler
 tap_on_fail=dump
 value() { grep -o "$1=[^ ]*" "$out" | head -1 | cut -d= -f2-; }

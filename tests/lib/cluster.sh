@@ -215,6 +215,14 @@ cluster_sacct() {
 	echo "$c"
 }
 
+# cluster_spool: the cluster's measurement spool, $CLUSTER_DIR/spool, made
+# root's and 0755 (what measure_dir= accepts); sets spool.  The caller puts
+# it on lagom's line (cluster_plugstack ... measure_dir=$spool).
+cluster_spool() {
+	spool=$CLUSTER_DIR/spool
+	install -d -m 0755 "$spool"
+}
+
 # cluster_spool_setup [FILE...]: the cluster of the measurement loop's
 # tests: skips (saying what is missing) unless lagom.so, the profiler
 # plugin, its ABI harness (the tasks' stand-in for NCCL) and every FILE
@@ -232,8 +240,7 @@ cluster_spool_setup() {
 	done
 	cluster_unexport HP_
 	cluster_setup "$fixture"
-	spool=$CLUSTER_DIR/spool
-	install -d -m 0755 "$spool"
+	cluster_spool
 	# shellcheck disable=SC2086 # one word per argument
 	cluster_plugstack $CLUSTER_ARGS "measure_dir=$spool profiler=$profiler"
 }
