@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model/netdense.h"
+#include "model/netcal_int.h"
 
 static const char *const param_names[LAGOM_DP_COUNT] = {
 	"busbw_Bps",	 "step_simple_us", "step_ll128_us", "step_ll_us",
@@ -273,4 +274,421 @@ int lagom_dense_fit(const struct lagom_dense_meas *m, size_t n,
 	free(q);
 	*out = f;
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The dense fit in a site calibration.                                */
+/* ------------------------------------------------------------------ */
+
+_Static_assert(LAGOM_NET_DENSE_PARAMS == LAGOM_DP_COUNT,
+	       "model.h's dense entry holds every dense constant");
+
+/* Leave-one-class-out over at most this many classes of a group (every
+ * k-th of a larger one, deterministic). */
+#define LOO_MAX 256
+
+const char *lagom_dense_site_why_text(enum lagom_dense_site_why w)
+{
+	switch (w) {
+	case LAGOM_DS_WRITTEN:
+		return "dense enough: written";
+	case LAGOM_DS_FEW_CLASSES:
+		return "not dense enough: fewer classes than 8";
+	case LAGOM_DS_NO_BUSBW:
+		return "not dense enough: the bus bandwidth is refused";
+	case LAGOM_DS_NO_PROTO:
+		return "not dense enough: no protocol's latency fitted from 3 "
+		       "sizes or more";
+	case LAGOM_DS_LOO:
+		return "refused: its leave-one-class-out error is over 15 %";
+	default:
+		return "no data";
+	}
+}
+
+const char *lagom_dense_algo_name(int a)
+{
+	return a == LAGOM_NET_DENSE_RING   ? "ring"
+	       : a == LAGOM_NET_DENSE_TREE ? "tree"
+					   : NULL;
+}
+
+int lagom_dense_algo_of(enum lagom_algo algo)
+{
+	return algo == LAGOM_ALGO_RING	 ? LAGOM_NET_DENSE_RING
+	       : algo == LAGOM_ALGO_TREE ? LAGOM_NET_DENSE_TREE
+					 : -1;
+}
+
+static double entry_predict_s(const struct lagom_net_dense *d,
+			      const struct lagom_dense_meas *m)
+{
+	double x[LAGOM_DP_COUNT], t = 0;
+
+	columns(m, x);
+	for (int p = 0; p < LAGOM_DP_COUNT; p++)
+		if (d->set[p])
+			t += x[p] * to_internal(p, d->value[p]);
+	return t;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Distinct sizes of protocol pi among d[0..k) and their range. */
+static size_t proto_sizes(const struct lagom_dense_meas *d, size_t k, int pi,
+			  uint64_t *lo, uint64_t *hi)
+{
+	size_t distinct = 0;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (size_t i = 0; i < k; i++) {
+		bool seen = false;
+		if (proto_index(d[i].proto) != pi)
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = proto_index(d[j].proto) == pi &&
+			       d[j].bytes == d[i].bytes;
+		distinct += !seen;
+		if (d[i].bytes < *lo)
+			*lo = d[i].bytes;
+		if (d[i].bytes > *hi)
+			*hi = d[i].bytes;
+	}
+	return distinct;
+}
+
+/* The leave-one-class-out median error of the form on d[0..k) (rest, e:
+ * scratch of k); a class whose fit without it fails counts as 100 %. */
+static double loo_error(const struct lagom_dense_meas *d, size_t k,
+			struct lagom_dense_meas *rest, double *e)
+{
+	size_t step = k > LOO_MAX ? (k + LOO_MAX - 1) / LOO_MAX : 1, ne = 0;
+
+	for (size_t i = 0; i < k; i += step) {
+		struct lagom_dense_fit f;
+		struct lagom_error err = { 0 };
+		size_t r = 0;
+		double t;
+
+		for (size_t j = 0; j < k; j++)
+			if (j != i)
+				rest[r++] = d[j];
+		t = r && lagom_dense_fit(rest, r, &f, &err) == 0
+			    ? lagom_dense_predict_s(&d[i], &f)
+			    : 0;
+		e[ne++] = t > 0 ? fabs(d[i].time_s / t - 1) : 1;
+	}
+	return median_of(e, ne);
+}
+
+/* One group's entry: 0 written into *out, else why not. */
+static enum lagom_dense_site_why
+fit_entry(const struct lagom_dense_meas *d, size_t k,
+	  struct lagom_dense_meas *rest, double *e, struct lagom_net_dense *out,
+	  double *loo)
+{
+	struct lagom_dense_fit f;
+	struct lagom_error err = { 0 };
+	struct lagom_net_dense x = { .classes = (unsigned)k,
+				     .min_channels = UINT32_MAX };
+	bool any = false;
+
+	*loo = NAN;
+	if (k < LAGOM_DENSE_MIN_CLASSES)
+		return LAGOM_DS_FEW_CLASSES;
+	if (lagom_dense_fit(d, k, &f, &err) || !f.set[LAGOM_DP_INV_BUSBW])
+		return LAGOM_DS_NO_BUSBW;
+	for (int p = 0; p < LAGOM_DP_COUNT; p++) {
+		x.set[p] = f.set[p];
+		x.value[p] = f.set[p] ? f.value[p] : 0;
+	}
+	for (int pi = 0; pi < LAGOM_NET_DENSE_PROTOS; pi++) {
+		uint64_t lo, hi;
+		if (proto_sizes(d, k, pi, &lo, &hi) < LAGOM_DENSE_MIN_SIZES ||
+		    !f.set[LAGOM_DP_LAT_SIMPLE + pi])
+			continue;
+		x.min_bytes[pi] = lo;
+		x.max_bytes[pi] = hi;
+		any = true;
+	}
+	if (!any)
+		return LAGOM_DS_NO_PROTO;
+	for (size_t i = 0; i < k; i++) {
+		if (d[i].nchannels < x.min_channels)
+			x.min_channels = d[i].nchannels;
+		if (d[i].nchannels > x.max_channels)
+			x.max_channels = d[i].nchannels;
+	}
+	x.ranks_per_node = d[0].ranks / d[0].nodes;
+	*loo = loo_error(d, k, rest, e);
+	if (!(*loo <= LAGOM_DENSE_MAX_LOO))
+		return LAGOM_DS_LOO;
+	x.err = *loo;
+	*out = x;
+	return LAGOM_DS_WRITTEN;
+}
+
+/* m as a dense class of the model's view. */
+static void dense_of(const struct lagom_net_meas *m, struct lagom_dense_meas *d,
+		     int *band)
+{
+	struct lagom_hw hb;
+	struct lagom_comm cb;
+	const struct lagom_hw *h;
+	const struct lagom_comm *c;
+
+	lagom_domain_view(&m->hw, &m->comm, &hb, &cb, &h, &c);
+	*d = (struct lagom_dense_meas){
+		.coll = m->coll,
+		.algo = m->cfg.algo,
+		.proto = m->cfg.proto,
+		.bytes = m->bytes,
+		.nodes = (unsigned)c->nodes,
+		.ranks = (unsigned)c->ranks,
+		.nchannels = (unsigned)m->cfg.nchannels,
+		.time_s = m->time_s,
+	};
+	*band = lagom_net_band((unsigned)c->nodes);
+}
+
+/* The ranks per node of most classes of one transport, band and dense
+ * algorithm (the larger on a tie); 0 when none. */
+static unsigned group_rpn(const struct lagom_dense_meas *all, const int *band,
+			  const struct lagom_net_meas *m, size_t n, int t,
+			  int b, int a)
+{
+	unsigned best = 0;
+	size_t best_n = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned rpn;
+		size_t k = 0;
+		if (band[i] != b || (int)lagom_hw_transport(&m[i].hw) != t ||
+		    lagom_dense_algo_of(all[i].algo) != a ||
+		    all[i].ranks % all[i].nodes)
+			continue;
+		rpn = all[i].ranks / all[i].nodes;
+		for (size_t j = 0; j < n; j++)
+			k += band[j] == b &&
+			     (int)lagom_hw_transport(&m[j].hw) == t &&
+			     lagom_dense_algo_of(all[j].algo) == a &&
+			     all[j].ranks == rpn * all[j].nodes;
+		if (k > best_n || (k == best_n && rpn > best)) {
+			best = rpn;
+			best_n = k;
+		}
+	}
+	return best;
+}
+
+int lagom_dense_site_fit(const struct lagom_net_meas *m, size_t n,
+			 struct lagom_net_calib *calib,
+			 struct lagom_dense_site_report *rep,
+			 struct lagom_error *err)
+{
+	struct lagom_dense_meas *all, *d, *rest;
+	int *band;
+	double *e;
+
+	if (n > LAGOM_NET_SITE_MAX_MEAS)
+		return lagom_errprintf(err, EINVAL,
+				       "%zu classes: at most %d can be fitted",
+				       n, LAGOM_NET_SITE_MAX_MEAS);
+	for (int t = 0; t < LAGOM_NET_COUNT; t++)
+		memset(calib->t[t].dense, 0, sizeof(calib->t[t].dense));
+	if (rep) {
+		memset(rep, 0, sizeof(*rep));
+		for (int t = 0; t < LAGOM_NET_COUNT; t++)
+			for (int b = 0; b < LAGOM_NET_BANDS; b++)
+				for (int a = 0; a < LAGOM_NET_DENSE_ALGOS; a++)
+					rep->loo[t][b][a] = NAN;
+	}
+	all = malloc((n + 1) * sizeof(*all));
+	d = malloc((n + 1) * sizeof(*d));
+	rest = malloc((n + 1) * sizeof(*rest));
+	e = malloc((n + 1) * sizeof(*e));
+	band = malloc((n + 1) * sizeof(*band));
+	if (!all || !d || !rest || !e || !band) {
+		free(all), free(d), free(rest), free(e), free(band);
+		return lagom_errprintf(err, ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		dense_of(&m[i], &all[i], &band[i]);
+	for (int t = LAGOM_NET_IB; t < LAGOM_NET_COUNT; t++)
+		for (int b = 0; b < LAGOM_NET_BANDS; b++)
+			for (int a = 0; a < LAGOM_NET_DENSE_ALGOS; a++) {
+				enum lagom_dense_site_why w;
+				size_t k = 0;
+				double loo;
+
+				unsigned rpn = group_rpn(all, band, m, n, t, b,
+							 a);
+
+				for (size_t i = 0; i < n; i++)
+					if (band[i] == b &&
+					    all[i].ranks ==
+						    rpn * all[i].nodes &&
+					    (int)lagom_hw_transport(&m[i].hw) ==
+						    t &&
+					    lagom_dense_algo_of(all[i].algo) ==
+						    a &&
+					    all[i].nchannels > 0 &&
+					    all[i].bytes > 0 &&
+					    all[i].ranks % all[i].nodes == 0)
+						d[k++] = all[i];
+				if (k == 0)
+					continue;
+				w = fit_entry(d, k, rest, e,
+					      &calib->t[t].dense[b][a], &loo);
+				if (rep) {
+					rep->classes[t][b][a] = k;
+					rep->why[t][b][a] = w;
+					rep->loo[t][b][a] = loo;
+				}
+			}
+	free(all), free(d), free(rest), free(e), free(band);
+	return 0;
+}
+
+int lagom_dense_check(const struct lagom_net_dense *d, struct lagom_error *err)
+{
+	for (int p = 0; p < LAGOM_DP_COUNT; p++)
+		if (d->set[p] && !(isfinite(d->value[p]) && d->value[p] > 0))
+			return lagom_errprintf(err, EINVAL,
+					       "dense %s: not a positive "
+					       "number",
+					       param_names[p]);
+	for (int pi = 0; pi < LAGOM_NET_DENSE_PROTOS; pi++)
+		if (d->min_bytes[pi] > d->max_bytes[pi])
+			return lagom_errprintf(err, EINVAL,
+					       "dense bytes: min above max");
+	if (d->set[LAGOM_DP_INV_BUSBW] &&
+	    (d->min_channels == 0 || d->ranks_per_node == 0 ||
+	     d->ranks_per_node > 1024 || d->min_channels > d->max_channels ||
+	     d->max_channels > 64))
+		return lagom_errprintf(err, EINVAL,
+				       "dense channels: not 1 <= min <= max "
+				       "<= 64, or ranks_per_node not "
+				       "1..1024");
+	if (!(d->err >= 0 && d->err <= 1))
+		return lagom_errprintf(err, EINVAL,
+				       "dense err: not in [0, 1]");
+	return 0;
+}
+
+/* The least time physics allows the class: the bytes each node moves
+ * across the network at the NICs' line rate (doc/model.md 2.5). */
+static double bound_s(const struct lagom_hw *hw, const struct lagom_comm *comm,
+		      const struct lagom_dense_meas *m)
+{
+	double S = (double)m->bytes, N = comm->nodes, B, line;
+
+	if (N < 2)
+		return 0;
+	switch (m->coll) {
+	case LAGOM_COLL_ALLREDUCE:
+		B = 2 * S * (N - 1) / N;
+		break;
+	case LAGOM_COLL_ALLGATHER:
+	case LAGOM_COLL_REDUCESCATTER:
+		B = S * (N - 1) / N;
+		break;
+	case LAGOM_COLL_ALLTOALL:
+		B = (double)comm->ranks_per_node * S *
+		    (comm->ranks - comm->ranks_per_node) / comm->ranks;
+		break;
+	default:
+		B = S;
+	}
+	line = lagom_nic_line_Bps(hw, comm);
+	return line > 0 ? B / line : 0;
+}
+
+const struct lagom_net_dense *
+lagom_dense_site_entry(const struct lagom_hw *hw, const struct lagom_comm *comm,
+		       enum lagom_coll coll, uint64_t bytes,
+		       const struct lagom_coll_config *cfg,
+		       struct lagom_dense_meas *m, double *floor_s)
+{
+	int b = lagom_net_band((unsigned)comm->nodes);
+	int a = lagom_dense_algo_of(cfg->algo);
+	int pi = proto_index(cfg->proto);
+	const struct lagom_net_dense *d;
+
+	if (b < 0 || a < 0 || comm->nodes < 1 ||
+	    comm->ranks % comm->nodes != 0)
+		return NULL;
+	d = &hw->net_site.dense[b][a];
+	if (!d->set[LAGOM_DP_INV_BUSBW] ||
+	    (unsigned)comm->ranks != d->ranks_per_node * (unsigned)comm->nodes || !d->set[LAGOM_DP_LAT_SIMPLE + pi] ||
+	    d->max_bytes[pi] == 0 || bytes < d->min_bytes[pi] ||
+	    bytes > d->max_bytes[pi])
+		return NULL;
+	*m = (struct lagom_dense_meas){
+		.coll = coll,
+		.algo = cfg->algo,
+		.proto = cfg->proto,
+		.bytes = bytes,
+		.nodes = (unsigned)comm->nodes,
+		.ranks = (unsigned)comm->ranks,
+		.nchannels = (unsigned)cfg->nchannels,
+		.time_s = 1,
+	};
+	*floor_s = bound_s(hw, comm, m);
+	return d;
+}
+
+bool lagom_dense_site_time_at(const struct lagom_net_dense *d,
+			      const struct lagom_dense_meas *m, double nc,
+			      double floor_s, double *time_s)
+{
+	struct lagom_dense_meas x = *m;
+
+	if (!(nc >= d->min_channels && nc <= d->max_channels))
+		return false;
+	x.nchannels = (unsigned)lround(nc);
+	*time_s = fmax(entry_predict_s(d, &x), floor_s);
+	return true;
+}
+
+double lagom_dense_site_error(const struct lagom_hw *hw,
+			      const struct lagom_comm *comm, uint64_t bytes)
+{
+	struct lagom_hw hb;
+	struct lagom_comm cb;
+	const struct lagom_hw *h;
+	const struct lagom_comm *c;
+	double e = -1;
+	int b;
+
+	if (!hw || !comm)
+		return -1;
+	lagom_domain_view(hw, comm, &hb, &cb, &h, &c);
+	b = lagom_net_band((unsigned)c->nodes);
+	if (b < 0)
+		return -1;
+	for (int a = 0; a < LAGOM_NET_DENSE_ALGOS; a++) {
+		const struct lagom_net_dense *d = &h->net_site.dense[b][a];
+		if (!d->set[LAGOM_DP_INV_BUSBW] ||
+		    (unsigned)c->ranks != d->ranks_per_node * (unsigned)c->nodes)
+			continue;
+		for (int pi = 0; pi < LAGOM_NET_DENSE_PROTOS; pi++)
+			if (d->max_bytes[pi] > 0 && d->set[LAGOM_DP_LAT_SIMPLE + pi] &&
+			    bytes >= d->min_bytes[pi] &&
+			    bytes <= d->max_bytes[pi])
+				e = fmax(e, d->err);
+	}
+	return e;
 }
