@@ -297,8 +297,8 @@ const char *lagom_dense_site_why_text(enum lagom_dense_site_why w)
 	case LAGOM_DS_NO_BUSBW:
 		return "not dense enough: the bus bandwidth is refused";
 	case LAGOM_DS_NO_PROTO:
-		return "not dense enough: no protocol's latency fitted from 3 "
-		       "sizes or more";
+		return "not dense enough: no protocol with a term of its own "
+		       "and 3 sizes or more";
 	case LAGOM_DS_LOO:
 		return "refused: its leave-one-class-out error is over 15 %";
 	default:
@@ -369,55 +369,71 @@ static size_t proto_sizes(const struct lagom_dense_meas *d, size_t k, int pi,
 	return distinct;
 }
 
-/* The leave-one-class-out median error of the form on d[0..k) (rest, e:
- * scratch of k); a class whose fit without it fails counts as 100 %. */
-static double loo_error(const struct lagom_dense_meas *d, size_t k,
-			struct lagom_dense_meas *rest, double *e)
+/* Each class's leave-one-class-out error into e[i] (NAN for a class not
+ * left out: every step-th of a group larger than LOO_MAX is); a class
+ * whose fit without it fails counts as 100 %.  rest: scratch of k. */
+static void loo_errors(const struct lagom_dense_meas *d, size_t k,
+		       struct lagom_dense_meas *rest, double *e)
 {
-	size_t step = k > LOO_MAX ? (k + LOO_MAX - 1) / LOO_MAX : 1, ne = 0;
+	size_t step = k > LOO_MAX ? (k + LOO_MAX - 1) / LOO_MAX : 1;
 
-	for (size_t i = 0; i < k; i += step) {
+	for (size_t i = 0; i < k; i++) {
 		struct lagom_dense_fit f;
 		struct lagom_error err = { 0 };
 		size_t r = 0;
 		double t;
 
+		e[i] = NAN;
+		if (i % step)
+			continue;
 		for (size_t j = 0; j < k; j++)
 			if (j != i)
 				rest[r++] = d[j];
 		t = r && lagom_dense_fit(rest, r, &f, &err) == 0
 			    ? lagom_dense_predict_s(&d[i], &f)
 			    : 0;
-		e[ne++] = t > 0 ? fabs(d[i].time_s / t - 1) : 1;
+		e[i] = t > 0 ? fabs(d[i].time_s / t - 1) : 1;
 	}
-	return median_of(e, ne);
 }
 
-/* One group's entry: 0 written into *out, else why not. */
+/* Band b's entry of a group's fit f (classes d[0..k), their bands bd[],
+ * their left-out errors e[]): LAGOM_DS_WRITTEN and *out, else why not.
+ * v: scratch of k. */
 static enum lagom_dense_site_why
-fit_entry(const struct lagom_dense_meas *d, size_t k,
-	  struct lagom_dense_meas *rest, double *e, struct lagom_net_dense *out,
-	  double *loo)
+band_entry(const struct lagom_dense_fit *f, const struct lagom_dense_meas *d,
+	   const int *bd, const double *e, size_t k, int b,
+	   struct lagom_dense_meas *v, double *ev, struct lagom_net_dense *out,
+	   double *loo, size_t *nb)
 {
-	struct lagom_dense_fit f;
-	struct lagom_error err = { 0 };
-	struct lagom_net_dense x = { .classes = (unsigned)k,
-				     .min_channels = UINT32_MAX };
+	struct lagom_net_dense x = { .min_channels = UINT32_MAX };
+	size_t kb = 0, ne = 0;
 	bool any = false;
 
 	*loo = NAN;
-	if (k < LAGOM_DENSE_MIN_CLASSES)
+	for (size_t i = 0; i < k; i++)
+		if (bd[i] == b) {
+			v[kb++] = d[i];
+			if (!isnan(e[i]))
+				ev[ne++] = e[i];
+		}
+	*nb = kb;
+	if (kb == 0)
+		return LAGOM_DS_NO_DATA;
+	if (kb < LAGOM_DENSE_MIN_CLASSES)
 		return LAGOM_DS_FEW_CLASSES;
-	if (lagom_dense_fit(d, k, &f, &err) || !f.set[LAGOM_DP_INV_BUSBW])
+	if (!f->set[LAGOM_DP_INV_BUSBW])
 		return LAGOM_DS_NO_BUSBW;
 	for (int p = 0; p < LAGOM_DP_COUNT; p++) {
-		x.set[p] = f.set[p];
-		x.value[p] = f.set[p] ? f.value[p] : 0;
+		x.set[p] = f->set[p];
+		x.value[p] = f->set[p] ? f->value[p] : 0;
 	}
+	/* a protocol whose latency and step cost are both refused has no
+	 * term of its own: not covered */
 	for (int pi = 0; pi < LAGOM_NET_DENSE_PROTOS; pi++) {
 		uint64_t lo, hi;
-		if (proto_sizes(d, k, pi, &lo, &hi) < LAGOM_DENSE_MIN_SIZES ||
-		    !f.set[LAGOM_DP_LAT_SIMPLE + pi])
+		if (proto_sizes(v, kb, pi, &lo, &hi) < LAGOM_DENSE_MIN_SIZES ||
+		    !(f->set[LAGOM_DP_LAT_SIMPLE + pi] ||
+		      f->set[LAGOM_DP_STEP_SIMPLE + pi]))
 			continue;
 		x.min_bytes[pi] = lo;
 		x.max_bytes[pi] = hi;
@@ -425,14 +441,15 @@ fit_entry(const struct lagom_dense_meas *d, size_t k,
 	}
 	if (!any)
 		return LAGOM_DS_NO_PROTO;
-	for (size_t i = 0; i < k; i++) {
-		if (d[i].nchannels < x.min_channels)
-			x.min_channels = d[i].nchannels;
-		if (d[i].nchannels > x.max_channels)
-			x.max_channels = d[i].nchannels;
+	for (size_t i = 0; i < kb; i++) {
+		if (v[i].nchannels < x.min_channels)
+			x.min_channels = v[i].nchannels;
+		if (v[i].nchannels > x.max_channels)
+			x.max_channels = v[i].nchannels;
 	}
-	x.ranks_per_node = d[0].ranks / d[0].nodes;
-	*loo = loo_error(d, k, rest, e);
+	x.ranks_per_node = v[0].ranks / v[0].nodes;
+	x.classes = (unsigned)kb;
+	*loo = ne ? median_of(ev, ne) : NAN;
 	if (!(*loo <= LAGOM_DENSE_MAX_LOO))
 		return LAGOM_DS_LOO;
 	x.err = *loo;
@@ -463,11 +480,21 @@ static void dense_of(const struct lagom_net_meas *m, struct lagom_dense_meas *d,
 	*band = lagom_net_band((unsigned)c->nodes);
 }
 
-/* The ranks per node of most classes of one transport, band and dense
+/* Whether class i can join a fit of transport t and dense algorithm a. */
+static bool in_group(const struct lagom_dense_meas *all, const int *band,
+		     const struct lagom_net_meas *m, size_t i, int t, int a)
+{
+	return band[i] >= 0 && (int)lagom_hw_transport(&m[i].hw) == t &&
+	       lagom_dense_algo_of(all[i].algo) == a &&
+	       all[i].nchannels > 0 && all[i].bytes > 0 &&
+	       all[i].ranks % all[i].nodes == 0;
+}
+
+/* The ranks per node of most classes of one transport and dense
  * algorithm (the larger on a tie); 0 when none. */
 static unsigned group_rpn(const struct lagom_dense_meas *all, const int *band,
 			  const struct lagom_net_meas *m, size_t n, int t,
-			  int b, int a)
+			  int a)
 {
 	unsigned best = 0;
 	size_t best_n = 0;
@@ -475,15 +502,13 @@ static unsigned group_rpn(const struct lagom_dense_meas *all, const int *band,
 	for (size_t i = 0; i < n; i++) {
 		unsigned rpn;
 		size_t k = 0;
-		if (band[i] != b || (int)lagom_hw_transport(&m[i].hw) != t ||
-		    lagom_dense_algo_of(all[i].algo) != a ||
-		    all[i].ranks % all[i].nodes)
+		if (!in_group(all, band, m, i, t, a))
 			continue;
 		rpn = all[i].ranks / all[i].nodes;
+		if (rpn == best)
+			continue;
 		for (size_t j = 0; j < n; j++)
-			k += band[j] == b &&
-			     (int)lagom_hw_transport(&m[j].hw) == t &&
-			     lagom_dense_algo_of(all[j].algo) == a &&
+			k += in_group(all, band, m, j, t, a) &&
 			     all[j].ranks == rpn * all[j].nodes;
 		if (k > best_n || (k == best_n && rpn > best)) {
 			best = rpn;
@@ -493,14 +518,65 @@ static unsigned group_rpn(const struct lagom_dense_meas *all, const int *band,
 	return best;
 }
 
+struct scratch {
+	struct lagom_dense_meas *all, *d, *rest, *v;
+	int *band, *bd;
+	double *e, *ev;
+};
+
+/* One transport and dense algorithm: one fit over every band's classes
+ * (the node counts determine the step term), an entry per band. */
+static void fit_group(const struct lagom_net_meas *m, size_t n, int t, int a,
+		      struct scratch *w, struct lagom_net_calib *calib,
+		      struct lagom_dense_site_report *rep)
+{
+	unsigned rpn = group_rpn(w->all, w->band, m, n, t, a);
+	struct lagom_dense_fit f = { 0 };
+	struct lagom_error err = { 0 };
+	size_t k = 0;
+	bool fitted;
+
+	for (size_t i = 0; i < n; i++)
+		if (in_group(w->all, w->band, m, i, t, a) &&
+		    w->all[i].ranks == rpn * w->all[i].nodes) {
+			w->bd[k] = w->band[i];
+			w->d[k++] = w->all[i];
+		}
+	if (k == 0)
+		return;
+	fitted = k >= LAGOM_DENSE_MIN_CLASSES &&
+		 lagom_dense_fit(w->d, k, &f, &err) == 0;
+	if (fitted)
+		loo_errors(w->d, k, w->rest, w->e);
+	for (int b = 0; b < LAGOM_NET_BANDS; b++) {
+		enum lagom_dense_site_why why;
+		double loo = NAN;
+		size_t nb = 0;
+
+		if (fitted)
+			why = band_entry(&f, w->d, w->bd, w->e, k, b, w->v,
+					 w->ev, &calib->t[t].dense[b][a], &loo,
+					 &nb);
+		else
+			for (size_t i = 0; i < k; i++)
+				nb += w->bd[i] == b;
+		if (!fitted)
+			why = nb ? LAGOM_DS_FEW_CLASSES : LAGOM_DS_NO_DATA;
+		if (rep && nb) {
+			rep->classes[t][b][a] = nb;
+			rep->why[t][b][a] = why;
+			rep->loo[t][b][a] = loo;
+		}
+	}
+}
+
 int lagom_dense_site_fit(const struct lagom_net_meas *m, size_t n,
 			 struct lagom_net_calib *calib,
 			 struct lagom_dense_site_report *rep,
 			 struct lagom_error *err)
 {
-	struct lagom_dense_meas *all, *d, *rest;
-	int *band;
-	double *e;
+	struct scratch w;
+	int rc = 0;
 
 	if (n > LAGOM_NET_SITE_MAX_MEAS)
 		return lagom_errprintf(err, EINVAL,
@@ -515,51 +591,28 @@ int lagom_dense_site_fit(const struct lagom_net_meas *m, size_t n,
 				for (int a = 0; a < LAGOM_NET_DENSE_ALGOS; a++)
 					rep->loo[t][b][a] = NAN;
 	}
-	all = malloc((n + 1) * sizeof(*all));
-	d = malloc((n + 1) * sizeof(*d));
-	rest = malloc((n + 1) * sizeof(*rest));
-	e = malloc((n + 1) * sizeof(*e));
-	band = malloc((n + 1) * sizeof(*band));
-	if (!all || !d || !rest || !e || !band) {
-		free(all), free(d), free(rest), free(e), free(band);
-		return lagom_errprintf(err, ENOMEM, "out of memory");
+	w.all = malloc((n + 1) * sizeof(*w.all));
+	w.d = malloc((n + 1) * sizeof(*w.d));
+	w.rest = malloc((n + 1) * sizeof(*w.rest));
+	w.v = malloc((n + 1) * sizeof(*w.v));
+	w.band = malloc((n + 1) * sizeof(*w.band));
+	w.bd = malloc((n + 1) * sizeof(*w.bd));
+	w.e = malloc((n + 1) * sizeof(*w.e));
+	w.ev = malloc((n + 1) * sizeof(*w.ev));
+	if (!w.all || !w.d || !w.rest || !w.v || !w.band || !w.bd || !w.e ||
+	    !w.ev) {
+		rc = lagom_errprintf(err, ENOMEM, "out of memory");
+		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		dense_of(&m[i], &all[i], &band[i]);
+		dense_of(&m[i], &w.all[i], &w.band[i]);
 	for (int t = LAGOM_NET_IB; t < LAGOM_NET_COUNT; t++)
-		for (int b = 0; b < LAGOM_NET_BANDS; b++)
-			for (int a = 0; a < LAGOM_NET_DENSE_ALGOS; a++) {
-				enum lagom_dense_site_why w;
-				size_t k = 0;
-				double loo;
-
-				unsigned rpn = group_rpn(all, band, m, n, t, b,
-							 a);
-
-				for (size_t i = 0; i < n; i++)
-					if (band[i] == b &&
-					    all[i].ranks ==
-						    rpn * all[i].nodes &&
-					    (int)lagom_hw_transport(&m[i].hw) ==
-						    t &&
-					    lagom_dense_algo_of(all[i].algo) ==
-						    a &&
-					    all[i].nchannels > 0 &&
-					    all[i].bytes > 0 &&
-					    all[i].ranks % all[i].nodes == 0)
-						d[k++] = all[i];
-				if (k == 0)
-					continue;
-				w = fit_entry(d, k, rest, e,
-					      &calib->t[t].dense[b][a], &loo);
-				if (rep) {
-					rep->classes[t][b][a] = k;
-					rep->why[t][b][a] = w;
-					rep->loo[t][b][a] = loo;
-				}
-			}
-	free(all), free(d), free(rest), free(e), free(band);
-	return 0;
+		for (int a = 0; a < LAGOM_NET_DENSE_ALGOS; a++)
+			fit_group(m, n, t, a, &w, calib, rep);
+out:
+	free(w.all), free(w.d), free(w.rest), free(w.v);
+	free(w.band), free(w.bd), free(w.e), free(w.ev);
+	return rc;
 }
 
 int lagom_dense_check(const struct lagom_net_dense *d, struct lagom_error *err)
@@ -632,7 +685,7 @@ lagom_dense_site_entry(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		return NULL;
 	d = &hw->net_site.dense[b][a];
 	if (!d->set[LAGOM_DP_INV_BUSBW] ||
-	    (unsigned)comm->ranks != d->ranks_per_node * (unsigned)comm->nodes || !d->set[LAGOM_DP_LAT_SIMPLE + pi] ||
+	    (unsigned)comm->ranks != d->ranks_per_node * (unsigned)comm->nodes ||
 	    d->max_bytes[pi] == 0 || bytes < d->min_bytes[pi] ||
 	    bytes > d->max_bytes[pi])
 		return NULL;
@@ -685,7 +738,7 @@ double lagom_dense_site_error(const struct lagom_hw *hw,
 		    (unsigned)c->ranks != d->ranks_per_node * (unsigned)c->nodes)
 			continue;
 		for (int pi = 0; pi < LAGOM_NET_DENSE_PROTOS; pi++)
-			if (d->max_bytes[pi] > 0 && d->set[LAGOM_DP_LAT_SIMPLE + pi] &&
+			if (d->max_bytes[pi] > 0 &&
 			    bytes >= d->min_bytes[pi] &&
 			    bytes <= d->max_bytes[pi])
 				e = fmax(e, d->err);

@@ -101,13 +101,18 @@ int lagom_dense_fit(const struct lagom_dense_meas *m, size_t n,
 
 /*
  * When the evidence is dense enough for the calibration to carry a dense
- * fit (doc/calibration-format.md): per transport, node-count band and
- * algorithm (ring, tree), at least LAGOM_DENSE_MIN_CLASSES classes; the
- * bus bandwidth fitted; a protocol covered only where its latency is
- * fitted from at least LAGOM_DENSE_MIN_SIZES distinct sizes; and the fit's
- * own leave-one-class-out median |measured / predicted - 1| at most
- * LAGOM_DENSE_MAX_LOO (above it the form does not describe these classes
- * better than the built-in model's known multi-node error).
+ * fit (doc/calibration-format.md): one fit per transport and algorithm
+ * (ring, tree) over the classes of every node-count band (of the ranks
+ * per node most classes have: a bus bandwidth holds for one share of the
+ * NICs), so that the node counts seen determine the step term; a band
+ * gets an entry when it has at least LAGOM_DENSE_MIN_CLASSES of those
+ * classes, the bus bandwidth is fitted, the median leave-one-class-out
+ * |measured / predicted - 1| of its classes is at most LAGOM_DENSE_MAX_LOO
+ * (above it the form describes them no better than the built-in model's
+ * known multi-node error), and at least one protocol is covered: a latency
+ * or a step cost of its own fitted, and at least LAGOM_DENSE_MIN_SIZES
+ * distinct sizes of it in the band (covered between the smallest and the
+ * largest: the entry interpolates, it never extrapolates).
  */
 #define LAGOM_DENSE_MIN_CLASSES 8
 #define LAGOM_DENSE_MIN_SIZES 3
@@ -119,7 +124,7 @@ enum lagom_dense_site_why {
 	LAGOM_DS_WRITTEN,     /* dense enough: in the calibration */
 	LAGOM_DS_FEW_CLASSES, /* fewer than LAGOM_DENSE_MIN_CLASSES */
 	LAGOM_DS_NO_BUSBW,    /* the bus bandwidth refused */
-	LAGOM_DS_NO_PROTO,    /* no protocol's latency from enough sizes */
+	LAGOM_DS_NO_PROTO,    /* no protocol covered (its term, 3 sizes) */
 	LAGOM_DS_LOO,	      /* left-out error above LAGOM_DENSE_MAX_LOO */
 };
 
@@ -137,9 +142,9 @@ const char *lagom_dense_algo_name(int a);
 int lagom_dense_algo_of(enum lagom_algo algo);
 
 /*
- * Fit the dense form per transport (each measurement's hw), node-count
- * band and dense algorithm over m[0..n) (multi-node classes; the others
- * ignored) and write the fits that are dense enough (above) into
+ * Fit the dense form per transport (each measurement's hw) and dense
+ * algorithm over m[0..n) (multi-node classes; the others ignored) and
+ * write each band's entry that is dense enough (above) into
  * calib->t[T].dense[B][A]; the others are cleared (calib's constants are
  * untouched).  rep may be NULL.  Deterministic.  -EINVAL: n above
  * LAGOM_NET_SITE_MAX_MEAS; -ENOMEM.
