@@ -783,4 +783,16 @@ double lagom_ce_time_s(const struct lagom_hw *hw, const struct lagom_comm *comm,
 double lagom_model_error(const struct lagom_hw *hw,
 			 const struct lagom_comm *comm, uint64_t bytes);
 
+/*
+ * The site calibration's known error for a class of comm and bytes on hw
+ * (hw->net_site applied; model/netdense.c): the largest leave-one-class-
+ * out error of the dense fits (struct lagom_net_dense) of comm's band
+ * that cover those bytes with some protocol and comm's ranks per node;
+ * negative when none covers them (no calibrated error: lagom_model_error()
+ * holds).  The search's deviation gate takes it where it is not negative
+ * (search/deviate.c, doc/search.md).
+ */
+double lagom_dense_site_error(const struct lagom_hw *hw,
+			      const struct lagom_comm *comm, uint64_t bytes);
+
 #endif /* LAGOM_MODEL_MODEL_H */

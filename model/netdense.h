@@ -182,14 +182,6 @@ bool lagom_dense_site_time_at(const struct lagom_net_dense *d,
 			      const struct lagom_dense_meas *m, double nc,
 			      double floor_s, double *time_s);
 
-/*
- * The site calibration's known error for a class of comm and bytes on hw
- * (hw->net_site applied): the largest leave-one-class-out error of the
- * dense fits of comm's band that cover those bytes with some protocol;
- * negative when none covers them (no calibrated error: the built-in
- * lagom_model_error() holds).
- */
-double lagom_dense_site_error(const struct lagom_hw *hw,
-			      const struct lagom_comm *comm, uint64_t bytes);
+/* lagom_dense_site_error(): model/model.h (the search asks it). */
 
 #endif /* LAGOM_MODEL_NETDENSE_H */

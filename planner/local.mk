@@ -95,6 +95,14 @@ tests_planner_test_calib_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_calib_LDADD = libplanner.la libprofile.la libmeasurement.la \
 	libmodel.la libcommon.la $(CMOCKA_LIBS) $(JANSSON_LIBS) -lm
 
+# The site calibration's known error in the deviation gate (issue 33)
+UNIT_TESTS += tests/planner/test_calib_gate
+check_PROGRAMS += tests/planner/test_calib_gate
+tests_planner_test_calib_gate_SOURCES = tests/planner/test_calib_gate.c
+tests_planner_test_calib_gate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_calib_gate_LDADD = libsearch.la libcatalog.la libmodel.la \
+	libcommon.la $(CMOCKA_LIBS) -lm
+
 # The users' consensus over records: physical bounds, per-user limits,
 # volume against users, the trusted account, the bound on a move
 # (planner/consensus.c).

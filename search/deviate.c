@@ -11,6 +11,20 @@
 
 #include "search/search_int.h"
 
+/*
+ * The known error of a class's time (doc/model.md 2.10): where the site's
+ * calibration carries a dense fit that prices the class's band and size,
+ * that fit's own left-out error (a gain must survive it, whether it is
+ * smaller or larger than the built-in one); elsewhere the model's.
+ */
+static double known_error(const struct lagom_hw *hw,
+			  const struct lagom_comm *comm, uint64_t bytes)
+{
+	double e = lagom_dense_site_error(hw, comm, bytes);
+
+	return e >= 0 ? e : lagom_model_error(hw, comm, bytes);
+}
+
 /* Class j as the plan applies it: its record's algorithm, protocol and
  * channels (NCCL's default when kept), chunk and threads from the
  * process-wide values. */
@@ -157,7 +171,7 @@ static int hold_back(struct sproblem *p, struct lagom_plan *plan,
 		struct lagom_plan_coll *pc = &plan->colls[j];
 		struct lagom_coll_config d = def[j];
 		double t_def = 0, worst = 0;
-		double e = lagom_model_error(p->hw, &pc->comm, pc->bytes);
+		double e = known_error(p->hw, &pc->comm, pc->bytes);
 
 		if (pc->keep)
 			continue;
@@ -190,8 +204,8 @@ static int iteration_err(struct sproblem *p, const struct lagom_coll_config *c,
 {
 	for (size_t k = 0; k < p->nclass; k++)
 		xs[k] = x[k] *
-			(1 + sign * lagom_model_error(p->hw, &p->cls[k].comm,
-						      p->cls[k].bytes));
+			(1 + sign * known_error(p->hw, &p->cls[k].comm,
+						p->cls[k].bytes));
 	sproblem_apply(p, c);
 	return sproblem_iteration_x(p, p->valid ? xs : NULL, t_s);
 }

@@ -16,6 +16,7 @@
 
 #include "tests/lib/lagom_test.h"
 #include "planner/calib.h"
+#include "model/netdense.h"
 #include "measurement/record.h"
 
 static const char good[] =
@@ -62,7 +63,8 @@ static void test_hostile(void **state)
 	} bad[] = {
 		{ "\"lagom-calibration\"", "\"lagom-digest\"",
 		  -EPROTONOSUPPORT },
-		{ "\"version\": 1", "\"version\": 2", -EPROTONOSUPPORT },
+		{ "\"version\": 1", "\"version\": 3", -EPROTONOSUPPORT },
+		{ "\"version\": 1", "\"version\": 0", -EPROTONOSUPPORT },
 		{ "\"eff\": 0.7", "\"eff\": 1.01", -EINVAL }, /* beats line */
 		{ "\"eff\": 0.7", "\"eff\": \"0.7\"", -EINVAL },
 		{ "\"step_us\": 40", "\"step_us\": -1", -EINVAL },
@@ -110,6 +112,77 @@ static void test_hostile(void **state)
 			lagom_calibration_parse("{\"a\":1}\0", 8, &c, &err),
 			-EINVAL);
 		free(big);
+	}
+}
+
+/* Version 2: a band's dense fit (doc/calibration-format.md). */
+static const char good2[] =
+	"{\"format\": \"lagom-calibration\", \"version\": 2, "
+	"\"date_unix\": 1764201600, \"classes\": 40, \"runs\": 3, "
+	"\"transports\": {\"ib\": {\"3-8\": {\"classes\": 40, \"eff\": 0.7, "
+	"\"dense\": {\"ring\": {\"busbw_Bps\": 4e10, \"lat_ll_us\": 8, "
+	"\"step_simple_us\": 2, \"bytes_ll\": [8, 65536], "
+	"\"bytes_simple\": [1048576, 1073741824], \"channels\": [8, 32], "
+	"\"ranks_per_node\": 8, \"classes\": 40, \"err\": 0.02}}}}}}";
+
+static void test_dense_v2(void **state)
+{
+	static const struct {
+		const char *from, *to;
+		int rc;
+	} bad[] = {
+		{ "\"version\": 2", "\"version\": 1", -EINVAL }, /* dense in 1 */
+		{ "\"ring\"", "\"nvls\"", -EINVAL },
+		{ "4e10", "1e14", -EINVAL },
+		{ "\"lat_ll_us\": 8", "\"lat_ll_us\": 0", -EINVAL },
+		{ "\"lat_ll_us\": 8", "\"lat_xx_us\": 8", -EINVAL },
+		{ "[8, 65536]", "[65536, 8]", -EINVAL },
+		{ "[8, 65536]", "[8]", -EINVAL },
+		{ "[8, 32]", "[0, 32]", -EINVAL },
+		{ "[8, 32]", "[8, 65]", -EINVAL },
+		{ "\"err\": 0.02", "\"err\": 1.5", -EINVAL },
+		{ ", \"err\": 0.02", "", -EINVAL }, /* missing */
+		{ "\"ranks_per_node\": 8, ", "", -EINVAL },
+		{ "\"busbw_Bps\": 4e10, ", "", -EINVAL },
+	};
+	struct lagom_calibration c, back;
+	struct lagom_error err = { 0 };
+	const struct lagom_net_dense *d;
+	char *text = NULL;
+
+	(void)state;
+	assert_int_equal(parse(good2, &c), 0);
+	d = &c.calib.t[LAGOM_NET_IB].dense[1][LAGOM_NET_DENSE_RING];
+	assert_true(d->set[LAGOM_DP_INV_BUSBW]);
+	assert_true(d->value[LAGOM_DP_INV_BUSBW] == 4e10);
+	assert_false(d->set[LAGOM_DP_LAT_SIMPLE]);
+	assert_int_equal(d->max_bytes[2], 65536);
+	assert_int_equal(d->max_bytes[1], 0); /* LL128 not covered */
+	assert_int_equal(d->ranks_per_node, 8);
+	assert_true(d->err == 0.02);
+	assert_int_equal(lagom_calibration_format(&c, &text, &err), 0);
+	assert_non_null(strstr(text, "\"version\": 2"));
+	assert_int_equal(parse(text, &back), 0);
+	assert_memory_equal(&back.calib, &c.calib, sizeof(c.calib));
+	free(text);
+	/* without a dense fit the writer keeps version 1 */
+	memset(c.calib.t[LAGOM_NET_IB].dense, 0,
+	       sizeof(c.calib.t[LAGOM_NET_IB].dense));
+	assert_int_equal(lagom_calibration_format(&c, &text, &err), 0);
+	assert_non_null(strstr(text, "\"version\": 1"));
+	free(text);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char t[2048];
+		const char *at = strstr(good2, bad[i].from);
+		size_t pre;
+
+		assert_non_null(at);
+		pre = (size_t)(at - good2);
+		snprintf(t, sizeof(t), "%.*s%s%s", (int)pre, good2, bad[i].to,
+			 at + strlen(bad[i].from));
+		if (parse(t, &c) != bad[i].rc)
+			fail_msg("dense variant %zu (%s) not refused as %d", i,
+				 t, bad[i].rc);
 	}
 }
 
@@ -234,6 +307,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_dense_v2),
 		cmocka_unit_test(test_evidence),
 		cmocka_unit_test(test_fit),
 	};
