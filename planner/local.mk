@@ -6,7 +6,7 @@ libplanner_la_SOURCES = planner/planner.h planner/planner.c \
 	planner/report_int.h planner/report.c planner/comment_text.h \
 	planner/comment_text.c planner/explain.c \
 	planner/learned.c planner/calib.h planner/calib.c \
-	planner/calib_evidence.c planner/consensus.h planner/consensus.c
+	planner/consensus.h planner/consensus.c
 libplanner_la_CFLAGS = $(AM_CFLAGS)
 libplanner_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 

@@ -15,8 +15,9 @@
  * and one that waited for it (fastest call 1.25x); the third run was
  * contended (every time 1.4x).  Each record goes through the profiler's
  * own writer and strict reader (lagom_rec_format, lagom_rec_parse), then
- * planner/calib_evidence.c keeps per class the median over runs of each
- * run's fastest call, which is the published time.
+ * `lagom calibrate`'s own evidence (planner/consensus.c, the records
+ * being the site's calibration account's) keeps per class the median over
+ * runs of each run's fastest call, which is the published time.
  *
  * What a few real jobs would show: per collective, node count and ranks,
  * the three rows nearest 8 KiB, 1 MiB and 1 GiB are the site's
@@ -48,6 +49,7 @@
 #include <string.h>
 
 #include "planner/calib.h"
+#include "planner/consensus.h"
 #include "model/netdense.h"
 #include "measurement/record.h"
 #include "tests/model/busbw_rows.h"
@@ -245,37 +247,46 @@ static int write_record(size_t n, unsigned u, bool only_train, int run,
 	return lagom_rec_format(&r, text, len);
 }
 
-/* Unit u's classes through records, the strict reader and the evidence:
- * into m, in the evidence's order.  Returns the count, or -1. */
+/* Unit u's classes through records, the strict reader and the evidence
+ * `lagom calibrate` keeps (planner/consensus.h: the site's own
+ * calibration account, so each class's time is the median over its runs
+ * of each run's fastest call): into m, in the evidence's order.  Returns
+ * the count, or -1. */
+#define SITE_UID 990u
 static long unit_meas(size_t n, unsigned u, bool only_train,
 		      const struct lagom_hw *hw, struct lagom_net_meas *m)
 {
 	static char text[LAGOM_REC_MAX_BYTES];
 	static struct lagom_rec r, scratch;
-	struct lagom_calib_evidence *ev = lagom_calib_evidence_create();
+	struct lagom_consensus *cs = lagom_consensus_create(SITE_UID);
+	struct lagom_consensus_stats st;
 	struct lagom_error err = { 0 };
-	size_t got = 0, refused = 0;
+	size_t got = 0;
 
-	for (int run = 0; ev && run < 3; run++)
+	for (int run = 0; cs && run < 3; run++)
 		for (int task = 0; task < 2; task++) {
 			int len = write_record(n, u, only_train, run, task,
 					       text, sizeof(text));
 			if (len < 0 ||
 			    lagom_rec_parse(text, (size_t)len, &r, &scratch,
 					    &err) ||
-			    lagom_calib_evidence_add(ev, &r)) {
+			    lagom_consensus_add(cs, SITE_UID, &r, &err)) {
 				fprintf(stderr, "record of unit %u: %s\n", u,
 					len < 0 ? "not written" : err.text);
-				lagom_calib_evidence_destroy(ev);
+				lagom_consensus_destroy(cs);
 				return -1;
 			}
 		}
-	if (ev)
-		got = lagom_calib_evidence_meas(ev, hw, m, ROWS_MAX, &refused);
-	lagom_calib_evidence_destroy(ev);
-	if (refused)
-		fprintf(stderr, "unit %u: %zu classes refused\n", u, refused);
-	return ev ? (long)got : -1;
+	if (cs)
+		got = lagom_consensus_meas(cs, hw, LAGOM_CONSENSUS_NO_UID, m,
+					   ROWS_MAX, &st);
+	lagom_consensus_destroy(cs);
+	if (!cs || got == (size_t)-1)
+		return -1;
+	if (st.refused)
+		fprintf(stderr, "unit %u: %zu classes refused\n", u,
+			st.refused);
+	return (long)got;
 }
 
 /* The row's class among m (the evidence's form of it). */

@@ -16,6 +16,7 @@
 
 #include "tests/lib/lagom_test.h"
 #include "planner/calib.h"
+#include "planner/consensus.h"
 #include "model/netdense.h"
 #include "measurement/record.h"
 
@@ -188,7 +189,7 @@ static void test_dense_v2(void **state)
 
 /* One task's record: one class, allreduce 1 GiB ring/simple 32 channels
  * on 2 nodes x 8, fastest call min_ns. */
-static void add_record(struct lagom_calib_evidence *ev, const char *job,
+static void add_record(struct lagom_consensus *cs, const char *job,
 		       int task, uint64_t min_ns)
 {
 	static struct lagom_rec r;
@@ -213,27 +214,31 @@ static void add_record(struct lagom_calib_evidence *ev, const char *job,
 	k->gpu_min_ns = min_ns;
 	k->gpu_max_ns = min_ns * 2;
 	k->gpu_ns = min_ns * 15;
-	assert_int_equal(lagom_calib_evidence_add(ev, &r), 0);
+	assert_int_equal(lagom_consensus_add(cs, 1000, &r, NULL), 0);
 }
 
+/* The class's time in `lagom calibrate`'s evidence (planner/consensus.h)
+ * when every record is the calibration account's (uid 1000). */
 static double evidence_s(const char *const *jobs, const int *tasks,
 			 const uint64_t *ns, size_t n)
 {
-	struct lagom_calib_evidence *ev = lagom_calib_evidence_create();
+	struct lagom_consensus *cs = lagom_consensus_create(1000);
+	struct lagom_consensus_stats st;
 	struct lagom_net_meas m[4];
 	struct lagom_hw hw;
 	size_t got;
 
-	assert_non_null(ev);
+	assert_non_null(cs);
 	assert_int_equal(lagom_hw_from_spec("H100-SXM", 8, LAGOM_INTRA_DEFAULT,
 					    8, 400, &hw, NULL),
 			 0);
 	for (size_t i = 0; i < n; i++)
-		add_record(ev, jobs[i], tasks[i], ns[i]);
-	assert_int_equal(lagom_calib_evidence_runs(ev), 3);
-	got = lagom_calib_evidence_meas(ev, &hw, m, 4, NULL);
+		add_record(cs, jobs[i], tasks[i], ns[i]);
+	got = lagom_consensus_meas(cs, &hw, LAGOM_CONSENSUS_NO_UID, m, 4, &st);
 	assert_int_equal(got, 1);
-	lagom_calib_evidence_destroy(ev);
+	assert_int_equal(st.runs, 3);
+	assert_int_equal(st.trusted, 1);
+	lagom_consensus_destroy(cs);
 	return m[0].time_s;
 }
 
