@@ -641,18 +641,22 @@ int lagom_dense_check(const struct lagom_net_dense *d, struct lagom_error *err)
 	return 0;
 }
 
-/* The least time physics allows the class: the bytes each node moves
- * across the network at the NICs' line rate (doc/model.md 2.5). */
-static double bound_s(const struct lagom_hw *hw, const struct lagom_comm *comm,
-		      const struct lagom_dense_meas *m)
+double lagom_net_line_floor_s(const struct lagom_hw *hw,
+			      const struct lagom_comm *comm,
+			      enum lagom_coll coll, enum lagom_algo algo,
+			      uint64_t bytes)
 {
-	double S = (double)m->bytes, N = comm->nodes, B, line;
+	double S = (double)bytes, N = comm->nodes, B, line;
 
 	if (N < 2)
 		return 0;
-	switch (m->coll) {
+	switch (coll) {
 	case LAGOM_COLL_ALLREDUCE:
-		B = 2 * S * (N - 1) / N;
+		/* in-network reduction: each node sends its data once */
+		B = (algo == LAGOM_ALGO_COLLNET_CHAIN ||
+		     algo == LAGOM_ALGO_COLLNET_DIRECT)
+			    ? S * (N - 1) / N
+			    : 2 * S * (N - 1) / N;
 		break;
 	case LAGOM_COLL_ALLGATHER:
 	case LAGOM_COLL_REDUCESCATTER:
@@ -699,7 +703,7 @@ lagom_dense_site_entry(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		.nchannels = (unsigned)cfg->nchannels,
 		.time_s = 1,
 	};
-	*floor_s = bound_s(hw, comm, m);
+	*floor_s = lagom_net_line_floor_s(hw, comm, coll, cfg->algo, bytes);
 	return d;
 }
 

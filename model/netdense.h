@@ -174,6 +174,16 @@ lagom_dense_site_entry(const struct lagom_hw *hw, const struct lagom_comm *comm,
 		       struct lagom_dense_meas *m, double *floor_s);
 
 /*
+ * The least time physics allows a class (doc/model.md 2.5): the bytes
+ * each node must move across the network at the NICs' line rate, hw and
+ * comm the model's view (lagom_domain_view); 0 on one node.
+ */
+double lagom_net_line_floor_s(const struct lagom_hw *hw,
+			      const struct lagom_comm *comm,
+			      enum lagom_coll coll, enum lagom_algo algo,
+			      uint64_t bytes);
+
+/*
  * The dense time of m at nc channels under d, never below floor_s: true
  * and *time_s; false when nc lies outside the channels d was fitted on
  * (the built-in model prices it then).

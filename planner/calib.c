@@ -41,6 +41,18 @@ static int get_count(const json_t *obj, const char *key, const char *where,
 	return 0;
 }
 
+/* A number in [lo, hi] at key of where into *x. */
+static int get_number(const json_t *v, const char *where, const char *key,
+		      double lo, double hi, double *x, struct lagom_error *err)
+{
+	*x = json_is_number(v) ? json_number_value(v) : NAN;
+	if (!(*x >= lo && *x <= hi))
+		return lagom_errprintf(err, EINVAL,
+				       "%s%s: expected a number in [%g, %g]",
+				       where, key, lo, hi);
+	return 0;
+}
+
 /* The dense constants' ranges in the file (model/netdense.h's units). */
 static void dense_range(int p, double *lo, double *hi)
 {
@@ -101,12 +113,8 @@ static int parse_dense_algo(const json_t *o, const char *where,
 			continue;
 		}
 		if (strcmp(key, "err") == 0) {
-			x = json_is_number(v) ? json_number_value(v) : NAN;
-			if (!(x >= 0 && x <= 1))
-				return lagom_errprintf(err, EINVAL,
-						       "%serr: expected a "
-						       "number in [0, 1]",
-						       where);
+			if (get_number(v, where, key, 0, 1, &x, err))
+				return -EINVAL;
 			d->err = x;
 			continue;
 		}
@@ -144,12 +152,8 @@ static int parse_dense_algo(const json_t *o, const char *where,
 			return lagom_errprintf(err, EINVAL, "%s%s: unknown key",
 					       where, key);
 		dense_range(p, &lo, &hi);
-		x = json_is_number(v) ? json_number_value(v) : NAN;
-		if (!(x >= lo && x <= hi))
-			return lagom_errprintf(err, EINVAL,
-					       "%s%s: expected a number in "
-					       "[%g, %g]",
-					       where, key, lo, hi);
+		if (get_number(v, where, key, lo, hi, &x, err))
+			return -EINVAL;
 		d->set[p] = true;
 		d->value[p] = x;
 	}
@@ -227,12 +231,8 @@ static int parse_band(const json_t *o, int t, int b, int version,
 			return lagom_errprintf(err, EINVAL, "%s%s: unknown key",
 					       where, key);
 		lagom_net_param_range(p, &lo, &hi);
-		x = json_is_number(v) ? json_number_value(v) : NAN;
-		if (!(x >= lo && x <= hi))
-			return lagom_errprintf(err, EINVAL,
-					       "%s%s: expected a number in "
-					       "[%g, %g]",
-					       where, key, lo, hi);
+		if (get_number(v, where, key, lo, hi, &x, err))
+			return -EINVAL;
 		c->calib.t[t].set[b][p] = true;
 		c->calib.t[t].value[b][p] = x;
 	}

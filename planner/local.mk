@@ -111,3 +111,8 @@ check_PROGRAMS += tests/planner/test_consensus
 tests_planner_test_consensus_SOURCES = tests/planner/test_consensus.c
 tests_planner_test_consensus_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_consensus_LDADD = $(tests_planner_test_calib_LDADD)
+
+# `lagom calibrate` over a spool of 1,000,000 records (250 users x 40 steps
+# x 100 tasks): wall time and peak memory of the real binary (make bench).
+LAGOM_BENCHES += bench/bench_calibrate
+bench_bench_calibrate_SOURCES = bench/bench_calibrate.c

@@ -319,31 +319,9 @@ static double bound_s(const struct lagom_net_meas *m)
 	struct lagom_comm cb;
 	const struct lagom_hw *h;
 	const struct lagom_comm *c;
-	double S = (double)m->bytes, N, B;
 
 	lagom_domain_view(&m->hw, &m->comm, &hb, &cb, &h, &c);
-	N = c->nodes;
-	if (N < 2)
-		return 0;
-	switch (m->coll) {
-	case LAGOM_COLL_ALLREDUCE:
-		B = (m->cfg.algo == LAGOM_ALGO_COLLNET_CHAIN ||
-		     m->cfg.algo == LAGOM_ALGO_COLLNET_DIRECT)
-			    ? S * (N - 1) / N
-			    : 2 * S * (N - 1) / N;
-		break;
-	case LAGOM_COLL_ALLGATHER:
-	case LAGOM_COLL_REDUCESCATTER:
-		B = S * (N - 1) / N;
-		break;
-	case LAGOM_COLL_ALLTOALL:
-		B = (double)c->ranks_per_node * S *
-		    (c->ranks - c->ranks_per_node) / c->ranks;
-		break;
-	default:
-		B = S;
-	}
-	return B / lagom_nic_line_Bps(h, c);
+	return lagom_net_line_floor_s(h, c, m->coll, m->cfg.algo, m->bytes);
 }
 
 static double line_rate_s(size_t i)
@@ -500,24 +478,6 @@ static int run_dense(size_t n, unsigned u, size_t first,
 	return 0;
 }
 
-/* Median error of column c over unit u's rows (MAX_UNITS: all units) of
- * band b; only_covered: the rows the dense fit prices. */
-static double dense_median(int c, size_t n, unsigned u, int band,
-			   bool only_covered, size_t *count)
-{
-	static double v[ROWS_MAX];
-	size_t m = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if ((u == MAX_UNITS ? unit_of[i] != MAX_UNITS
-				    : unit_of[i] == u) &&
-		    band_of(rows[i].obs.bytes) == band &&
-		    (!only_covered || covered[c][i]))
-			v[m++] = err_of(i, pred[c][i]);
-	*count = m;
-	return m ? rows_median(v, m) : NAN;
-}
-
 /* A constant's value in a base calibration (what the site starts from). */
 static double base_of(const struct lagom_netcal *c, int p,
 		      enum lagom_transport t)
@@ -560,8 +520,17 @@ static void print_fit(size_t first, const struct lagom_net_site_report *rep,
 	}
 }
 
-static double median_of(enum col c, size_t n, unsigned u, int band,
-			bool held_out, size_t *count)
+/* Which rows of a unit and band a median takes. */
+enum rows_of {
+	R_ALL,
+	R_HELD_OUT, /* not training rows */
+	R_COVERED,  /* priced by the column's dense fit */
+};
+
+/* Median error of column c over unit u's rows (MAX_UNITS: all units) of
+ * band b that `which` takes; NAN when none. */
+static double median_rows(int c, size_t n, unsigned u, int band,
+			  enum rows_of which, size_t *count)
 {
 	static double v[ROWS_MAX];
 	size_t m = 0;
@@ -570,10 +539,25 @@ static double median_of(enum col c, size_t n, unsigned u, int band,
 		if ((u == MAX_UNITS ? unit_of[i] != MAX_UNITS
 				    : unit_of[i] == u) &&
 		    band_of(rows[i].obs.bytes) == band &&
-		    (!held_out || !train[i]))
+		    (which != R_HELD_OUT || !train[i]) &&
+		    (which != R_COVERED || covered[c][i]))
 			v[m++] = err_of(i, pred[c][i]);
 	*count = m;
-	return rows_median(v, m);
+	return m ? rows_median(v, m) : NAN;
+}
+
+static double median_of(enum col c, size_t n, unsigned u, int band,
+			bool held_out, size_t *count)
+{
+	return median_rows(c, n, u, band, held_out ? R_HELD_OUT : R_ALL,
+			   count);
+}
+
+static double dense_median(int c, size_t n, unsigned u, int band,
+			   bool only_covered, size_t *count)
+{
+	return median_rows(c, n, u, band, only_covered ? R_COVERED : R_ALL,
+			   count);
 }
 
 /*

@@ -55,6 +55,17 @@ static void test_round_trip(void **state)
 			    "calibrated from 16 classes of 3 runs, 2025-11-27");
 }
 
+/* base with its first from replaced by to, into out. */
+static void variant(const char *base, const char *from, const char *to,
+		    char *out, size_t len)
+{
+	const char *at = strstr(base, from);
+
+	assert_non_null(at);
+	snprintf(out, len, "%.*s%s%s", (int)(at - base), base, to,
+		 at + strlen(from));
+}
+
 /* Each variant of the good file is refused whole. */
 static void test_hostile(void **state)
 {
@@ -88,13 +99,8 @@ static void test_hostile(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char text[1024];
-		const char *at = strstr(good, bad[i].from);
-		size_t pre;
 
-		assert_non_null(at);
-		pre = (size_t)(at - good);
-		snprintf(text, sizeof(text), "%.*s%s%s", (int)pre, good,
-			 bad[i].to, at + strlen(bad[i].from));
+		variant(good, bad[i].from, bad[i].to, text, sizeof(text));
 		memset(&c, 0x5a, sizeof(c));
 		if (parse(text, &c) != bad[i].rc)
 			fail_msg("variant %zu (%s) not refused as %d", i, text,
@@ -174,13 +180,8 @@ static void test_dense_v2(void **state)
 	free(text);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char t[2048];
-		const char *at = strstr(good2, bad[i].from);
-		size_t pre;
 
-		assert_non_null(at);
-		pre = (size_t)(at - good2);
-		snprintf(t, sizeof(t), "%.*s%s%s", (int)pre, good2, bad[i].to,
-			 at + strlen(bad[i].from));
+		variant(good2, bad[i].from, bad[i].to, t, sizeof(t));
 		if (parse(t, &c) != bad[i].rc)
 			fail_msg("dense variant %zu (%s) not refused as %d", i,
 				 t, bad[i].rc);
