@@ -61,7 +61,8 @@ static int write_record(const char *path, unsigned u, unsigned s)
 		1000 + s);
 	for (int k = 0; k < 4; k++) {
 		unsigned long long ns = (unsigned long long)(us[k] * 1e3 *
-							     (1 + 0.01 * (u % 5) +
+							     (1 +
+							      0.01 * (u % 5) +
 							      0.002 * (s % 7)));
 		fprintf(f,
 			"class %s %llu ring simple 32 count 20 gpu 20 %llu %llu "
@@ -115,7 +116,7 @@ int main(int argc, char **argv)
 	unsigned users = argc > 3 ? (unsigned)atoi(argv[1]) : 250;
 	unsigned steps = argc > 3 ? (unsigned)atoi(argv[2]) : 40;
 	unsigned tasks = argc > 3 ? (unsigned)atoi(argv[3]) : 100;
-	const char *lagom = argc > 4		? argv[4]
+	const char *lagom = argc > 4	      ? argv[4]
 			    : getenv("LAGOM") ? getenv("LAGOM")
 					      : "./lagom";
 	char dir[1024] = "/tmp/lagom-bench-calibrate-XXXXXX", out[1100],
@@ -144,9 +145,9 @@ int main(int argc, char **argv)
 	t1 = now_s();
 	printf("spool: %u users x %u steps x %u tasks = %llu records (%u "
 	       "distinct files, 4 classes each), built in %.1f s%s%s\n",
-	       users, steps, tasks,
-	       (unsigned long long)users * steps * tasks, users * steps,
-	       t1 - t0, owned ? "" : "; one owner (not root): one user",
+	       users, steps, tasks, (unsigned long long)users * steps * tasks,
+	       users * steps, t1 - t0,
+	       owned ? "" : "; one owner (not root): one user",
 	       rc ? " (FAILED)" : "");
 	snprintf(out, sizeof(out), "%s/site.json", dir);
 	snprintf(err, sizeof(err), "%s/calibrate.err", dir);
@@ -160,11 +161,12 @@ int main(int argc, char **argv)
 	t0 = now_s();
 	pid = rc ? -1 : fork();
 	if (pid == 0) {
-		if (!freopen(err, "w", stderr) || !freopen("/dev/null", "w", stdout))
+		if (!freopen(err, "w", stderr) ||
+		    !freopen("/dev/null", "w", stdout))
 			_exit(127);
 		execl(lagom, lagom, "calibrate", "--gpu", "H100-SXM", "--nic",
-		      "8x400", "--accept", "--plugstack", plug, "--out",
-		      out, dir, (char *)NULL);
+		      "8x400", "--accept", "--plugstack", plug, "--out", out,
+		      dir, (char *)NULL);
 		_exit(127);
 	}
 	if (pid > 0 && wait4(pid, &status, 0, &ru) == pid) {
@@ -172,8 +174,8 @@ int main(int argc, char **argv)
 		printf("calibrate: exit %d in %.2f s (%.0f records/s); peak "
 		       "memory %ld KiB (%.1f MiB)\n",
 		       WIFEXITED(status) ? WEXITSTATUS(status) : -1, t1 - t0,
-		       (double)users * steps * tasks / (t1 - t0),
-		       ru.ru_maxrss, ru.ru_maxrss / 1024.0);
+		       (double)users * steps * tasks / (t1 - t0), ru.ru_maxrss,
+		       ru.ru_maxrss / 1024.0);
 		if ((f = fopen(err, "r"))) {
 			while (fgets(line, sizeof(line), f))
 				if (strstr(line, "records") ||

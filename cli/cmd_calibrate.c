@@ -326,9 +326,9 @@ static void print_report(const struct lagom_net_site_report *rep,
 static void print_dense(const struct lagom_dense_site_report *rep,
 			const struct lagom_net_calib *cal)
 {
-	static const char *const proto[LAGOM_NET_DENSE_PROTOS] = {
-		"Simple", "LL128", "LL"
-	};
+	static const char *const proto[LAGOM_NET_DENSE_PROTOS] = { "Simple",
+								   "LL128",
+								   "LL" };
 
 	for (int t = LAGOM_NET_IB; t < LAGOM_NET_COUNT; t++)
 		for (int b = 0; b < LAGOM_NET_BANDS; b++)

@@ -399,11 +399,11 @@ static void loo_errors(const struct lagom_dense_meas *d, size_t k,
 /* Band b's entry of a group's fit f (classes d[0..k), their bands bd[],
  * their left-out errors e[]): LAGOM_DS_WRITTEN and *out, else why not.
  * v: scratch of k. */
-static enum lagom_dense_site_why
-band_entry(const struct lagom_dense_fit *f, const struct lagom_dense_meas *d,
-	   const int *bd, const double *e, size_t k, int b,
-	   struct lagom_dense_meas *v, double *ev, struct lagom_net_dense *out,
-	   double *loo, size_t *nb)
+static enum lagom_dense_site_why band_entry(
+	const struct lagom_dense_fit *f, const struct lagom_dense_meas *d,
+	const int *bd, const double *e, size_t k, int b,
+	struct lagom_dense_meas *v, double *ev, struct lagom_net_dense *out,
+	double *loo, size_t *nb)
 {
 	struct lagom_net_dense x = { .min_channels = UINT32_MAX };
 	size_t kb = 0, ne = 0;
@@ -485,9 +485,8 @@ static bool in_group(const struct lagom_dense_meas *all, const int *band,
 		     const struct lagom_net_meas *m, size_t i, int t, int a)
 {
 	return band[i] >= 0 && (int)lagom_hw_transport(&m[i].hw) == t &&
-	       lagom_dense_algo_of(all[i].algo) == a &&
-	       all[i].nchannels > 0 && all[i].bytes > 0 &&
-	       all[i].ranks % all[i].nodes == 0;
+	       lagom_dense_algo_of(all[i].algo) == a && all[i].nchannels > 0 &&
+	       all[i].bytes > 0 && all[i].ranks % all[i].nodes == 0;
 }
 
 /* The ranks per node of most classes of one transport and dense
@@ -636,8 +635,7 @@ int lagom_dense_check(const struct lagom_net_dense *d, struct lagom_error *err)
 				       "<= 64, or ranks_per_node not "
 				       "1..1024");
 	if (!(d->err >= 0 && d->err <= 1))
-		return lagom_errprintf(err, EINVAL,
-				       "dense err: not in [0, 1]");
+		return lagom_errprintf(err, EINVAL, "dense err: not in [0, 1]");
 	return 0;
 }
 
@@ -673,23 +671,23 @@ double lagom_net_line_floor_s(const struct lagom_hw *hw,
 	return line > 0 ? B / line : 0;
 }
 
-const struct lagom_net_dense *
-lagom_dense_site_entry(const struct lagom_hw *hw, const struct lagom_comm *comm,
-		       enum lagom_coll coll, uint64_t bytes,
-		       const struct lagom_coll_config *cfg,
-		       struct lagom_dense_meas *m, double *floor_s)
+const struct lagom_net_dense *lagom_dense_site_entry(
+	const struct lagom_hw *hw, const struct lagom_comm *comm,
+	enum lagom_coll coll, uint64_t bytes,
+	const struct lagom_coll_config *cfg, struct lagom_dense_meas *m,
+	double *floor_s)
 {
 	int b = lagom_net_band((unsigned)comm->nodes);
 	int a = lagom_dense_algo_of(cfg->algo);
 	int pi = proto_index(cfg->proto);
 	const struct lagom_net_dense *d;
 
-	if (b < 0 || a < 0 || comm->nodes < 1 ||
-	    comm->ranks % comm->nodes != 0)
+	if (b < 0 || a < 0 || comm->nodes < 1 || comm->ranks % comm->nodes != 0)
 		return NULL;
 	d = &hw->net_site.dense[b][a];
 	if (!d->set[LAGOM_DP_INV_BUSBW] ||
-	    (unsigned)comm->ranks != d->ranks_per_node * (unsigned)comm->nodes ||
+	    (unsigned)comm->ranks !=
+		    d->ranks_per_node * (unsigned)comm->nodes ||
 	    d->max_bytes[pi] == 0 || bytes < d->min_bytes[pi] ||
 	    bytes > d->max_bytes[pi])
 		return NULL;
@@ -739,11 +737,11 @@ double lagom_dense_site_error(const struct lagom_hw *hw,
 	for (int a = 0; a < LAGOM_NET_DENSE_ALGOS; a++) {
 		const struct lagom_net_dense *d = &h->net_site.dense[b][a];
 		if (!d->set[LAGOM_DP_INV_BUSBW] ||
-		    (unsigned)c->ranks != d->ranks_per_node * (unsigned)c->nodes)
+		    (unsigned)c->ranks !=
+			    d->ranks_per_node * (unsigned)c->nodes)
 			continue;
 		for (int pi = 0; pi < LAGOM_NET_DENSE_PROTOS; pi++)
-			if (d->max_bytes[pi] > 0 &&
-			    bytes >= d->min_bytes[pi] &&
+			if (d->max_bytes[pi] > 0 && bytes >= d->min_bytes[pi] &&
 			    bytes <= d->max_bytes[pi])
 				e = fmax(e, d->err);
 	}

@@ -167,11 +167,11 @@ int lagom_dense_check(const struct lagom_net_dense *d, struct lagom_error *err);
  * *floor_s with its physical bound: the bytes each node moves across the
  * network at the NICs' line rate (doc/model.md 2.5).
  */
-const struct lagom_net_dense *
-lagom_dense_site_entry(const struct lagom_hw *hw, const struct lagom_comm *comm,
-		       enum lagom_coll coll, uint64_t bytes,
-		       const struct lagom_coll_config *cfg,
-		       struct lagom_dense_meas *m, double *floor_s);
+const struct lagom_net_dense *lagom_dense_site_entry(
+	const struct lagom_hw *hw, const struct lagom_comm *comm,
+	enum lagom_coll coll, uint64_t bytes,
+	const struct lagom_coll_config *cfg, struct lagom_dense_meas *m,
+	double *floor_s);
 
 /*
  * The least time physics allows a class (doc/model.md 2.5): the bytes

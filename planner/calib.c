@@ -158,8 +158,8 @@ static int parse_dense_algo(const json_t *o, const char *where,
 		d->value[p] = x;
 	}
 	if (!d->set[LAGOM_DP_INV_BUSBW] || d->min_channels == 0 ||
-	    d->ranks_per_node == 0 ||
-	    !json_object_get(o, "err") || !json_object_get(o, "classes"))
+	    d->ranks_per_node == 0 || !json_object_get(o, "err") ||
+	    !json_object_get(o, "classes"))
 		return lagom_errprintf(err, EINVAL,
 				       "%.*s: busbw_Bps, channels, "
 				       "ranks_per_node, classes and err are "
@@ -176,8 +176,9 @@ static int parse_dense(const json_t *o, const char *where,
 	json_t *v;
 
 	if (!json_is_object(o))
-		return lagom_errprintf(err, EINVAL, "%sdense: expected an "
-						    "object",
+		return lagom_errprintf(err, EINVAL,
+				       "%sdense: expected an "
+				       "object",
 				       where);
 	json_object_foreach((json_t *)o, key, v)
 	{
@@ -367,10 +368,10 @@ static json_t *dense_json(const struct lagom_net_dense *d)
 			goto fail;
 	for (int pi = 0; o && pi < LAGOM_NET_DENSE_PROTOS; pi++)
 		if (d->max_bytes[pi] &&
-		    json_object_set_new(o, dense_proto_keys[pi],
-					json_pack("[I,I]",
-						  (json_int_t)d->min_bytes[pi],
-						  (json_int_t)d->max_bytes[pi])))
+		    json_object_set_new(
+			    o, dense_proto_keys[pi],
+			    json_pack("[I,I]", (json_int_t)d->min_bytes[pi],
+				      (json_int_t)d->max_bytes[pi])))
 			goto fail;
 	return o;
 fail:
@@ -400,9 +401,8 @@ static json_t *band_json(const struct lagom_calibration *c, int t, int b)
 		    json_object_set_new(o, lagom_net_param_name(p),
 					json_real(site->value[b][p])))
 			goto fail;
-	if (has_dense(site, b) &&
-	    (!(dense = json_object()) ||
-	     json_object_set_new(o, "dense", dense)))
+	if (has_dense(site, b) && (!(dense = json_object()) ||
+				   json_object_set_new(o, "dense", dense)))
 		goto fail;
 	for (int a = 0; dense && a < LAGOM_NET_DENSE_ALGOS; a++)
 		if (site->dense[b][a].set[LAGOM_DP_INV_BUSBW] &&
@@ -452,12 +452,12 @@ int lagom_calibration_format(const struct lagom_calibration *c, char **out,
 		for (int b = 0; b < LAGOM_NET_BANDS; b++)
 			if (c->classes[t][b] && has_dense(&c->calib.t[t], b))
 				version = LAGOM_CALIBRATION_VERSION;
-	root = json_pack(
-		"{s:s, s:i, s:I, s:I, s:I, s:o*}", "format",
-		LAGOM_CALIBRATION_FORMAT, "version", version,
-		"date_unix", (json_int_t)c->date_unix, "classes",
-		(json_int_t)c->n_classes, "runs", (json_int_t)c->n_runs,
-		"transports", transports_json(c));
+	root = json_pack("{s:s, s:i, s:I, s:I, s:I, s:o*}", "format",
+			 LAGOM_CALIBRATION_FORMAT, "version", version,
+			 "date_unix", (json_int_t)c->date_unix, "classes",
+			 (json_int_t)c->n_classes, "runs",
+			 (json_int_t)c->n_runs, "transports",
+			 transports_json(c));
 	char *text, *grown;
 	size_t len;
 	int rc;

@@ -203,9 +203,8 @@ static int iteration_err(struct sproblem *p, const struct lagom_coll_config *c,
 			 const double *x, double sign, double *xs, double *t_s)
 {
 	for (size_t k = 0; k < p->nclass; k++)
-		xs[k] = x[k] *
-			(1 + sign * known_error(p->hw, &p->cls[k].comm,
-						p->cls[k].bytes));
+		xs[k] = x[k] * (1 + sign * known_error(p->hw, &p->cls[k].comm,
+						       p->cls[k].bytes));
 	sproblem_apply(p, c);
 	return sproblem_iteration_x(p, p->valid ? xs : NULL, t_s);
 }

@@ -419,8 +419,8 @@ static bool dense_covers(const struct lagom_net_meas *m,
 	lagom_domain_view(&hw, &m->comm, &hb, &cb, &h, &c);
 	d = lagom_dense_site_entry(h, c, m->coll, m->bytes, &m->cfg, &dm,
 				   &floor_s);
-	return d && lagom_dense_site_time_at(d, &dm, m->cfg.nchannels,
-					     floor_s, &t);
+	return d &&
+	       lagom_dense_site_time_at(d, &dm, m->cfg.nchannels, floor_s, &t);
 }
 
 /* Unit u's dense fit: in sample (every class) and left out by size
@@ -549,8 +549,7 @@ static double median_rows(int c, size_t n, unsigned u, int band,
 static double median_of(enum col c, size_t n, unsigned u, int band,
 			bool held_out, size_t *count)
 {
-	return median_rows(c, n, u, band, held_out ? R_HELD_OUT : R_ALL,
-			   count);
+	return median_rows(c, n, u, band, held_out ? R_HELD_OUT : R_ALL, count);
 }
 
 static double dense_median(int c, size_t n, unsigned u, int band,
@@ -727,8 +726,10 @@ static int report_dense(size_t n, unsigned nu, size_t written)
 		for (int b = 0; b < BANDS; b++) {
 			static double vu[ROWS_MAX], vl[ROWS_MAX];
 			size_t k, kc, kin, nv = 0;
-			double out_c = dense_median(C_DOUT, n, uu, b, true, &kc);
-			double out_a = dense_median(C_DOUT, n, uu, b, false, &k);
+			double out_c = dense_median(C_DOUT, n, uu, b, true,
+						    &kc);
+			double out_a = dense_median(C_DOUT, n, uu, b, false,
+						    &k);
 			double in_c = dense_median(C_DIN, n, uu, b, true, &kin);
 			double unc, line;
 			bool bad;
@@ -752,7 +753,8 @@ static int report_dense(size_t n, unsigned nu, size_t written)
 				continue;
 			printf("%s | %s | %zu | %zu | %.1f %% | %.1f %% | %.1f %% "
 			       "| %.1f %% | %.1f %%%s\n",
-			       u == nu ? "dense all" : rows[first_row[u]].system,
+			       u == nu ? "dense all"
+				       : rows[first_row[u]].system,
 			       band_names[b], k, kc, 100 * out_c, 100 * unc,
 			       100 * line, 100 * out_a, 100 * in_c,
 			       bad ? "  FAIL" : "");
@@ -778,9 +780,9 @@ static void report_targets(size_t n)
 
 		printf("target %s | %.1f %% (%zu rows) %s | %.1f %% (%zu rows) "
 		       "%s | %.1f %% (%zu rows)\n",
-		       band_names[b], 100 * out, k, out <= GOAL ? "met" : "MISSED",
-		       100 * unc, ku, unc <= UNCAL_GOAL ? "met" : "MISSED",
-		       100 * dn, kd);
+		       band_names[b], 100 * out, k,
+		       out <= GOAL ? "met" : "MISSED", 100 * unc, ku,
+		       unc <= UNCAL_GOAL ? "met" : "MISSED", 100 * dn, kd);
 	}
 }
 

@@ -138,7 +138,8 @@ static void test_dense_v2(void **state)
 		const char *from, *to;
 		int rc;
 	} bad[] = {
-		{ "\"version\": 2", "\"version\": 1", -EINVAL }, /* dense in 1 */
+		{ "\"version\": 2", "\"version\": 1",
+		  -EINVAL }, /* dense in 1 */
 		{ "\"ring\"", "\"nvls\"", -EINVAL },
 		{ "4e10", "1e14", -EINVAL },
 		{ "\"lat_ll_us\": 8", "\"lat_ll_us\": 0", -EINVAL },
@@ -190,8 +191,8 @@ static void test_dense_v2(void **state)
 
 /* One task's record: one class, allreduce 1 GiB ring/simple 32 channels
  * on 2 nodes x 8, fastest call min_ns. */
-static void add_record(struct lagom_consensus *cs, const char *job,
-		       int task, uint64_t min_ns)
+static void add_record(struct lagom_consensus *cs, const char *job, int task,
+		       uint64_t min_ns)
 {
 	static struct lagom_rec r;
 	struct lagom_rec_class *k;

@@ -64,8 +64,8 @@ static struct lagom_plan *plan_with(double err, struct lagom_hw *hw)
 			 0);
 	hw->transport = LAGOM_NET_IB;
 	dense_site(hw, err);
-	assert_int_equal(lagom_workload_from_name("olmoe-1b-7b:ep8,mb2", hw,
-						  2, 8, &w, NULL),
+	assert_int_equal(lagom_workload_from_name("olmoe-1b-7b:ep8,mb2", hw, 2,
+						  8, &w, NULL),
 			 0);
 	assert_int_equal(lagom_search_plan(hw, w, 2, 8, NULL, &plan, NULL), 0);
 	lagom_workload_destroy(w);
