@@ -784,15 +784,18 @@ double lagom_model_error(const struct lagom_hw *hw,
 			 const struct lagom_comm *comm, uint64_t bytes);
 
 /*
- * The site calibration's known error for a class of comm and bytes on hw
- * (hw->net_site applied; model/netdense.c): the largest leave-one-class-
- * out error of the dense fits (struct lagom_net_dense) of comm's band
- * that cover those bytes with some protocol and comm's ranks per node;
- * negative when none covers them (no calibrated error: lagom_model_error()
- * holds).  The search's deviation gate takes it where it is not negative
- * (search/deviate.c, doc/search.md).
+ * The site calibration's known error for one class run with cfg (hw's
+ * net_site applied; model/netdense.c): the left-out error of the dense fit
+ * (struct lagom_net_dense) that prices it (its band, ranks per node,
+ * algorithm, protocol, bytes and channels covered, NCCL's own chunk);
+ * negative when none prices it (no calibrated error: the model
+ * prices it with its constants and lagom_model_error() holds).  The
+ * search's deviation gate takes it for the configurations it prices
+ * (search/deviate.c, doc/model.md 2.10).
  */
 double lagom_dense_site_error(const struct lagom_hw *hw,
-			      const struct lagom_comm *comm, uint64_t bytes);
+			      const struct lagom_comm *comm,
+			      enum lagom_coll coll, uint64_t bytes,
+			      const struct lagom_coll_config *cfg);
 
 #endif /* LAGOM_MODEL_MODEL_H */

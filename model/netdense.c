@@ -680,9 +680,14 @@ const struct lagom_net_dense *lagom_dense_site_entry(
 	int b = lagom_net_band((unsigned)comm->nodes);
 	int a = lagom_dense_algo_of(cfg->algo);
 	int pi = proto_index(cfg->proto);
+	uint64_t dc = lagom_chunk_default_bytes(cfg->algo, cfg->proto);
 	const struct lagom_net_dense *d;
 
 	if (b < 0 || a < 0 || comm->nodes < 1 || comm->ranks % comm->nodes != 0)
+		return NULL;
+	/* a calibration run measures NCCL's own chunk (NCCL_BUFFSIZE) */
+	if (cfg->chunk_bytes != 0 && cfg->chunk_bytes != dc &&
+	    !(cfg->chunk_bytes == bytes && bytes < dc))
 		return NULL;
 	d = &hw->net_site.dense[b][a];
 	if (!d->set[LAGOM_DP_INV_BUSBW] ||
@@ -719,31 +724,23 @@ bool lagom_dense_site_time_at(const struct lagom_net_dense *d,
 }
 
 double lagom_dense_site_error(const struct lagom_hw *hw,
-			      const struct lagom_comm *comm, uint64_t bytes)
+			      const struct lagom_comm *comm,
+			      enum lagom_coll coll, uint64_t bytes,
+			      const struct lagom_coll_config *cfg)
 {
 	struct lagom_hw hb;
 	struct lagom_comm cb;
 	const struct lagom_hw *h;
 	const struct lagom_comm *c;
-	double e = -1;
-	int b;
+	const struct lagom_net_dense *d;
+	struct lagom_dense_meas m;
+	double floor_s, t;
 
-	if (!hw || !comm)
+	if (!hw || !comm || !cfg)
 		return -1;
 	lagom_domain_view(hw, comm, &hb, &cb, &h, &c);
-	b = lagom_net_band((unsigned)c->nodes);
-	if (b < 0)
+	d = lagom_dense_site_entry(h, c, coll, bytes, cfg, &m, &floor_s);
+	if (!d || !lagom_dense_site_time_at(d, &m, cfg->nchannels, floor_s, &t))
 		return -1;
-	for (int a = 0; a < LAGOM_NET_DENSE_ALGOS; a++) {
-		const struct lagom_net_dense *d = &h->net_site.dense[b][a];
-		if (!d->set[LAGOM_DP_INV_BUSBW] ||
-		    (unsigned)c->ranks !=
-			    d->ranks_per_node * (unsigned)c->nodes)
-			continue;
-		for (int pi = 0; pi < LAGOM_NET_DENSE_PROTOS; pi++)
-			if (d->max_bytes[pi] > 0 && bytes >= d->min_bytes[pi] &&
-			    bytes <= d->max_bytes[pi])
-				e = fmax(e, d->err);
-	}
-	return e;
+	return d->err;
 }
