@@ -407,20 +407,11 @@ static int run_unit(size_t n, unsigned u, size_t first, bool all, enum col col,
 static bool dense_covers(const struct lagom_net_meas *m,
 			 const struct lagom_net_calib *calib)
 {
-	struct lagom_hw hw = m->hw, hb;
-	struct lagom_comm cb;
-	const struct lagom_hw *h;
-	const struct lagom_comm *c;
-	const struct lagom_net_dense *d;
-	struct lagom_dense_meas dm;
-	double floor_s, t;
+	struct lagom_hw hw = m->hw;
 
 	lagom_hw_apply_calib(&hw, calib);
-	lagom_domain_view(&hw, &m->comm, &hb, &cb, &h, &c);
-	d = lagom_dense_site_entry(h, c, m->coll, m->bytes, &m->cfg, &dm,
-				   &floor_s);
-	return d &&
-	       lagom_dense_site_time_at(d, &dm, m->cfg.nchannels, floor_s, &t);
+	return lagom_dense_site_error(&hw, &m->comm, m->coll, m->bytes,
+				      &m->cfg) >= 0;
 }
 
 /* Unit u's dense fit: in sample (every class) and left out by size
