@@ -26,6 +26,7 @@
 #include "cli/calib_int.h"
 #include "cli/hw_int.h"
 #include "common/io.h"
+#include "model/netdense.h"
 #include "model/size_band.h"
 #include "planner/calib.h"
 #include "common/escape.h"
@@ -320,11 +321,61 @@ static void print_report(const struct lagom_net_site_report *rep,
 		}
 }
 
+/* What the calibration carries of the dense form, and why not where
+ * not (doc/calibration-format.md "dense"). */
+static void print_dense(const struct lagom_dense_site_report *rep,
+			const struct lagom_net_calib *cal)
+{
+	static const char *const proto[LAGOM_NET_DENSE_PROTOS] = { "Simple",
+								   "LL128",
+								   "LL" };
+
+	for (int t = LAGOM_NET_IB; t < LAGOM_NET_COUNT; t++)
+		for (int b = 0; b < LAGOM_NET_BANDS; b++)
+			for (int a = 0; a < LAGOM_NET_DENSE_ALGOS; a++) {
+				const struct lagom_net_dense *d =
+					&cal->t[t].dense[b][a];
+				if (!rep->classes[t][b][a])
+					continue;
+				fprintf(stderr,
+					"lagom: calibrate: dense %s, %s nodes, "
+					"%s: %zu classes, %s",
+					lagom_transport_name(t),
+					lagom_net_band_name(b),
+					lagom_dense_algo_name(a),
+					rep->classes[t][b][a],
+					lagom_dense_site_why_text(
+						rep->why[t][b][a]));
+				if (!isnan(rep->loo[t][b][a]))
+					fprintf(stderr,
+						" (leave-one-class-out %.1f%%)",
+						100 * rep->loo[t][b][a]);
+				fprintf(stderr, "\n");
+				for (int p = 0; p < LAGOM_NET_DENSE_PROTOS; p++)
+					if (d->max_bytes[p])
+						fprintf(stderr,
+							"lagom: calibrate:   "
+							"%s covers %llu-%llu "
+							"bytes, %u-%u "
+							"channels, %u "
+							"ranks per node\n",
+							proto[p],
+							(unsigned long long)
+								d->min_bytes[p],
+							(unsigned long long)
+								d->max_bytes[p],
+							d->min_channels,
+							d->max_channels,
+							d->ranks_per_node);
+			}
+}
+
 static int fit_and_write(const struct cal_opts *o, struct scan *s,
 			 const struct lagom_hw *hw)
 {
 	static struct lagom_net_meas m[LAGOM_NET_SITE_MAX_MEAS];
 	struct lagom_net_site_report rep;
+	struct lagom_dense_site_report drep;
 	struct lagom_consensus_stats st;
 	struct lagom_calibration c = { 0 };
 	struct lagom_error err = { 0 };
@@ -342,6 +393,9 @@ static int fit_and_write(const struct cal_opts *o, struct scan *s,
 	if (lagom_net_site_fit(m, n, &c.calib, &rep, &err))
 		return cli_fail(CLI_FAIL, "calibrate: %s", err.text);
 	print_report(&rep, &c.calib);
+	if (lagom_dense_site_fit(m, n, &c.calib, &drep, &err))
+		return cli_fail(CLI_FAIL, "calibrate: %s", err.text);
+	print_dense(&drep, &c.calib);
 	for (int t = 0; t < LAGOM_NET_COUNT; t++)
 		for (int b = 0; b < LAGOM_NET_BANDS; b++)
 			c.classes[t][b] = rep.rows[t][b];

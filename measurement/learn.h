@@ -50,7 +50,7 @@ struct lagom_learn_class {
 /*
  * The one mapping from a record's class (k, of communicator m) to the
  * model, for every reader of measurements (the planner's corrections,
- * spank/learn.c; the calibration's evidence, planner/calib_evidence.c):
+ * spank/learn.c; the calibration's evidence, planner/consensus.c):
  * 0, or -1 when the model has no such class: no bytes, an operation, an
  * algorithm or a protocol the model has none of, or channels == 0.
  *

@@ -8,6 +8,7 @@
 #include <math.h>
 
 #include "model/model_int.h"
+#include "model/netdense.h"
 
 /* Calibrated once on tests/fixtures/measurements/nccl-busbw.csv. */
 static const struct {
@@ -470,6 +471,10 @@ struct coll_prep {
 			shares its link with the intra-node traffic */
 	double gpu_link_Bps; /* that link's achievable rate */
 	double scale;	     /* the communicator's measured correction */
+	/* a site's dense fit that covers the class (model/netdense.h) */
+	const struct lagom_net_dense *dense;
+	struct lagom_dense_meas dm;
+	double dense_floor_s;
 };
 
 static void coll_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
@@ -487,6 +492,8 @@ static void coll_prep(const struct lagom_hw *hw, const struct lagom_comm *comm,
 						  : 1.0 };
 	lagom_domain_view(hw, comm, &hw_buf, &comm_buf, &hw, &comm);
 	cal = lagom_netcal_site(hw, comm->nodes, cal, &site_buf);
+	c->dense = lagom_dense_site_entry(hw, comm, coll, bytes, config, &c->dm,
+					  &c->dense_floor_s);
 	traffic_of(hw, comm, coll, config->algo, c->S, cal, &c->t);
 	rates_prep(hw, comm, coll, config, &c->t, cal, &c->r);
 	c->lat = hop_latency_s(hw, comm, config, &c->t, cal);
@@ -510,6 +517,11 @@ static double coll_time_at(const struct coll_prep *c,
 	double bw_s = fmax(c->t.intra_bytes > 0 ? c->t.intra_bytes / intra_Bps
 						: 0,
 			   c->t.net_bytes > 0 ? c->t.net_bytes / net_Bps : 0);
+	double dense_s;
+
+	if (c->dense && lagom_dense_site_time_at(c->dense, &c->dm, nc,
+						 c->dense_floor_s, &dense_s))
+		return dense_s * c->scale;
 
 	if (c->ppn > 0) /* one PCIe link carries both */
 		bw_s = fmax(bw_s,

@@ -165,9 +165,39 @@ enum lagom_net_param {
 };
 #define LAGOM_NET_BANDS 3
 
+/*
+ * A dense fit (model/netdense.h, doc/model.md 2.8) of one algorithm in one
+ * transport and band, as the calibration file (version 2) carries it:
+ * the form's constants in lagom_dense_param order (unset: refused), per
+ * protocol the bytes it was fitted over (max 0: that protocol is not
+ * covered), the channels and ranks per node seen (one: a bus bandwidth
+ * holds for one share of the NICs), and its leave-one-class-out median
+ * error.
+ * The model prices a class with it where it covers the class (model/
+ * netdense.h, lagom_dense_site_time); elsewhere with the constants above.
+ */
+#define LAGOM_NET_DENSE_PARAMS 7
+#define LAGOM_NET_DENSE_PROTOS 3 /* Simple, LL128, LL */
+enum lagom_net_dense_algo {
+	LAGOM_NET_DENSE_RING,
+	LAGOM_NET_DENSE_TREE,
+	LAGOM_NET_DENSE_ALGOS
+};
+struct lagom_net_dense {
+	bool set[LAGOM_NET_DENSE_PARAMS];
+	double value[LAGOM_NET_DENSE_PARAMS];
+	uint64_t min_bytes[LAGOM_NET_DENSE_PROTOS];
+	uint64_t max_bytes[LAGOM_NET_DENSE_PROTOS];
+	unsigned min_channels, max_channels;
+	unsigned ranks_per_node; /* the communicators' it was fitted on */
+	unsigned classes;
+	double err;
+};
+
 struct lagom_net_site {
 	bool set[LAGOM_NET_BANDS][LAGOM_NP_COUNT];
 	double value[LAGOM_NET_BANDS][LAGOM_NP_COUNT];
+	struct lagom_net_dense dense[LAGOM_NET_BANDS][LAGOM_NET_DENSE_ALGOS];
 };
 
 /* The band of a communicator over nodes (model view): 0 for 2 nodes, 1
@@ -752,5 +782,20 @@ double lagom_ce_time_s(const struct lagom_hw *hw, const struct lagom_comm *comm,
  */
 double lagom_model_error(const struct lagom_hw *hw,
 			 const struct lagom_comm *comm, uint64_t bytes);
+
+/*
+ * The site calibration's known error for one class run with cfg (hw's
+ * net_site applied; model/netdense.c): the left-out error of the dense fit
+ * (struct lagom_net_dense) that prices it (its band, ranks per node,
+ * algorithm, protocol, bytes and channels covered, NCCL's own chunk);
+ * negative when none prices it (no calibrated error: the model
+ * prices it with its constants and lagom_model_error() holds).  The
+ * search's deviation gate takes it for the configurations it prices
+ * (search/deviate.c, doc/model.md 2.10).
+ */
+double lagom_dense_site_error(const struct lagom_hw *hw,
+			      const struct lagom_comm *comm,
+			      enum lagom_coll coll, uint64_t bytes,
+			      const struct lagom_coll_config *cfg);
 
 #endif /* LAGOM_MODEL_MODEL_H */

@@ -33,6 +33,7 @@
 
 #include "common/error.h"
 #include "model/model.h"
+#include "model/model_fit.h"
 
 enum lagom_dense_param {
 	LAGOM_DP_INV_BUSBW, /* seconds per byte of bus traffic */
@@ -93,5 +94,104 @@ double lagom_dense_predict_s(const struct lagom_dense_meas *m,
  */
 int lagom_dense_fit(const struct lagom_dense_meas *m, size_t n,
 		    struct lagom_dense_fit *out, struct lagom_error *err);
+
+/* ------------------------------------------------------------------ */
+/* The dense fit in a site calibration (calibration file version 2).   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * When the evidence is dense enough for the calibration to carry a dense
+ * fit (doc/calibration-format.md): one fit per transport and algorithm
+ * (ring, tree) over the classes of every node-count band (of the ranks
+ * per node most classes have: a bus bandwidth holds for one share of the
+ * NICs), so that the node counts seen determine the step term; a band
+ * gets an entry when it has at least LAGOM_DENSE_MIN_CLASSES of those
+ * classes, the bus bandwidth is fitted, the median leave-one-class-out
+ * |measured / predicted - 1| of its classes is at most LAGOM_DENSE_MAX_LOO
+ * (above it the form describes them no better than the built-in model's
+ * known multi-node error), and at least one protocol is covered: a latency
+ * or a step cost of its own fitted, and at least LAGOM_DENSE_MIN_SIZES
+ * distinct sizes of it in the band (covered between the smallest and the
+ * largest: the entry interpolates, it never extrapolates).
+ */
+#define LAGOM_DENSE_MIN_CLASSES 8
+#define LAGOM_DENSE_MIN_SIZES 3
+#define LAGOM_DENSE_MAX_LOO 0.15
+
+/* Why a transport, band and algorithm got no dense fit. */
+enum lagom_dense_site_why {
+	LAGOM_DS_NO_DATA,     /* no class */
+	LAGOM_DS_WRITTEN,     /* dense enough: in the calibration */
+	LAGOM_DS_FEW_CLASSES, /* fewer than LAGOM_DENSE_MIN_CLASSES */
+	LAGOM_DS_NO_BUSBW,    /* the bus bandwidth refused */
+	LAGOM_DS_NO_PROTO,    /* no protocol covered (its term, 3 sizes) */
+	LAGOM_DS_LOO,	      /* left-out error above LAGOM_DENSE_MAX_LOO */
+};
+
+struct lagom_dense_site_report {
+	size_t classes[LAGOM_NET_COUNT][LAGOM_NET_BANDS][LAGOM_NET_DENSE_ALGOS];
+	enum lagom_dense_site_why why[LAGOM_NET_COUNT][LAGOM_NET_BANDS]
+				     [LAGOM_NET_DENSE_ALGOS];
+	/* leave-one-class-out median error (NAN: not computed) */
+	double loo[LAGOM_NET_COUNT][LAGOM_NET_BANDS][LAGOM_NET_DENSE_ALGOS];
+};
+
+const char *lagom_dense_site_why_text(enum lagom_dense_site_why w);
+/* "ring" "tree"; the dense algorithm of an algorithm, or -1. */
+const char *lagom_dense_algo_name(int a);
+int lagom_dense_algo_of(enum lagom_algo algo);
+
+/*
+ * Fit the dense form per transport (each measurement's hw) and dense
+ * algorithm over m[0..n) (multi-node classes; the others ignored) and
+ * write each band's entry that is dense enough (above) into
+ * calib->t[T].dense[B][A]; the others are cleared (calib's constants are
+ * untouched).  rep may be NULL.  Deterministic.  -EINVAL: n above
+ * LAGOM_NET_SITE_MAX_MEAS; -ENOMEM.
+ */
+int lagom_dense_site_fit(const struct lagom_net_meas *m, size_t n,
+			 struct lagom_net_calib *calib,
+			 struct lagom_dense_site_report *rep,
+			 struct lagom_error *err);
+
+/* Every set value of d finite and positive, the byte and channel ranges
+ * ordered, err in [0, 1]: 0, else -EINVAL. */
+int lagom_dense_check(const struct lagom_net_dense *d, struct lagom_error *err);
+
+/*
+ * The dense entry of hw->net_site that covers one class of the model's
+ * view (hw, comm after lagom_domain_view): comm across nodes, cfg's
+ * algorithm and protocol covered, bytes within that protocol's fitted
+ * range; NULL when none (the built-in constants price it).  *m is filled
+ * with the class for lagom_dense_site_time_at (nchannels then given),
+ * *floor_s with its physical bound: the bytes each node moves across the
+ * network at the NICs' line rate (doc/model.md 2.5).
+ */
+const struct lagom_net_dense *lagom_dense_site_entry(
+	const struct lagom_hw *hw, const struct lagom_comm *comm,
+	enum lagom_coll coll, uint64_t bytes,
+	const struct lagom_coll_config *cfg, struct lagom_dense_meas *m,
+	double *floor_s);
+
+/*
+ * The least time physics allows a class (doc/model.md 2.5): the bytes
+ * each node must move across the network at the NICs' line rate, hw and
+ * comm the model's view (lagom_domain_view); 0 on one node.
+ */
+double lagom_net_line_floor_s(const struct lagom_hw *hw,
+			      const struct lagom_comm *comm,
+			      enum lagom_coll coll, enum lagom_algo algo,
+			      uint64_t bytes);
+
+/*
+ * The dense time of m at nc channels under d, never below floor_s: true
+ * and *time_s; false when nc lies outside the channels d was fitted on
+ * (the built-in model prices it then).
+ */
+bool lagom_dense_site_time_at(const struct lagom_net_dense *d,
+			      const struct lagom_dense_meas *m, double nc,
+			      double floor_s, double *time_s);
+
+/* lagom_dense_site_error(): model/model.h (the search asks it). */
 
 #endif /* LAGOM_MODEL_NETDENSE_H */

@@ -11,6 +11,7 @@
 
 #include "model/model_int.h"
 #include "model/size_band.h"
+#include "model/netdense.h"
 
 #define SWEEPS 24
 #define CONVERGED 1e-9
@@ -128,6 +129,13 @@ int lagom_net_site_check(const struct lagom_net_site *site,
 					param_names[p], lagom_net_band_name(b),
 					param_lo[p], param_hi[p]);
 		}
+	for (int b = 0; b < LAGOM_NET_BANDS; b++)
+		for (int a = 0; a < LAGOM_NET_DENSE_ALGOS; a++)
+			if (lagom_dense_check(&site->dense[b][a], err))
+				return lagom_error_prefix(
+					err, "band %s %s",
+					lagom_net_band_name(b),
+					lagom_dense_algo_name(a));
 	return 0;
 }
 

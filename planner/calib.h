@@ -1,10 +1,9 @@
 /*
- * planner/calib.h - the site calibration file (doc/calibration-format.md)
- * and the evidence `lagom calibrate` takes from measurement records
- * (doc/model.md 2.7).
+ * planner/calib.h - the site calibration file (doc/calibration-format.md).
  *
  * Who uses it: `lagom calibrate` (cli/cmd_calibrate.c) collects evidence
- * from records, fits (model/netsite.c) and writes the file; srun's planner
+ * from records (planner/consensus.h), fits (model/netsite.c,
+ * model/netdense.c) and writes the file; srun's planner
  * reads LAGOM_CALIBRATION_FILE from the profile directory under the
  * profiles' trust rules (lagom_calibration_read_at); `lagom predict` and
  * `lagom plan` read a file the user names (lagom_calibration_read_file).
@@ -23,7 +22,9 @@
 /* The file's name in the profile directory, beside the digest. */
 #define LAGOM_CALIBRATION_FILE "lagom-calibration.json"
 #define LAGOM_CALIBRATION_FORMAT "lagom-calibration"
-#define LAGOM_CALIBRATION_VERSION 1
+/* The version written where a dense fit is carried (else 1); the
+ * reader takes 1 and 2. */
+#define LAGOM_CALIBRATION_VERSION 2
 /* Files larger than this are refused unread. */
 #define LAGOM_CALIBRATION_MAX_BYTES (64 * 1024)
 /* The evidence counts the file accepts. */
@@ -75,46 +76,9 @@ void lagom_calibration_line(const struct lagom_calibration *c, char *buf,
 			    size_t len);
 
 /*
- * Evidence from measurement records (measurement/record.h): per class
- * (operation, plan bytes, ranks, nodes, algorithm, protocol, channels)
- * the least disturbed time of one call.  Per run (one job step: job and
- * step ids) the minimum over its tasks of their fastest timed call: a
- * rank's GPU span includes waiting for the last rank to arrive, so the
- * call in which its rank came last, with nothing beside it, is the
- * shortest; across runs the median of those minima, so one odd run (a
- * clock glitch, a faster rerun on other nodes) cannot set it.
+ * The evidence `lagom calibrate` fits (from measurement records: per
+ * class, per run the fastest call, per user the median over runs, the
+ * users' consensus) has one owner: planner/consensus.h.
  */
-struct lagom_calib_evidence;
-struct lagom_rec;
-
-/* At most this many classes and runs per class are kept; more are
- * counted as dropped. */
-#define LAGOM_CALIB_MAX_CLASSES 4096
-#define LAGOM_CALIB_MAX_RUNS 64
-
-struct lagom_calib_evidence *lagom_calib_evidence_create(void);
-void lagom_calib_evidence_destroy(struct lagom_calib_evidence *ev);
-/* Add every timed class of r (multi-node or not) the model can price
- * (a known operation and configuration).  0 or -ENOMEM. */
-int lagom_calib_evidence_add(struct lagom_calib_evidence *ev,
-			     const struct lagom_rec *r);
-/* Classes collected, distinct runs, classes or runs dropped. */
-size_t lagom_calib_evidence_classes(const struct lagom_calib_evidence *ev);
-size_t lagom_calib_evidence_runs(const struct lagom_calib_evidence *ev);
-size_t lagom_calib_evidence_dropped(const struct lagom_calib_evidence *ev);
-
-/*
- * The multi-node classes as the model's measurements on hw (hw's
- * transport, NICs...; its net_site cleared), hops SAME_LEAF: into m
- * (max entries).  A class the model refuses on hw (ranks per node not
- * dividing, more than hw's GPUs, a configuration hw cannot run) is
- * skipped and counted in *refused (NULL allowed).  Returns the count, in
- * a fixed order (sorted by class), independent of the order records
- * were added in.
- */
-size_t lagom_calib_evidence_meas(const struct lagom_calib_evidence *ev,
-				 const struct lagom_hw *hw,
-				 struct lagom_net_meas *m, size_t max,
-				 size_t *refused);
 
 #endif /* LAGOM_PLANNER_CALIB_H */

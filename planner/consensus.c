@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "planner/consensus.h"
+#include "measurement/learn.h"
 #include "measurement/record.h"
 
 enum key_kind {
@@ -226,24 +227,6 @@ static struct lagom_consensus_user *user_of(struct lagom_consensus *cs,
 	return &cs->users[cs->nusers++];
 }
 
-/* The model's algorithm and protocol of a record's class; -1 when none
- * (as planner/calib_evidence.c). */
-static int config_of(const struct lagom_rec_class *k, enum lagom_algo *algo,
-		     enum lagom_proto *proto)
-{
-	if (k->algo == LAGOM_REC_ALGO_P2P && k->proto == LAGOM_REC_PROTO_NONE) {
-		*algo = LAGOM_ALGO_RING;
-		*proto = LAGOM_PROTO_SIMPLE;
-		return 0;
-	}
-	if (k->algo >= LAGOM_ALGO_COUNT || k->proto >= LAGOM_PROTO_COUNT ||
-	    k->channels == 0)
-		return -1;
-	*algo = (enum lagom_algo)k->algo;
-	*proto = (enum lagom_proto)k->proto;
-	return 0;
-}
-
 static int add_class(struct lagom_consensus *cs, struct lagom_consensus_user *u,
 		     const struct ckey *sample)
 {
@@ -323,24 +306,24 @@ int lagom_consensus_add(struct lagom_consensus *cs, uint32_t uid,
 		const struct lagom_rec_comm *m = &r->comm[ci];
 		for (uint32_t i = 0; i < m->n_classes; i++) {
 			const struct lagom_rec_class *k = &m->cls[i];
-			enum lagom_coll coll;
-			enum lagom_algo algo;
-			enum lagom_proto proto;
+			struct lagom_learn_class mc;
 			struct slot *s;
 			bool fresh;
 
-			if (k->gpu_n == 0 || k->bytes == 0 ||
-			    lagom_coll_from_nccl_func((int)k->op, &coll) ||
-			    config_of(k, &algo, &proto))
+			/* the one mapping to the model (measurement/learn.h);
+			 * send and recv alone are half a sendrecv: the
+			 * calibration fits collectives only */
+			if (k->gpu_n == 0 || k->op == LAGOM_NCCL_FUNC_SEND ||
+			    k->op == LAGOM_NCCL_FUNC_RECV ||
+			    lagom_learn_class(m, k, &mc) != 0)
 				continue;
-			key.coll = (uint8_t)coll;
-			key.algo = (uint8_t)algo;
-			key.proto = (uint8_t)proto;
+			key.coll = (uint8_t)mc.coll;
+			key.algo = (uint8_t)mc.config.algo;
+			key.proto = (uint8_t)mc.config.proto;
 			key.ranks = m->ranks;
 			key.nodes = m->nodes;
-			key.channels = k->channels;
-			key.bytes = lagom_rec_plan_bytes(k->op, k->bytes,
-							 m->ranks);
+			key.channels = mc.config.nchannels;
+			key.bytes = mc.bytes;
 			rc = add_class(cs, u, &key);
 			if (rc)
 				return rc;

@@ -6,7 +6,7 @@ libplanner_la_SOURCES = planner/planner.h planner/planner.c \
 	planner/report_int.h planner/report.c planner/comment_text.h \
 	planner/comment_text.c planner/explain.c \
 	planner/correct.c planner/calib.h planner/calib.c \
-	planner/calib_evidence.c planner/consensus.h planner/consensus.c
+	planner/consensus.h planner/consensus.c
 libplanner_la_CFLAGS = $(AM_CFLAGS)
 libplanner_la_CPPFLAGS = $(AM_CPPFLAGS) $(SLURM_CPPFLAGS)
 
@@ -95,6 +95,14 @@ tests_planner_test_calib_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_calib_LDADD = libplanner.la libprofile.la libmeasurement.la \
 	libmodel.la libcommon.la $(CMOCKA_LIBS) $(JANSSON_LIBS) -lm
 
+# The site calibration's known error in the deviation gate (issue 33)
+UNIT_TESTS += tests/planner/test_calib_gate
+check_PROGRAMS += tests/planner/test_calib_gate
+tests_planner_test_calib_gate_SOURCES = tests/planner/test_calib_gate.c
+tests_planner_test_calib_gate_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_planner_test_calib_gate_LDADD = libsearch.la libcatalog.la libmodel.la \
+	libcommon.la $(CMOCKA_LIBS) -lm
+
 # The users' consensus over records: physical bounds, per-user limits,
 # volume against users, the trusted account, the bound on a move
 # (planner/consensus.c).
@@ -103,3 +111,8 @@ check_PROGRAMS += tests/planner/test_consensus
 tests_planner_test_consensus_SOURCES = tests/planner/test_consensus.c
 tests_planner_test_consensus_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_planner_test_consensus_LDADD = $(tests_planner_test_calib_LDADD)
+
+# `lagom calibrate` over a spool of 1,000,000 records (250 users x 40 steps
+# x 100 tasks): wall time and peak memory of the real binary (make bench).
+LAGOM_BENCHES += bench/bench_calibrate
+bench_bench_calibrate_SOURCES = bench/bench_calibrate.c

@@ -18,7 +18,7 @@
  * show.  With or without --lagom-workload, every timed collective class
  * of that step (all its tasks' records, read in name order) goes to the
  * planner, which corrects the model's time of the matching classes by
- * measured / model (planner/learned.c; "corrected=... from=JOB.STEP" in
+ * measured / model (planner/correct.c; "corrected=... from=JOB.STEP" in
  * the summary).  Planning from measurements needs the spool where srun
  * runs (a shared file system, or srun on a node); elsewhere srun finds
  * none.  What needs no file or environment (the key's text, a record's

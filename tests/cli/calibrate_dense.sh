@@ -11,7 +11,7 @@
 . "${top_srcdir:-.}/tests/lib/tap.sh"
 . "${top_srcdir:-.}/tests/cli/lib.sh"
 
-plan 3
+plan 7
 HW="--gpu H100-SXM --nic 8x400"
 python3 - "$TMP/spool/cal" <<'PY'
 import math, os, sys
@@ -80,4 +80,73 @@ loco=$(sed -n 's/^lagom: calibrate: dense form, [a-z]* ring, leave-one-class-out
 [ -n "$loco" ] && python3 -c "import sys; sys.exit(0 if float('$loco') < 2 else 1)" &&
 	ok "calibrate: the dense form's leave-one-class-out error $loco % (< 2 %)" ||
 	not_ok "calibrate: dense leave-one-class-out '$loco'"
+
+# The calibration file carries the dense fit (version 2) and the model
+# prices with it what it covers: sizes between the run's (which went by
+# factors of 4), channel counts between its, and 8 nodes (the run had 2
+# and 4: the step term carries the node count), within 2 % of the truth.
+python3 - "$TMP/site.json" <<'PY' && ok "calibration file: version 2 with a dense ring fit in bands 2 and 3-8" || not_ok "calibration file: no dense fit"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ib = d["transports"]["ib"]
+sys.exit(0 if d["version"] == 2 and all(
+    "ring" in ib[b]["dense"] and ib[b]["dense"]["ring"]["err"] < 0.02
+    for b in ("2", "3-8")) else 1)
+PY
+PRED="predict $HW --collective allreduce --algo ring --format json"
+worst=$(for nodes in 2 4 8; do for proto in ll ll128 simple; do
+	for nch in 12 24; do for b in 3000 48K 3M 100M 1500M; do
+		"$LAGOM" $PRED --nodes $nodes --proto $proto --channels $nch \
+			--bytes $b --calibration "$TMP/site.json" |
+			python3 -c '
+import json, math, sys
+nodes, proto, nch = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+d = json.load(sys.stdin)
+b = d["call"]["bytes"]
+N = 8 * nodes
+chunk = {"ll": 16384, "ll128": 480 * 1024, "simple": 512 * 1024}[proto]
+step = {"ll": 1.0, "ll128": 1.5, "simple": 2.0}[proto]
+lat = {"ll": 8.0, "ll128": 12.0, "simple": 15.0}[proto]
+loops = max(1, math.ceil(b / (nch * N * chunk)))
+t = (lat + step * 2 * (N - 1) * loops) * 1e-6 + b * 2 * (N - 1) / N / 40e9
+print(abs(d["prediction"]["time_us"] * 1e-6 / t - 1))' $nodes $proto $nch
+	done; done; done; done | sort -g | tail -1)
+python3 -c "import sys; sys.exit(0 if $worst < 0.02 else 1)" &&
+	ok "predict: every class the dense fit covers within 2 % of the truth (worst $worst)" ||
+	not_ok "predict: a covered class off by $worst"
+# Where it does not cover (8 GiB: beyond the run's sizes; 48 channels)
+# the model prices with the constants (the same as with the file less its
+# dense fit, written as version 1); where it covers, the dense fit.
+python3 - "$TMP/site.json" "$TMP/v1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["version"] = 1
+for t in d["transports"].values():
+    for b in t.values():
+        b.pop("dense", None)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+t() { "$LAGOM" $PRED --nodes 4 --proto simple "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["prediction"]["time_us"])'; }
+out8g=$(t --channels 16 --bytes 8G --calibration "$TMP/site.json")
+v18g=$(t --channels 16 --bytes 8G --calibration "$TMP/v1.json")
+out48=$(t --channels 48 --bytes 3M --calibration "$TMP/site.json")
+v148=$(t --channels 48 --bytes 3M --calibration "$TMP/v1.json")
+in3m=$(t --channels 16 --bytes 3M --calibration "$TMP/site.json")
+v13m=$(t --channels 16 --bytes 3M --calibration "$TMP/v1.json")
+[ "$out8g" = "$v18g" ] && [ "$out48" = "$v148" ] && [ "$in3m" != "$v13m" ] &&
+	ok "predict: outside the dense fit (8 GiB, 48 channels) the constants price it ($out8g us, $out48 us); inside the fit ($in3m us against $v13m)" ||
+	not_ok "predict: fallback: 8G $out8g/$v18g, 48 ch $out48/$v148, 3M $in3m/$v13m"
+# A version-1 file (no dense key) is still read; a dense key in a
+# version-1 file is refused.
+python3 - "$TMP/site.json" "$TMP/bad1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["version"] = 1
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$LAGOM" $PRED --nodes 4 --proto simple --channels 16 --bytes 3M --calibration "$TMP/v1.json" >/dev/null 2>&1 &&
+	! "$LAGOM" $PRED --nodes 4 --proto simple --channels 16 --bytes 3M --calibration "$TMP/bad1.json" >/dev/null 2>"$TMP/err1" &&
+	grep -q 'dense: unknown key' "$TMP/err1" &&
+	ok "calibration file: version 1 still read, a dense fit in a version-1 file refused" ||
+	not_ok "calibration file: versions: $(cat "$TMP/err1")"
 done_testing

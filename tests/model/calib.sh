@@ -9,12 +9,16 @@
 # and held to its ceiling); over all systems per band: the calibrated
 # left-out median within tolerance, below the uncalibrated model and the
 # line rate, the uncalibrated one within 25 %; no prediction below the
-# line rate on any row.  The per-system table is printed (commented).
+# line rate on any row.  The dense fit in the site's calibration (model/
+# netdense.h), each size of a system predicted by the fit on its other
+# sizes: over all systems per band, on the rows it covers, within the
+# report's DENSE_TOL and below the uncalibrated model on the same rows.
+# The per-system tables and the targets are printed (commented).
 . "${top_srcdir:-.}/tests/lib/tap.sh"
 
 report="${top_builddir:-.}/tests/model/calib_report"
 dir="${LAGOM_FIXTURES:-$top_srcdir/tests/fixtures}/measurements"
-plan 5
+plan 6
 out=$("$report" --check "$dir")
 rc=$?
 printf '%s\n' "$out" | sed 's/^/# /'
@@ -48,5 +52,11 @@ if printf '%s\n' "$out" |
 	ok "physical bound: no calibrated prediction beats the line rate"
 else
 	not_ok "physical bound: a prediction beats the line rate"
+fi
+dense=$(printf '%s\n' "$out" | grep '^dense all ' | cut -d'|' -f2,4,5 | tr '\n' ';')
+if [ -n "$dense" ] && ! printf '%s\n' "$out" | grep -q '^dense all .*FAIL'; then
+	ok "dense fit, left out by size, covered rows (band | covered | median):$dense"
+else
+	not_ok "dense fit, left out by size: a band over tolerance:$dense"
 fi
 done_testing

@@ -16,6 +16,8 @@
 
 #include "tests/lib/lagom_test.h"
 #include "planner/calib.h"
+#include "planner/consensus.h"
+#include "model/netdense.h"
 #include "measurement/record.h"
 
 static const char good[] =
@@ -53,6 +55,17 @@ static void test_round_trip(void **state)
 			    "calibrated from 16 classes of 3 runs, 2025-11-27");
 }
 
+/* base with its first from replaced by to, into out. */
+static void variant(const char *base, const char *from, const char *to,
+		    char *out, size_t len)
+{
+	const char *at = strstr(base, from);
+
+	assert_non_null(at);
+	snprintf(out, len, "%.*s%s%s", (int)(at - base), base, to,
+		 at + strlen(from));
+}
+
 /* Each variant of the good file is refused whole. */
 static void test_hostile(void **state)
 {
@@ -62,7 +75,8 @@ static void test_hostile(void **state)
 	} bad[] = {
 		{ "\"lagom-calibration\"", "\"lagom-digest\"",
 		  -EPROTONOSUPPORT },
-		{ "\"version\": 1", "\"version\": 2", -EPROTONOSUPPORT },
+		{ "\"version\": 1", "\"version\": 3", -EPROTONOSUPPORT },
+		{ "\"version\": 1", "\"version\": 0", -EPROTONOSUPPORT },
 		{ "\"eff\": 0.7", "\"eff\": 1.01", -EINVAL }, /* beats line */
 		{ "\"eff\": 0.7", "\"eff\": \"0.7\"", -EINVAL },
 		{ "\"step_us\": 40", "\"step_us\": -1", -EINVAL },
@@ -85,13 +99,8 @@ static void test_hostile(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char text[1024];
-		const char *at = strstr(good, bad[i].from);
-		size_t pre;
 
-		assert_non_null(at);
-		pre = (size_t)(at - good);
-		snprintf(text, sizeof(text), "%.*s%s%s", (int)pre, good,
-			 bad[i].to, at + strlen(bad[i].from));
+		variant(good, bad[i].from, bad[i].to, text, sizeof(text));
 		memset(&c, 0x5a, sizeof(c));
 		if (parse(text, &c) != bad[i].rc)
 			fail_msg("variant %zu (%s) not refused as %d", i, text,
@@ -113,10 +122,77 @@ static void test_hostile(void **state)
 	}
 }
 
+/* Version 2: a band's dense fit (doc/calibration-format.md). */
+static const char good2[] =
+	"{\"format\": \"lagom-calibration\", \"version\": 2, "
+	"\"date_unix\": 1764201600, \"classes\": 40, \"runs\": 3, "
+	"\"transports\": {\"ib\": {\"3-8\": {\"classes\": 40, \"eff\": 0.7, "
+	"\"dense\": {\"ring\": {\"busbw_Bps\": 4e10, \"lat_ll_us\": 8, "
+	"\"step_simple_us\": 2, \"bytes_ll\": [8, 65536], "
+	"\"bytes_simple\": [1048576, 1073741824], \"channels\": [8, 32], "
+	"\"ranks_per_node\": 8, \"classes\": 40, \"err\": 0.02}}}}}}";
+
+static void test_dense_v2(void **state)
+{
+	static const struct {
+		const char *from, *to;
+		int rc;
+	} bad[] = {
+		{ "\"version\": 2", "\"version\": 1",
+		  -EINVAL }, /* dense in 1 */
+		{ "\"ring\"", "\"nvls\"", -EINVAL },
+		{ "4e10", "1e14", -EINVAL },
+		{ "\"lat_ll_us\": 8", "\"lat_ll_us\": 0", -EINVAL },
+		{ "\"lat_ll_us\": 8", "\"lat_xx_us\": 8", -EINVAL },
+		{ "[8, 65536]", "[65536, 8]", -EINVAL },
+		{ "[8, 65536]", "[8]", -EINVAL },
+		{ "[8, 32]", "[0, 32]", -EINVAL },
+		{ "[8, 32]", "[8, 65]", -EINVAL },
+		{ "\"err\": 0.02", "\"err\": 1.5", -EINVAL },
+		{ ", \"err\": 0.02", "", -EINVAL }, /* missing */
+		{ "\"ranks_per_node\": 8, ", "", -EINVAL },
+		{ "\"busbw_Bps\": 4e10, ", "", -EINVAL },
+	};
+	struct lagom_calibration c, back;
+	struct lagom_error err = { 0 };
+	const struct lagom_net_dense *d;
+	char *text = NULL;
+
+	(void)state;
+	assert_int_equal(parse(good2, &c), 0);
+	d = &c.calib.t[LAGOM_NET_IB].dense[1][LAGOM_NET_DENSE_RING];
+	assert_true(d->set[LAGOM_DP_INV_BUSBW]);
+	assert_true(d->value[LAGOM_DP_INV_BUSBW] == 4e10);
+	assert_false(d->set[LAGOM_DP_LAT_SIMPLE]);
+	assert_int_equal(d->max_bytes[2], 65536);
+	assert_int_equal(d->max_bytes[1], 0); /* LL128 not covered */
+	assert_int_equal(d->ranks_per_node, 8);
+	assert_true(d->err == 0.02);
+	assert_int_equal(lagom_calibration_format(&c, &text, &err), 0);
+	assert_non_null(strstr(text, "\"version\": 2"));
+	assert_int_equal(parse(text, &back), 0);
+	assert_memory_equal(&back.calib, &c.calib, sizeof(c.calib));
+	free(text);
+	/* without a dense fit the writer keeps version 1 */
+	memset(c.calib.t[LAGOM_NET_IB].dense, 0,
+	       sizeof(c.calib.t[LAGOM_NET_IB].dense));
+	assert_int_equal(lagom_calibration_format(&c, &text, &err), 0);
+	assert_non_null(strstr(text, "\"version\": 1"));
+	free(text);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char t[2048];
+
+		variant(good2, bad[i].from, bad[i].to, t, sizeof(t));
+		if (parse(t, &c) != bad[i].rc)
+			fail_msg("dense variant %zu (%s) not refused as %d", i,
+				 t, bad[i].rc);
+	}
+}
+
 /* One task's record: one class, allreduce 1 GiB ring/simple 32 channels
  * on 2 nodes x 8, fastest call min_ns. */
-static void add_record(struct lagom_calib_evidence *ev, const char *job,
-		       int task, uint64_t min_ns)
+static void add_record(struct lagom_consensus *cs, const char *job, int task,
+		       uint64_t min_ns)
 {
 	static struct lagom_rec r;
 	struct lagom_rec_class *k;
@@ -140,27 +216,31 @@ static void add_record(struct lagom_calib_evidence *ev, const char *job,
 	k->gpu_min_ns = min_ns;
 	k->gpu_max_ns = min_ns * 2;
 	k->gpu_ns = min_ns * 15;
-	assert_int_equal(lagom_calib_evidence_add(ev, &r), 0);
+	assert_int_equal(lagom_consensus_add(cs, 1000, &r, NULL), 0);
 }
 
+/* The class's time in `lagom calibrate`'s evidence (planner/consensus.h)
+ * when every record is the calibration account's (uid 1000). */
 static double evidence_s(const char *const *jobs, const int *tasks,
 			 const uint64_t *ns, size_t n)
 {
-	struct lagom_calib_evidence *ev = lagom_calib_evidence_create();
+	struct lagom_consensus *cs = lagom_consensus_create(1000);
+	struct lagom_consensus_stats st;
 	struct lagom_net_meas m[4];
 	struct lagom_hw hw;
 	size_t got;
 
-	assert_non_null(ev);
+	assert_non_null(cs);
 	assert_int_equal(lagom_hw_from_spec("H100-SXM", 8, LAGOM_INTRA_DEFAULT,
 					    8, 400, &hw, NULL),
 			 0);
 	for (size_t i = 0; i < n; i++)
-		add_record(ev, jobs[i], tasks[i], ns[i]);
-	assert_int_equal(lagom_calib_evidence_runs(ev), 3);
-	got = lagom_calib_evidence_meas(ev, &hw, m, 4, NULL);
+		add_record(cs, jobs[i], tasks[i], ns[i]);
+	got = lagom_consensus_meas(cs, &hw, LAGOM_CONSENSUS_NO_UID, m, 4, &st);
 	assert_int_equal(got, 1);
-	lagom_calib_evidence_destroy(ev);
+	assert_int_equal(st.runs, 3);
+	assert_int_equal(st.trusted, 1);
+	lagom_consensus_destroy(cs);
 	return m[0].time_s;
 }
 
@@ -234,6 +314,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_dense_v2),
 		cmocka_unit_test(test_evidence),
 		cmocka_unit_test(test_fit),
 	};
