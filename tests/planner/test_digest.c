@@ -549,6 +549,63 @@ static void test_corrupt(void **state)
 	refused(f, "line 2: hbm_bw_Bps: expected - or SOURCE");
 }
 
+/* One line of the synced digest changed (the first `from` in the line
+ * of node replaced by to), parsed from memory: the error it gives. */
+static void line_refused(struct fx *f, const char *node, const char *from,
+			 const char *to, const char *expect)
+{
+	char *buf = malloc(1 << 20), *text = malloc(1 << 20), *line, *at;
+	char head[64];
+	struct lagom_digest *d = NULL;
+	struct lagom_error err = { 0 };
+	FILE *in;
+	size_t n;
+
+	assert_non_null(buf);
+	assert_non_null(text);
+	sync_digest(f);
+	in = fopen(f->path, "r");
+	assert_non_null(in);
+	n = fread(buf, 1, (1 << 20) - 1, in);
+	fclose(in);
+	buf[n] = '\0';
+	snprintf(head, sizeof(head), "\nnode %s ", node);
+	line = strstr(buf, head);
+	assert_non_null(line);
+	at = strstr(line + 1, from);
+	assert_true(at && at < strchr(line + 1, '\n'));
+	snprintf(text, 1 << 20, "%.*s%s%s", (int)(at - buf), buf, to,
+		 at + strlen(from));
+	assert_int_equal(lagom_digest_parse(text, strlen(text), &d, &err),
+			 -EINVAL);
+	assert_null(d);
+	assert_string_equal(err.text, expect);
+	free(buf);
+	free(text);
+}
+
+/* Lines that share the previous line's machine part (gpu002, gpu003),
+ * its whole hardware text (gpu002) or neither (slow001) are checked as
+ * strictly as the first: each error names its own line and key. */
+static void test_shared_parts(void **state)
+{
+	struct fx *f = *state;
+
+	line_refused(f, "gpu002", " numa_nodes=2", " numa_nodes=3",
+		     "line 3: fingerprint: does not match the hardware");
+	line_refused(f, "gpu003", "hbm_bw_Bps=measured:", "hbm_bw_Bps=x:",
+		     "line 4: hbm_bw_Bps: expected - or SOURCE:16 hex "
+		     "digits of a value > 0");
+	line_refused(f, "gpu003", " nccl_version=", " nccl_version=%",
+		     "line 4: nccl_version: bad %XX escape");
+	line_refused(f, "slow001", " gemm_fp32=", " gemmfp32=",
+		     "line 5: gemm_fp32: expected here");
+	line_refused(f, "slow001", " numa_nodes=2", " numa_nodes=",
+		     "line 5: numa_nodes: not a number in range");
+	line_refused(f, "gpu002", " nccl_version=2.28.9", "",
+		     "line 3: nccl_version: missing");
+}
+
 static void test_huge(void **state)
 {
 	struct fx *f = *state;
@@ -723,6 +780,7 @@ int main(void)
 		cmocka_unit_test(test_removed_profile),
 		cmocka_unit_test(test_untrusted),
 		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_shared_parts),
 		cmocka_unit_test(test_huge),
 		cmocka_unit_test(test_lock),
 		cmocka_unit_test(test_bounds),
