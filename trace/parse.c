@@ -355,10 +355,12 @@ static bool in_event(const struct parser *p)
 
 /*
  * strtod(buf) for the numbers a trace is made of: an integer, or a decimal
- * without exponent, of at most 15 significant digits and 22 decimals, is
- * the quotient of two doubles that hold it exactly (the digits, a power of
- * ten), which IEEE division rounds correctly: the very value strtod gives
- * (Clinger's fast path).  Anything else goes to strtod.
+ * without exponent, whose digits make an integer of at most 2^53 and that
+ * has at most 22 decimals, is the quotient of two doubles that hold it
+ * exactly (the digits, a power of ten), which IEEE division rounds
+ * correctly: the very value strtod gives (Clinger's fast path).  Kineto's
+ * timestamps (16 digits of microseconds) take it.  Anything else goes to
+ * strtod.
  */
 double tr_to_double(const char *buf)
 {
@@ -375,7 +377,8 @@ double tr_to_double(const char *buf)
 	for (; *c; c++) {
 		if (*c >= '0' && *c <= '9') {
 			m = m * 10 + (uint64_t)(*c - '0');
-			if ((m || frac >= 0) && ++digits > 15)
+			/* 19 digits fit in 64 bits; 2^53 is tested below */
+			if ((m || frac >= 0) && ++digits > 19)
 				return strtod(buf, NULL);
 			frac += frac >= 0;
 		} else if (*c == '.' && frac < 0) {
@@ -384,7 +387,8 @@ double tr_to_double(const char *buf)
 			return strtod(buf, NULL);
 		}
 	}
-	if (c == buf + neg || frac > 22 || (frac == 0 && c[-1] == '.'))
+	if (c == buf + neg || frac > 22 || (frac == 0 && c[-1] == '.') ||
+	    m > (1ull << 53))
 		return strtod(buf, NULL);
 	{
 		double d = (double)m / pow10[frac > 0 ? frac : 0];
@@ -728,12 +732,25 @@ static inline bool quote_or_backslash(const unsigned char *b)
 	return (((q - ones) & ~q) | ((s - ones) & ~s)) & highs;
 }
 
+/* The bytes of the 8 at b equal to c: the high bit of each such byte set
+ * (exact per byte, so the bits can be counted). */
+static inline uint64_t bytes_equal(uint64_t x, unsigned char c)
+{
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+	uint64_t y = x ^ (0x0101010101010101ull * c);
+
+	return ~(((y & low7) + low7) | y | low7);
+}
+
 /*
  * Every byte of a string but its closing quote counts towards its token,
  * and every byte of a number or literal; a table says which bytes change
- * the state, and the loops skip the others (most of a trace).
+ * the state, and the loops skip the others (most of a trace).  This is the
+ * exact guard, byte by byte; with first_only it stops after the byte that
+ * ends the token open at b.  The bytes looked at, or -1 after too_long().
  */
-static int guard(struct parser *p, const unsigned char *b, size_t n)
+static ssize_t guard_exact(struct parser *p, const unsigned char *b, size_t n,
+			   bool first_only)
 {
 	const struct guard_table *t = guard_table();
 	size_t i = 0, start;
@@ -757,6 +774,8 @@ static int guard(struct parser *p, const unsigned char *b, size_t n)
 			} else if (i < n && p->token_len <= TR_MAX_TOKEN) {
 				p->in_string = false;
 				p->token_len = 0;
+				if (first_only)
+					return (ssize_t)i + 1;
 				i++;
 			}
 		} else {
@@ -766,12 +785,80 @@ static int guard(struct parser *p, const unsigned char *b, size_t n)
 			if (p->token_len <= TR_MAX_TOKEN && i < n) {
 				p->in_string = t->out[b[i]] == G_QUOTE;
 				p->token_len = 0;
+				if (first_only)
+					return (ssize_t)i + 1;
 				i++;
 			}
 		}
 		if (p->token_len > TR_MAX_TOKEN)
 			return too_long(p);
 	}
+	return (ssize_t)n;
+}
+
+/*
+ * The guard of one chunk of at most TR_MAX_TOKEN bytes: only the token
+ * open when it begins (carried from the chunks before) and the one open
+ * when it ends (carried to the next) can be longer than the chunk, so the
+ * tokens between them need not be measured, only the string state
+ * followed: eight bytes without a backslash flip it once per quote.  The
+ * last token's length is then counted back from the chunk's end.  The
+ * same state, counts and errors as guard_exact() over the whole chunk.
+ */
+static int guard(struct parser *p, const unsigned char *b, size_t n)
+{
+	const struct guard_table *t = guard_table();
+	const uint64_t highs = 0x8080808080808080ull;
+	bool in_string, escape = false;
+	ssize_t first;
+	size_t i, k;
+
+	if (n > TR_MAX_TOKEN)
+		return guard_exact(p, b, n, false) < 0 ? -1 : 0;
+	first = guard_exact(p, b, n, true);
+	if (first < 0 || (size_t)first >= n)
+		return first < 0 ? -1 : 0;
+	/* the state through the middle: the token at b[first] is new */
+	in_string = p->in_string;
+	for (i = (size_t)first; i < n;) {
+		uint64_t x;
+
+		if (!escape && i + 8 <= n) {
+			memcpy(&x, b + i, sizeof(x));
+			if (!(bytes_equal(x, '\\') & highs)) {
+				in_string ^= __builtin_popcountll(
+						     bytes_equal(x, '"') & highs) &
+					     1;
+				i += 8;
+				continue;
+			}
+		}
+		if (escape)
+			escape = false;
+		else if (in_string && b[i] == '\\')
+			escape = true;
+		else if (b[i] == '"')
+			in_string = !in_string;
+		i++;
+	}
+	/* the last token: back to the byte that began it */
+	if (in_string) {
+		for (k = n; k > (size_t)first && b[k - 1] != '"'; k--)
+			;
+		/* a quote after a backslash may be escaped: count exactly */
+		if (k > (size_t)first && k >= 2 && b[k - 2] == '\\')
+			return guard_exact(p, b + first, n - (size_t)first,
+					   false) < 0
+				       ? -1
+				       : 0;
+	} else {
+		for (k = n; k > (size_t)first && t->out[b[k - 1]] == G_COUNT;
+		     k--)
+			;
+	}
+	p->in_string = in_string;
+	p->escape = escape;
+	p->token_len = n - k;
 	return 0;
 }
 
