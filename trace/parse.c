@@ -407,6 +407,30 @@ static long long to_ll(double d)
 	return d > -9e18 && d < 9e18 ? (long long)d : 0;
 }
 
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define NO_FLAG SIZE_MAX
+
+/* The integer arguments of an event the importer reads: where each goes
+ * in struct ev, and its "seen" flag (NO_FLAG: none). */
+static const struct arg_number {
+	const char *key;
+	size_t at, has;
+} arg_numbers[] = {
+	{ "correlation", offsetof(struct ev, corr),
+	  offsetof(struct ev, has_corr) },
+	{ "External id", offsetof(struct ev, ext), offsetof(struct ev, has_ext) },
+	{ "stream", offsetof(struct ev, stream),
+	  offsetof(struct ev, has_stream) },
+	{ "device", offsetof(struct ev, device), NO_FLAG },
+	{ "registers per thread", offsetof(struct ev, regs), NO_FLAG },
+	{ "shared memory", offsetof(struct ev, smem), NO_FLAG },
+	{ "In msg nelems", offsetof(struct ev, in_nelems),
+	  offsetof(struct ev, has_in) },
+	{ "Out msg nelems", offsetof(struct ev, out_nelems),
+	  offsetof(struct ev, has_out) },
+	{ "Group size", offsetof(struct ev, group), NO_FLAG },
+};
+
 /* A number of an event: converted only where a key the importer reads
  * wants it (most of a trace's numbers are ids and indices it skips). */
 static void take_event_number(struct parser *p, const char *s, size_t n)
@@ -443,26 +467,17 @@ static void take_event_number(struct parser *p, const char *s, size_t n)
 	if (p->depth == 4) {
 		const char *k = p->key4;
 
-		if (key_is(k, "correlation"))
-			dst = &e->corr, has = &e->has_corr;
-		else if (key_is(k, "External id"))
-			dst = &e->ext, has = &e->has_ext;
-		else if (key_is(k, "stream"))
-			dst = &e->stream, has = &e->has_stream;
-		else if (key_is(k, "device"))
-			dst = &e->device;
-		else if (key_is(k, "registers per thread"))
-			dst = &e->regs;
-		else if (key_is(k, "shared memory"))
-			dst = &e->smem;
-		else if (key_is(k, "In msg nelems"))
-			dst = &e->in_nelems, has = &e->has_in;
-		else if (key_is(k, "Out msg nelems"))
-			dst = &e->out_nelems, has = &e->has_out;
-		else if (key_is(k, "Group size"))
-			dst = &e->group;
-		else if (!prefix(k, "dram__bytes") &&
-			 !prefix(k, "smsp__sass_thread_inst_executed_op_"))
+		for (size_t i = 0; !dst && i < ARRAY_LEN(arg_numbers); i++) {
+			const struct arg_number *a = &arg_numbers[i];
+
+			if (!key_is(k, a->key))
+				continue;
+			dst = (long long *)((char *)e + a->at);
+			if (a->has != NO_FLAG)
+				has = (bool *)((char *)e + a->has);
+		}
+		if (!dst && !prefix(k, "dram__bytes") &&
+		    !prefix(k, "smsp__sass_thread_inst_executed_op_"))
 			return;
 		copy_small(buf, sizeof(buf), (const unsigned char *)s, n);
 		d = tr_to_double(buf);

@@ -493,19 +493,28 @@ static void test_untrusted(void **state)
 
 /* Rewrite the digest with one change (the text from `from` on replaced
  * by to, or the file cut to len bytes when to is NULL). */
-static void corrupt(struct fx *f, const char *from, const char *to, size_t cut)
+/* The digest synced now, its text (malloc'd) and its length. */
+static char *synced_text(struct fx *f, size_t *len)
 {
-	char *buf = malloc(1 << 20), *at;
+	char *buf = malloc(1 << 20);
 	FILE *d;
-	size_t n;
 
 	sync_digest(f);
 	assert_non_null(buf);
 	d = fopen(f->path, "r");
 	assert_non_null(d);
-	n = fread(buf, 1, (1 << 20) - 1, d);
+	*len = fread(buf, 1, (1 << 20) - 1, d);
 	fclose(d);
-	buf[n] = '\0';
+	buf[*len] = '\0';
+	return buf;
+}
+
+static void corrupt(struct fx *f, const char *from, const char *to, size_t cut)
+{
+	size_t n;
+	char *buf = synced_text(f, &n), *at;
+	FILE *d;
+
 	unlink(f->path); /* replaced, not written through */
 	d = fopen(f->path, "w");
 	assert_non_null(d);
@@ -554,21 +563,13 @@ static void test_corrupt(void **state)
 static void line_refused(struct fx *f, const char *node, const char *from,
 			 const char *to, const char *expect)
 {
-	char *buf = malloc(1 << 20), *text = malloc(1 << 20), *line, *at;
+	size_t n;
+	char *buf = synced_text(f, &n), *text = malloc(1 << 20), *line, *at;
 	char head[64];
 	struct lagom_digest *d = NULL;
 	struct lagom_error err = { 0 };
-	FILE *in;
-	size_t n;
 
-	assert_non_null(buf);
 	assert_non_null(text);
-	sync_digest(f);
-	in = fopen(f->path, "r");
-	assert_non_null(in);
-	n = fread(buf, 1, (1 << 20) - 1, in);
-	fclose(in);
-	buf[n] = '\0';
 	snprintf(head, sizeof(head), "\nnode %s ", node);
 	line = strstr(buf, head);
 	assert_non_null(line);
