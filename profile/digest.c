@@ -92,8 +92,8 @@ struct lagom_digest {
 	size_t n;
 	struct digest_rec *recs;
 	size_t nrecs;
-	struct digest_machine *machines;
-	size_t nmachines;
+	struct digest_machine *machines; /* room for cap_machines */
+	size_t nmachines, cap_machines;
 	struct lagom_profile *scratch; /* for the conversion, made on demand */
 	struct lagom_digest_seal seal;
 	bool sealed; /* the directory still has the seal: no stat per node */
@@ -756,6 +756,20 @@ static size_t rec_slot(const struct lagom_digest *d, const struct slot *tab,
 	return i;
 }
 
+/* Room for twice as many machines (a few kinds in a real cluster; up to
+ * one per line). */
+static int more_machines(struct lagom_digest *d, struct cur *c)
+{
+	size_t cap = d->cap_machines ? 2 * d->cap_machines : 8;
+	struct digest_machine *m = realloc(d->machines, cap * sizeof(*m));
+
+	if (!m)
+		return lagom_errprintf(c->err, ENOMEM, "out of memory");
+	d->machines = m;
+	d->cap_machines = cap;
+	return 0;
+}
+
 /* Find or add the record of the hardware text at c: its machine part
  * parsed only when new, its measurements only when new for the machine. */
 static int intern(struct lagom_digest *d, struct cur *c, struct tables *t,
@@ -791,7 +805,11 @@ static int intern(struct lagom_digest *d, struct cur *c, struct tables *t,
 			/* parsed here, kept (counted) once the whole line
 			 * passed */
 			machine = d->nmachines;
-			m = &d->machines[machine]; /* zeroed by calloc */
+			if (machine == d->cap_machines &&
+			    (rc = more_machines(d, c)) < 0)
+				return rc;
+			m = &d->machines[machine];
+			*m = (struct digest_machine){ 0 };
 			m->text = text;
 			m->len = mlen;
 			m->hash = mh;
@@ -899,11 +917,9 @@ static int parse_lines(struct lagom_digest *d, struct lagom_error *err)
 		t.mask = t.mask * 2 + 1;
 	d->entries = calloc(lines, sizeof(*d->entries));
 	d->recs = calloc(lines, sizeof(*d->recs));
-	d->machines = calloc(lines, sizeof(*d->machines));
 	t.machines = calloc(t.mask + 1, sizeof(*t.machines));
 	t.recs = calloc(t.mask + 1, sizeof(*t.recs));
-	if (!d->entries || !d->recs || !d->machines || !t.machines ||
-	    !t.recs) {
+	if (!d->entries || !d->recs || !t.machines || !t.recs) {
 		rc = lagom_errprintf(err, ENOMEM, "out of memory");
 		goto out;
 	}
