@@ -139,7 +139,8 @@ static int from_digest(struct lagom_digest *digest, int dfd,
 	if (rc == 1) {
 		/* a text seen before says nothing new about the oldest NCCL */
 		*nccl_version = seen[rec] ? NULL
-				: lagom_digest_rec_nccl_version(digest, rec);
+					  : lagom_digest_rec_nccl_version(
+						    digest, rec);
 		if (!seen[rec])
 			g->refs[g->nrefs++] = hw;
 		seen[rec] = 1;

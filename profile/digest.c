@@ -59,7 +59,8 @@ struct digest_machine {
 
 /* One distinct hardware text: its machine and its measurements. */
 struct digest_rec {
-	const char *text; /* the measurements: from " gemm_" to the line's end */
+	const char
+		*text; /* the measurements: from " gemm_" to the line's end */
 	size_t len;
 	uint64_t hash;
 	size_t machine;
@@ -238,7 +239,7 @@ static int bad(struct cur *c, const char *what, const char *key)
 
 /* The value of " key=" at the cursor (the first key has no space). */
 KEY_INLINE int value(struct cur *c, const char *key, bool first, const char **v,
-		 size_t *vlen)
+		     size_t *vlen)
 {
 	const char *s = c->p;
 	size_t klen;
@@ -282,7 +283,8 @@ static int parse_u64(const char *v, size_t n, uint64_t *out)
 	return 0;
 }
 
-KEY_INLINE int get_u64(struct cur *c, const char *key, uint64_t max, uint64_t *out)
+KEY_INLINE int get_u64(struct cur *c, const char *key, uint64_t max,
+		       uint64_t *out)
 {
 	const char *v;
 	size_t n;
@@ -402,7 +404,7 @@ static int source_of(const char *v, size_t n, enum lagom_source *out)
 }
 
 KEY_INLINE int get_quantity(struct cur *c, const char *key,
-			struct lagom_quantity *q)
+			    struct lagom_quantity *q)
 {
 	const char *v, *colon;
 	size_t n;
@@ -605,7 +607,8 @@ static int check_fingerprint(struct cur *c, const struct digest_machine *m)
 }
 
 /* KEY=SECONDS.NANOSECONDS (nine digits) at c. */
-KEY_INLINE int get_time(struct cur *c, const char *key, int64_t *sec, long *nsec)
+KEY_INLINE int get_time(struct cur *c, const char *key, int64_t *sec,
+			long *nsec)
 {
 	const char *v, *dot;
 	uint64_t u, ns;
@@ -714,8 +717,7 @@ struct tables {
  * (no value holds a space) ends the machine part. */
 static const char *machine_end(const char *text, const char *end)
 {
-	for (const char *s = text; (s = memchr(s, ' ', (size_t)(end - s)));
-	     s++)
+	for (const char *s = text; (s = memchr(s, ' ', (size_t)(end - s))); s++)
 		if (end - s >= 6 && memcmp(s, " gemm_", 6) == 0)
 			return s;
 	return end;
@@ -741,8 +743,8 @@ static size_t machine_slot(const struct lagom_digest *d, const struct slot *tab,
 
 /* The same for the record of machine (its index) and measurements' text. */
 static size_t rec_slot(const struct lagom_digest *d, const struct slot *tab,
-		       size_t mask, size_t machine, const char *text, size_t len,
-		       uint64_t h)
+		       size_t mask, size_t machine, const char *text,
+		       size_t len, uint64_t h)
 {
 	size_t i = (size_t)h & mask;
 
@@ -776,8 +778,8 @@ static int intern(struct lagom_digest *d, struct cur *c, struct tables *t,
 		  size_t *out)
 {
 	const char *text = c->p, *split;
-	const struct digest_machine *last =
-		t->last ? &d->machines[t->last - 1] : NULL;
+	const struct digest_machine *last = t->last ? &d->machines[t->last - 1]
+						    : NULL;
 	struct digest_machine *m = NULL;
 	size_t mlen, rlen, mi = 0, ri, machine;
 	uint64_t mh = 0, rh;
@@ -834,7 +836,8 @@ static int intern(struct lagom_digest *d, struct cur *c, struct tables *t,
 	if ((rc = parse_meas(c, r)) || (m && (rc = check_fingerprint(c, m))))
 		return rc;
 	if (m) {
-		t->machines[mi] = (struct slot){ .hash = mh, .rec = machine + 1 };
+		t->machines[mi] = (struct slot){ .hash = mh,
+						 .rec = machine + 1 };
 		d->nmachines++;
 	}
 	t->last = machine + 1;

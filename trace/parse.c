@@ -418,7 +418,8 @@ static const struct arg_number {
 } arg_numbers[] = {
 	{ "correlation", offsetof(struct ev, corr),
 	  offsetof(struct ev, has_corr) },
-	{ "External id", offsetof(struct ev, ext), offsetof(struct ev, has_ext) },
+	{ "External id", offsetof(struct ev, ext),
+	  offsetof(struct ev, has_ext) },
 	{ "stream", offsetof(struct ev, stream),
 	  offsetof(struct ev, has_stream) },
 	{ "device", offsetof(struct ev, device), NO_FLAG },
@@ -495,8 +496,7 @@ static void take_event_number(struct parser *p, const char *s, size_t n)
 	}
 	if (p->depth == 5) {
 		bool grid = key_is(p->key4, "grid") && e->ngrid < 3;
-		bool block = !grid && key_is(p->key4, "block") &&
-			     e->nblock < 3;
+		bool block = !grid && key_is(p->key4, "block") && e->nblock < 3;
 
 		if (!grid && !block)
 			return;

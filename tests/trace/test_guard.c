@@ -36,9 +36,7 @@ static unsigned char byte_of(int mix)
 	case 0:
 		return (unsigned char)any[draw() % (sizeof(any) - 1)];
 	case 1: /* strings with escapes */
-		return draw() % 50 == 0	  ? '"'
-		       : draw() % 80 == 0 ? '\\'
-					  : 'a';
+		return draw() % 50 == 0 ? '"' : draw() % 80 == 0 ? '\\' : 'a';
 	case 2: /* long numbers */
 		return draw() % 3000 == 0 ? '"' : draw() % 5 == 0 ? ',' : '7';
 	default: /* tokens past the limit */
