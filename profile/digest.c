@@ -59,8 +59,8 @@ struct digest_machine {
 
 /* One distinct hardware text: its machine and its measurements. */
 struct digest_rec {
-	const char
-		*text; /* the measurements: from " gemm_" to the line's end */
+	/* the measurements: from " gemm_" to the line's end */
+	const char *text;
 	size_t len;
 	uint64_t hash;
 	size_t machine;
