@@ -56,16 +56,24 @@ static int sorted_nodes(const struct lagom_planner_input *in, const char ***out,
 	if (!names)
 		return lagom_errprintf(err, ENOMEM, "out of memory");
 	memcpy(names, in->node_names, in->node_count * sizeof(*names));
-	qsort(names, in->node_count, sizeof(*names), cmp_names);
+	/* Slurm's host lists are sorted, and with zero-padded numbers
+	 * ("gpu0009", "gpu0010") in strcmp's order too: one pass finds
+	 * that, and then no name is there twice either */
 	for (i = 1; i < in->node_count; i++)
-		if (strcmp(names[i - 1], names[i]) == 0) {
-			int rc = lagom_errprintf(err, EINVAL,
-						 "node %s is listed twice",
-						 names[i]);
+		if (strcmp(names[i - 1], names[i]) >= 0)
+			break;
+	if (i < in->node_count) {
+		qsort(names, in->node_count, sizeof(*names), cmp_names);
+		for (i = 1; i < in->node_count; i++)
+			if (strcmp(names[i - 1], names[i]) == 0) {
+				int rc = lagom_errprintf(
+					err, EINVAL, "node %s is listed twice",
+					names[i]);
 
-			free(names);
-			return rc;
-		}
+				free(names);
+				return rc;
+			}
+	}
 	*out = names;
 	return 0;
 }

@@ -115,9 +115,6 @@ static void calibration_of(int dfd, const char *dir,
 		 used ? "; " : "", cerr.text);
 }
 
-/* Node i's hardware from the digest into hws[*k] unless its hardware text
- * is there already (seen, one flag per text): 1, 0 (read the profile) or
- * a negative errno. */
 /* What one load gathers: each distinct hardware once, by reference (into
  * the digest, or into own for the nodes read from their profiles). */
 struct gathered {
@@ -128,7 +125,8 @@ struct gathered {
 
 /* Node i's hardware from the digest, referenced unless its hardware text
  * is there already (seen, one flag per text): 1, 0 (read the profile) or
- * a negative errno. */
+ * a negative errno; *nccl_version is the text's NCCL version the first
+ * time, else NULL. */
 static int from_digest(struct lagom_digest *digest, int dfd,
 		       const struct lagom_trust *t, const char *name,
 		       unsigned char *seen, struct gathered *g,
@@ -139,7 +137,10 @@ static int from_digest(struct lagom_digest *digest, int dfd,
 	int rc = lagom_digest_node_hw_ref(digest, dfd, t, name, &hw, &rec);
 
 	if (rc == 1) {
-		*nccl_version = lagom_digest_rec_nccl_version(digest, rec);
+		/* a text seen before says nothing new about the oldest NCCL */
+		*nccl_version = seen[rec] ? NULL
+					  : lagom_digest_rec_nccl_version(
+						    digest, rec);
 		if (!seen[rec])
 			g->refs[g->nrefs++] = hw;
 		seen[rec] = 1;
@@ -160,6 +161,7 @@ static int load(const char *dir, const char *path, bool enforce_trust,
 	const struct lagom_trust *t = enforce_trust ? &trust : NULL;
 	struct lagom_digest *digest = NULL;
 	unsigned char *seen = NULL;
+	const char *last_nccl = NULL;
 	int dfd = -1, rc = 0;
 	size_t i;
 
@@ -187,7 +189,12 @@ static int load(const char *dir, const char *path, bool enforce_trust,
 		if (rc == 1) {
 			if (rep)
 				rep->from_digest++;
-			note_nccl(rep, i, nccl);
+			/* records of one machine type share the version */
+			if (i == 0 || (nccl && (!last_nccl ||
+						strcmp(nccl, last_nccl) != 0)))
+				note_nccl(rep, i, nccl);
+			if (nccl)
+				last_nccl = nccl;
 			rc = 0;
 		} else if (rc == 0) {
 			rc = load_one(dfd, dir, path, t, names[i],

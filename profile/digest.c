@@ -14,7 +14,10 @@
  * written as the 16 hex digits of their IEEE-754 bits (exact, and free of
  * the decimal comma some locales print).  Texts are %XX-escaped.  The part
  * from "fingerprint=" to the end of the line is the node's hardware text:
- * nodes with the same text share one parse and one conversion.
+ * nodes with the same text share one parse and one conversion; and texts
+ * with the same machine part (up to " gemm_": the nodes of one machine
+ * type, which differ in their measurements) share the parse and the
+ * fingerprint check of that part.
  *
  * The seal is the inode and change time of the profile directory when the
  * writer began to list it (digest_write.c).  A reader whose one fstat of
@@ -39,13 +42,28 @@
 #include "profile/digest.h"
 #include "profile/profile_int.h"
 
-/* One distinct hardware text and what it says. */
-struct digest_rec {
-	const char *text; /* from "fingerprint=" to the end of the line */
+/* One machine: the hardware part of a hardware text (from "fingerprint="
+ * up to the measurements' first key, " gemm_"), parsed and its
+ * fingerprint checked once however many records share it: the nodes of
+ * one machine type differ in their measurements only. */
+struct digest_machine {
+	const char *text;
 	size_t len;
 	uint64_t hash;
 	struct lagom_profile_hw hw;
 	char fingerprint[32];
+	/* the spec table's part of the conversion, made on demand */
+	int spec_state; /* 0 not made yet, 1 made, -1 does not convert */
+	struct lagom_hw spec;
+};
+
+/* One distinct hardware text: its machine and its measurements. */
+struct digest_rec {
+	/* the measurements: from " gemm_" to the line's end */
+	const char *text;
+	size_t len;
+	uint64_t hash;
+	size_t machine;
 	struct lagom_quantity gemm[LAGOM_PREC_COUNT];
 	struct lagom_quantity hbm, intra, nic;
 	enum lagom_source csrc;
@@ -75,6 +93,8 @@ struct lagom_digest {
 	size_t n;
 	struct digest_rec *recs;
 	size_t nrecs;
+	struct digest_machine *machines; /* room for cap_machines */
+	size_t nmachines, cap_machines;
 	struct lagom_profile *scratch; /* for the conversion, made on demand */
 	struct lagom_digest_seal seal;
 	bool sealed; /* the directory still has the seal: no stat per node */
@@ -204,37 +224,42 @@ struct cur {
 	const char *p, *end;
 	unsigned line;
 	struct lagom_error *err;
-	const struct digest_rec *checked; /* whose fingerprint was checked */
 };
 
+/* -EINVAL, always (so the compiler sees that an error sets nothing). */
 static int bad(struct cur *c, const char *what, const char *key)
 {
-	return lagom_errprintf(c->err, EINVAL, "line %u: %s%s%s", c->line,
-			       key ? key : "", key ? ": " : "", what);
+	lagom_errprintf(c->err, EINVAL, "line %u: %s%s%s", c->line,
+			key ? key : "", key ? ": " : "", what);
+	return -EINVAL;
 }
 
+/* Inlined where the key is a literal: its length is then known. */
+#define KEY_INLINE static inline __attribute__((always_inline))
+
 /* The value of " key=" at the cursor (the first key has no space). */
-static int value(struct cur *c, const char *key, bool first, const char **v,
-		 size_t *vlen)
+KEY_INLINE int value(struct cur *c, const char *key, bool first, const char **v,
+		     size_t *vlen)
 {
-	const char *s = c->p, *k = key;
+	const char *s = c->p;
+	size_t klen;
 
 	if (!first) {
 		if (s >= c->end || *s != ' ')
 			return bad(c, "missing", key);
 		s++;
 	}
-	/* byte by byte: keys are short, a library call per key is not */
-	while (*k && s < c->end && *s == *k) {
-		s++;
-		k++;
-	}
-	if (*k || s >= c->end || *s != '=')
+	/* the key whole, then the value up to the next space: two short
+	 * library calls cost less than a loop over their bytes */
+	klen = strlen(key);
+	if ((size_t)(c->end - s) <= klen || memcmp(s, key, klen) != 0 ||
+	    s[klen] != '=')
 		return bad(c, "expected here", key);
-	s++;
+	s += klen + 1;
 	*v = s;
-	while (s < c->end && *s != ' ')
-		s++;
+	s = memchr(s, ' ', (size_t)(c->end - s));
+	if (!s)
+		s = c->end;
 	*vlen = (size_t)(s - *v);
 	c->p = s;
 	return 0;
@@ -247,15 +272,19 @@ static int parse_u64(const char *v, size_t n, uint64_t *out)
 	if (n == 0 || n > 20)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		if (v[i] < '0' || v[i] > '9' || x > (UINT64_MAX - 9) / 10)
+		unsigned d = (unsigned)((unsigned char)v[i] - '0');
+
+		/* below 19 digits x is under 10^18: no overflow to test */
+		if (d > 9 || (i >= 19 && x > (UINT64_MAX - 9) / 10))
 			return -1;
-		x = x * 10 + (uint64_t)(v[i] - '0');
+		x = x * 10 + d;
 	}
 	*out = x;
 	return 0;
 }
 
-static int get_u64(struct cur *c, const char *key, uint64_t max, uint64_t *out)
+KEY_INLINE int get_u64(struct cur *c, const char *key, uint64_t max,
+		       uint64_t *out)
 {
 	const char *v;
 	size_t n;
@@ -268,7 +297,7 @@ static int get_u64(struct cur *c, const char *key, uint64_t max, uint64_t *out)
 }
 
 /* An integer in [0, max]: the profile parser's bound of the field. */
-static int get_int(struct cur *c, const char *key, int max, int *out)
+KEY_INLINE int get_int(struct cur *c, const char *key, int max, int *out)
 {
 	uint64_t u;
 	int rc = get_u64(c, key, (uint64_t)max, &u);
@@ -278,6 +307,14 @@ static int get_int(struct cur *c, const char *key, int max, int *out)
 	return rc;
 }
 
+/* One more than the value of a hex digit as the writer prints it (0-9,
+ * a-f); 0 for any other byte. */
+static const unsigned char hex_value[256] = {
+	['0'] = 1,  ['1'] = 2,	['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,
+	['6'] = 7,  ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};
+
 static int hex_bits(const char *v, size_t n, double *out)
 {
 	uint64_t u = 0;
@@ -285,20 +322,17 @@ static int hex_bits(const char *v, size_t n, double *out)
 	if (n != 16)
 		return -1;
 	for (size_t i = 0; i < 16; i++) {
-		char ch = v[i];
-		int d = ch >= '0' && ch <= '9'	 ? ch - '0'
-			: ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-						 : -1;
+		unsigned d = hex_value[(unsigned char)v[i]];
 
-		if (d < 0)
+		if (!d)
 			return -1;
-		u = u << 4 | (uint64_t)d;
+		u = u << 4 | (d - 1);
 	}
 	memcpy(out, &u, sizeof(*out));
 	return isfinite(*out) ? 0 : -1;
 }
 
-static int get_double(struct cur *c, const char *key, double *out)
+KEY_INLINE int get_double(struct cur *c, const char *key, double *out)
 {
 	const char *v;
 	size_t n;
@@ -369,8 +403,8 @@ static int source_of(const char *v, size_t n, enum lagom_source *out)
 	return -1;
 }
 
-static int get_quantity(struct cur *c, const char *key,
-			struct lagom_quantity *q)
+KEY_INLINE int get_quantity(struct cur *c, const char *key,
+			    struct lagom_quantity *q)
 {
 	const char *v, *colon;
 	size_t n;
@@ -474,22 +508,21 @@ static int get_intra(struct cur *c, enum lagom_intra *out)
 	return bad(c, "unknown", "intra");
 }
 
-/* The hardware text of an entry, from "fingerprint=" on. */
-static int parse_rec(struct cur *c, struct digest_rec *r)
+/* The machine part of a hardware text, from "fingerprint=" on. */
+static int parse_machine(struct cur *c, struct digest_machine *m)
 {
-	struct lagom_profile_hw *h = &r->hw;
+	struct lagom_profile_hw *h = &m->hw;
 	const char *v;
-	char fp[32];
 	uint64_t mem;
 	int rc = 0, rdma = 0;
 	size_t n;
 
 	if (value(c, "fingerprint", true, &v, &n))
 		return -EINVAL;
-	if (n >= sizeof(r->fingerprint))
+	if (n >= sizeof(m->fingerprint))
 		return bad(c, "too long", "fingerprint");
-	memcpy(r->fingerprint, v, n);
-	r->fingerprint[n] = '\0';
+	memcpy(m->fingerprint, v, n);
+	m->fingerprint[n] = '\0';
 	if ((rc = get_text(c, "cpu_model", h->cpu_model,
 			   sizeof(h->cpu_model))) ||
 	    (rc = get_int(c, "cpu_cores", LAGOM_PROFILE_CPU_CORES_MAX,
@@ -530,6 +563,15 @@ static int parse_rec(struct cur *c, struct digest_rec *r)
 		return rc;
 	h->gpu_memory_bytes = mem;
 	h->nic_rdma = rdma;
+	return 0;
+}
+
+/* The measurements of a hardware text, from " gemm_" on, to the line's
+ * end. */
+static int parse_meas(struct cur *c, struct digest_rec *r)
+{
+	int rc;
+
 	for (int i = 0; i < LAGOM_PREC_COUNT; i++) {
 		const char *prec = lagom_precision_name(
 			(enum lagom_precision)i);
@@ -549,22 +591,24 @@ static int parse_rec(struct cur *c, struct digest_rec *r)
 		return rc;
 	if (c->p != c->end)
 		return bad(c, "unexpected text after the last key", NULL);
-	/* records of one machine type differ in their measurements: the
-	 * hardware of the last record checked, byte for byte, has its
-	 * fingerprint checked already */
-	if (c->checked &&
-	    strcmp(c->checked->fingerprint, r->fingerprint) == 0 &&
-	    memcmp(&c->checked->hw, h, sizeof(*h)) == 0)
-		return 0;
-	lagom_profile_fingerprint(h, fp, sizeof(fp));
-	if (strcmp(fp, r->fingerprint) != 0)
+	return 0;
+}
+
+/* A new machine's fingerprint, checked after the rest of its line (so a
+ * line's errors come in the order of its keys). */
+static int check_fingerprint(struct cur *c, const struct digest_machine *m)
+{
+	char fp[32];
+
+	lagom_profile_fingerprint(&m->hw, fp, sizeof(fp));
+	if (strcmp(fp, m->fingerprint) != 0)
 		return bad(c, "does not match the hardware", "fingerprint");
-	c->checked = r;
 	return 0;
 }
 
 /* KEY=SECONDS.NANOSECONDS (nine digits) at c. */
-static int get_time(struct cur *c, const char *key, int64_t *sec, long *nsec)
+KEY_INLINE int get_time(struct cur *c, const char *key, int64_t *sec,
+			long *nsec)
 {
 	const char *v, *dot;
 	uint64_t u, ns;
@@ -657,37 +701,147 @@ static uint64_t text_hash(const char *text, size_t len)
  * a probe touches a record only when the hashes agree. */
 struct slot {
 	uint64_t hash;
-	size_t rec; /* record index + 1; 0: empty */
+	size_t rec; /* record (or machine) index + 1; 0: empty */
 };
 
-/* Find or add the record of the hardware text at c (hash table tab of
- * size mask + 1). */
-static int intern(struct lagom_digest *d, struct cur *c, struct slot *tab,
-		  size_t mask, size_t *out)
+/* The interning tables: machines by their text, records by their
+ * machine and measurements' text (mask + 1 slots each); and the machine
+ * of the last line. */
+struct tables {
+	struct slot *machines, *recs;
+	size_t mask;
+	size_t last; /* machine index + 1; 0: none yet */
+};
+
+/* The measurements' first key: in a line that parses, the first " gemm_"
+ * (no value holds a space) ends the machine part. */
+static const char *machine_end(const char *text, const char *end)
 {
-	const char *text = c->p;
-	size_t len = (size_t)(c->end - c->p);
-	uint64_t h = text_hash(text, len);
+	for (const char *s = text; (s = memchr(s, ' ', (size_t)(end - s))); s++)
+		if (end - s >= 6 && memcmp(s, " gemm_", 6) == 0)
+			return s;
+	return end;
+}
+
+/* The slot of machine text (len bytes, hash h), or the empty slot where it
+ * goes. */
+static size_t machine_slot(const struct lagom_digest *d, const struct slot *tab,
+			   size_t mask, const char *text, size_t len,
+			   uint64_t h)
+{
 	size_t i = (size_t)h & mask;
+
+	for (; tab[i].rec; i = (i + 1) & mask) {
+		const struct digest_machine *m = &d->machines[tab[i].rec - 1];
+
+		if (tab[i].hash == h && m->len == len &&
+		    memcmp(m->text, text, len) == 0)
+			break;
+	}
+	return i;
+}
+
+/* The same for the record of machine (its index) and measurements' text. */
+static size_t rec_slot(const struct lagom_digest *d, const struct slot *tab,
+		       size_t mask, size_t machine, const char *text,
+		       size_t len, uint64_t h)
+{
+	size_t i = (size_t)h & mask;
+
+	for (; tab[i].rec; i = (i + 1) & mask) {
+		const struct digest_rec *r = &d->recs[tab[i].rec - 1];
+
+		if (tab[i].hash == h && r->machine == machine &&
+		    r->len == len && memcmp(r->text, text, len) == 0)
+			break;
+	}
+	return i;
+}
+
+/* Room for twice as many machines (a few kinds in a real cluster; up to
+ * one per line). */
+static int more_machines(struct lagom_digest *d, struct cur *c)
+{
+	size_t cap = d->cap_machines ? 2 * d->cap_machines : 8;
+	struct digest_machine *m = realloc(d->machines, cap * sizeof(*m));
+
+	if (!m)
+		return lagom_errprintf(c->err, ENOMEM, "out of memory");
+	d->machines = m;
+	d->cap_machines = cap;
+	return 0;
+}
+
+/* Find or add the record of the hardware text at c: its machine part
+ * parsed only when new, its measurements only when new for the machine. */
+static int intern(struct lagom_digest *d, struct cur *c, struct tables *t,
+		  size_t *out)
+{
+	const char *text = c->p, *split;
+	const struct digest_machine *last = t->last ? &d->machines[t->last - 1]
+						    : NULL;
+	struct digest_machine *m = NULL;
+	size_t mlen, rlen, mi = 0, ri, machine;
+	uint64_t mh = 0, rh;
 	struct digest_rec *r;
 	int rc;
 
-	for (; tab[i].rec; i = (i + 1) & mask) {
-		r = &d->recs[tab[i].rec - 1];
-		if (tab[i].hash == h && r->len == len &&
-		    memcmp(r->text, text, len) == 0) {
-			*out = tab[i].rec - 1;
-			return 0;
+	/* Nodes of one type come in runs: the last line's machine, compared
+	 * whole, needs no search and no hash (" gemm_" cannot straddle its
+	 * end, which is a space) */
+	if (last && (size_t)(c->end - text) >= last->len + 6 &&
+	    memcmp(text, last->text, last->len) == 0 &&
+	    memcmp(text + last->len, " gemm_", 6) == 0) {
+		machine = t->last - 1;
+		split = text + last->len;
+		c->p = split;
+	} else {
+		split = machine_end(text, c->end);
+		mlen = (size_t)(split - text);
+		mh = text_hash(text, mlen);
+		mi = machine_slot(d, t->machines, t->mask, text, mlen, mh);
+		if (t->machines[mi].rec) {
+			machine = t->machines[mi].rec - 1;
+			c->p = split;
+		} else {
+			/* parsed here, kept (counted) once the whole line
+			 * passed */
+			machine = d->nmachines;
+			if (machine == d->cap_machines &&
+			    (rc = more_machines(d, c)) < 0)
+				return rc;
+			m = &d->machines[machine];
+			*m = (struct digest_machine){ 0 };
+			m->text = text;
+			m->len = mlen;
+			m->hash = mh;
+			if ((rc = parse_machine(c, m)))
+				return rc;
 		}
 	}
+	rlen = (size_t)(c->end - split);
+	rh = text_hash(split, rlen) ^ (machine * 0x9e3779b97f4a7c15ull);
+	ri = rec_slot(d, t->recs, t->mask, machine, split, rlen, rh);
+	if (t->recs[ri].rec) { /* a known machine's known measurements */
+		t->last = machine + 1;
+		*out = t->recs[ri].rec - 1;
+		return 0;
+	}
 	r = &d->recs[d->nrecs]; /* zeroed by calloc, used once */
-	r->text = text;
-	r->len = len;
-	r->hash = h;
+	r->text = split;
+	r->len = rlen;
+	r->hash = rh;
+	r->machine = machine;
 	d->nrecs++; /* counted before parsing: destroy frees its points */
-	if ((rc = parse_rec(c, r)))
+	if ((rc = parse_meas(c, r)) || (m && (rc = check_fingerprint(c, m))))
 		return rc;
-	tab[i] = (struct slot){ .hash = h, .rec = d->nrecs };
+	if (m) {
+		t->machines[mi] = (struct slot){ .hash = mh,
+						 .rec = machine + 1 };
+		d->nmachines++;
+	}
+	t->last = machine + 1;
+	t->recs[ri] = (struct slot){ .hash = rh, .rec = d->nrecs };
 	*out = d->nrecs - 1;
 	return 0;
 }
@@ -749,8 +903,8 @@ static int parse_lines(struct lagom_digest *d, struct lagom_error *err)
 {
 	struct cur c = { .err = err, .line = 1 };
 	const char *p = d->buf, *end = d->buf + d->len, *nl;
-	size_t lines = 0, mask = 1;
-	struct slot *tab = NULL;
+	size_t lines = 0;
+	struct tables t = { .mask = 1 };
 	int rc = 0, head_len = parse_header(d, err);
 
 	if (head_len < 0)
@@ -762,12 +916,13 @@ static int parse_lines(struct lagom_digest *d, struct lagom_error *err)
 	if (lines - 2 > LAGOM_DIGEST_MAX_NODES)
 		return lagom_errprintf(err, EINVAL, "more than %d entries",
 				       LAGOM_DIGEST_MAX_NODES);
-	while (mask + 1 < 2 * lines)
-		mask = mask * 2 + 1;
+	while (t.mask + 1 < 2 * lines)
+		t.mask = t.mask * 2 + 1;
 	d->entries = calloc(lines, sizeof(*d->entries));
 	d->recs = calloc(lines, sizeof(*d->recs));
-	tab = calloc(mask + 1, sizeof(*tab));
-	if (!d->entries || !d->recs || !tab) {
+	t.machines = calloc(t.mask + 1, sizeof(*t.machines));
+	t.recs = calloc(t.mask + 1, sizeof(*t.recs));
+	if (!d->entries || !d->recs || !t.machines || !t.recs) {
 		rc = lagom_errprintf(err, ENOMEM, "out of memory");
 		goto out;
 	}
@@ -796,7 +951,7 @@ static int parse_lines(struct lagom_digest *d, struct lagom_error *err)
 		e->line = p;
 		e->line_len = (size_t)(nl - p);
 		if ((rc = parse_head(&c, e)) ||
-		    (rc = intern(d, &c, tab, mask, &e->rec)))
+		    (rc = intern(d, &c, &t, &e->rec)))
 			goto out;
 		if (d->n > 0 && name_cmp(e[-1].name, e[-1].name_len, e->name,
 					 e->name_len) >= 0) {
@@ -810,7 +965,8 @@ static int parse_lines(struct lagom_digest *d, struct lagom_error *err)
 		p = nl + 1;
 	}
 out:
-	free(tab);
+	free(t.machines);
+	free(t.recs);
 	return rc;
 }
 
@@ -936,6 +1092,7 @@ void lagom_digest_destroy(struct lagom_digest *d)
 	for (size_t i = 0; i < d->nrecs; i++)
 		free(d->recs[i].cont);
 	free(d->recs);
+	free(d->machines);
 	free(d->entries);
 	free(d->scratch);
 	free(d->buf);
@@ -972,6 +1129,7 @@ static int convert(struct lagom_digest *d, struct digest_rec *r,
 		   const char *node)
 {
 	struct lagom_profile *p = d->scratch;
+	struct digest_machine *mc = &d->machines[r->machine];
 	struct lagom_profile_measurements *m;
 	size_t len;
 
@@ -981,8 +1139,8 @@ static int convert(struct lagom_digest *d, struct digest_rec *r,
 	len = strnlen(node, sizeof(p->node) - 1);
 	memcpy(p->node, node, len);
 	p->node[len] = '\0';
-	p->hw = r->hw;
-	memcpy(p->fingerprint, r->fingerprint, sizeof(p->fingerprint));
+	p->hw = mc->hw;
+	memcpy(p->fingerprint, mc->fingerprint, sizeof(p->fingerprint));
 	memcpy(m->gemm_flops, r->gemm, sizeof(r->gemm));
 	m->hbm_bw_Bps = r->hbm;
 	m->intra_bw_Bps = r->intra;
@@ -992,7 +1150,17 @@ static int convert(struct lagom_digest *d, struct digest_rec *r,
 	m->n_contention = r->ncont;
 	if (r->ncont)
 		memcpy(m->contention, r->cont, r->ncont * sizeof(*r->cont));
-	r->state = lagom_profile_to_hw(p, &r->model, NULL) == 0 ? 1 : -1;
+	/* the spec table's part once per machine: the same bytes */
+	if (mc->spec_state == 0) {
+		int rc = lagom_profile_spec_hw(&mc->hw, &mc->spec, NULL);
+
+		mc->spec_state = rc == 0 ? 1 : -1;
+	}
+	if (mc->spec_state > 0 &&
+	    lagom_profile_to_hw_spec(p, &mc->spec, &r->model, NULL) == 0)
+		r->state = 1;
+	else
+		r->state = -1;
 	return 0;
 }
 

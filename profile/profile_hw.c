@@ -13,6 +13,7 @@
 
 #include "model/model.h"
 #include "profile/profile.h"
+#include "profile/profile_int.h"
 
 /* A node without a fabric (fewer than two GPUs) plans as PCIe; one whose
  * topology did not show it, on the GPU's usual fabric (the spec table). */
@@ -168,11 +169,19 @@ int lagom_profile_fit_contention(const struct lagom_profile *p,
 	return 0;
 }
 
+int lagom_profile_spec_hw(const struct lagom_profile_hw *h,
+			  struct lagom_hw *out, struct lagom_error *err)
+{
+	return lagom_hw_from_spec(h->gpu_model, (unsigned)h->gpu_count,
+				  intra_of(h), 0, 0, out, err);
+}
+
 /* Every field of the profile read here (and by the fit above) must also be
  * in the cluster digest's entry (profile/digest.c), or a plan made from the
  * digest would differ from one made from the profiles. */
-int lagom_profile_to_hw(const struct lagom_profile *p, struct lagom_hw *out,
-			struct lagom_error *err)
+int lagom_profile_to_hw_spec(const struct lagom_profile *p,
+			     const struct lagom_hw *spec, struct lagom_hw *out,
+			     struct lagom_error *err)
 {
 	const struct lagom_profile_hw *h = &p->hw;
 	struct lagom_hw hw;
@@ -187,9 +196,9 @@ int lagom_profile_to_hw(const struct lagom_profile *p, struct lagom_hw *out,
 		nic_Bps = p->meas.nic_bw_Bps.value;
 	if (!(nic_Bps > 0 && isfinite(nic_Bps)))
 		nics = 0; /* NICs of unknown speed: treated as single node */
-	rc = lagom_hw_from_spec(h->gpu_model, (unsigned)h->gpu_count,
-				intra_of(h), 0, 0, &hw, err);
-	if (rc < 0)
+	if (spec)
+		hw = *spec;
+	else if ((rc = lagom_profile_spec_hw(h, &hw, err)) < 0)
 		return lagom_error_prefix(err, "profile %s", p->node);
 	lagom_hw_set_nics(&hw, nics, nic_Bps);
 	apply_hw(h, &hw);
@@ -202,4 +211,10 @@ int lagom_profile_to_hw(const struct lagom_profile *p, struct lagom_hw *out,
 		return lagom_error_prefix(err, "profile %s", p->node);
 	*out = hw;
 	return 0;
+}
+
+int lagom_profile_to_hw(const struct lagom_profile *p, struct lagom_hw *out,
+			struct lagom_error *err)
+{
+	return lagom_profile_to_hw_spec(p, NULL, out, err);
 }

@@ -43,4 +43,18 @@ bool lagom_digest_has_seal(const struct lagom_digest *digest,
 /* The seal's text ("INO:SEC.NSEC" or "-") into seal: 0 or -EINVAL. */
 int lagom_digest_parse_seal(const char *text, struct lagom_digest_seal *seal);
 
+/* The part of lagom_profile_to_hw() that the hardware section h alone
+ * decides: the spec table's hardware for its GPU, count and fabric
+ * (lagom_hw_from_spec()); 0 or a negative errno. */
+struct lagom_hw;
+int lagom_profile_spec_hw(const struct lagom_profile_hw *h,
+			  struct lagom_hw *out, struct lagom_error *err);
+
+/* lagom_profile_to_hw() from spec, what lagom_profile_spec_hw() gave for
+ * p->hw (NULL: computed here), so the digest makes it once per machine;
+ * the result is the same bytes either way. */
+int lagom_profile_to_hw_spec(const struct lagom_profile *p,
+			     const struct lagom_hw *spec, struct lagom_hw *out,
+			     struct lagom_error *err);
+
 #endif /* LAGOM_PROFILE_PROFILE_INT_H */

@@ -18,7 +18,9 @@
 struct item {
 	size_t gi;	/* index in f->gpu */
 	long container; /* NCCL kernel it lies inside, -1 none */
-	bool beside;	/* overlaps some NCCL kernel */
+	/* the kernel's kind, copied so the sort reads the items alone */
+	uint32_t name, grid, block;
+	bool beside; /* overlaps some NCCL kernel */
 };
 
 struct ctx {
@@ -35,19 +37,17 @@ static int cmp_ptr_ts(const void *a, const void *b)
 	return (x->ts_us > y->ts_us) - (x->ts_us < y->ts_us);
 }
 
-static int cmp_kind(const void *a, const void *b, void *arg)
+static int cmp_kind(const void *a, const void *b)
 {
-	const struct tr_file *f = arg;
-	const struct tr_gpu *x = &f->gpu[((const struct item *)a)->gi];
-	const struct tr_gpu *y = &f->gpu[((const struct item *)b)->gi];
+	const struct item *x = a, *y = b;
+
 	if (x->name != y->name)
 		return x->name < y->name ? -1 : 1;
 	if (x->grid != y->grid)
 		return x->grid < y->grid ? -1 : 1;
 	if (x->block != y->block)
 		return x->block < y->block ? -1 : 1;
-	return (((const struct item *)a)->gi > ((const struct item *)b)->gi) -
-	       (((const struct item *)a)->gi < ((const struct item *)b)->gi);
+	return (x->gi > y->gi) - (x->gi < y->gi);
 }
 
 static bool same_kind(const struct tr_gpu *x, const struct tr_gpu *y)
@@ -99,7 +99,12 @@ static int setup(struct ctx *c, const struct tr_file *f, int dev_id,
 		if (f->gpu[i].kind == TR_NCCL)
 			c->nccl[n++] = &f->gpu[i];
 		else if (f->gpu[i].kind == TR_COMPUTE)
-			(*items)[m++].gi = i;
+			(*items)[m++] = (struct item){
+				.gi = i,
+				.name = f->gpu[i].name,
+				.grid = f->gpu[i].grid,
+				.block = f->gpu[i].block,
+			};
 	}
 	c->nnccl = n;
 	qsort(c->nccl, n, sizeof(*c->nccl), cmp_ptr_ts);
@@ -110,7 +115,7 @@ static int setup(struct ctx *c, const struct tr_file *f, int dev_id,
 	}
 	for (size_t i = 0; i < m; i++)
 		classify(c, &(*items)[i]);
-	qsort_r(*items, m, sizeof(**items), cmp_kind, (void *)f);
+	qsort(*items, m, sizeof(**items), cmp_kind);
 	*nitems = m;
 	return 0;
 }

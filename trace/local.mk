@@ -57,6 +57,14 @@ EXTRA_DIST += tests/integration/trace-import.sh
 
 UNIT_TESTS += tests/trace/test_trace
 check_PROGRAMS += tests/trace/test_trace
+# The token guard's fast path against the exact one (compiled with
+# trace/parse.c itself: the guards are static).
+UNIT_TESTS += tests/trace/test_guard
+check_PROGRAMS += tests/trace/test_guard
+tests_trace_test_guard_SOURCES = tests/trace/test_guard.c
+tests_trace_test_guard_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(YAJL_CFLAGS) \
+	$(ZLIB_CFLAGS) -Wno-unused-function
+tests_trace_test_guard_LDADD = $(TRACE_LIBS) $(CMOCKA_LIBS)
 tests_trace_test_trace_SOURCES = tests/trace/test_trace.c
 tests_trace_test_trace_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) $(ZLIB_CFLAGS)
 tests_trace_test_trace_LDADD = $(TRACE_LIBS) $(CMOCKA_LIBS)

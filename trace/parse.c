@@ -157,7 +157,8 @@ static int intern(struct parser *p, uint32_t *out)
 
 static bool prefix(const char *s, const char *pre)
 {
-	return strncmp(s, pre, strlen(pre)) == 0;
+	/* the first byte before the library call, as key_is() */
+	return s[0] == pre[0] && strncmp(s, pre, strlen(pre)) == 0;
 }
 
 static bool is_nccl_kernel(const char *name)
@@ -355,10 +356,12 @@ static bool in_event(const struct parser *p)
 
 /*
  * strtod(buf) for the numbers a trace is made of: an integer, or a decimal
- * without exponent, of at most 15 significant digits and 22 decimals, is
- * the quotient of two doubles that hold it exactly (the digits, a power of
- * ten), which IEEE division rounds correctly: the very value strtod gives
- * (Clinger's fast path).  Anything else goes to strtod.
+ * without exponent, whose digits make an integer of at most 2^53 and that
+ * has at most 22 decimals, is the quotient of two doubles that hold it
+ * exactly (the digits, a power of ten), which IEEE division rounds
+ * correctly: the very value strtod gives (Clinger's fast path).  Kineto's
+ * timestamps (16 digits of microseconds) take it.  Anything else goes to
+ * strtod.
  */
 double tr_to_double(const char *buf)
 {
@@ -368,14 +371,18 @@ double tr_to_double(const char *buf)
 					1e18, 1e19, 1e20, 1e21, 1e22 };
 	const char *c = buf;
 	uint64_t m = 0;
-	int digits = 0, frac = -1;
+	int frac = -1;
 	bool neg = *c == '-';
 
 	c += neg;
 	for (; *c; c++) {
-		if (*c >= '0' && *c <= '9') {
-			m = m * 10 + (uint64_t)(*c - '0');
-			if ((m || frac >= 0) && ++digits > 15)
+		unsigned d = (unsigned)(unsigned char)*c - '0';
+
+		if (d <= 9) {
+			/* m grows: past 2^53 it stays past (and m * 10 + 9
+			 * never wraps from at most 2^53) */
+			m = m * 10 + d;
+			if (m > (1ull << 53))
 				return strtod(buf, NULL);
 			frac += frac >= 0;
 		} else if (*c == '.' && frac < 0) {
@@ -393,24 +400,141 @@ double tr_to_double(const char *buf)
 	}
 }
 
-static void take_number(struct parser *p, const char *s, size_t n)
+/* A number's text as a long long: 0 out of range (or NaN), never an
+ * undefined conversion. */
+static long long to_ll(double d)
+{
+	return d > -9e18 && d < 9e18 ? (long long)d : 0;
+}
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define NO_FLAG SIZE_MAX
+
+/* The integer arguments of an event the importer reads: where each goes
+ * in struct ev, and its "seen" flag (NO_FLAG: none). */
+static const struct arg_number {
+	const char *key;
+	size_t at, has;
+} arg_numbers[] = {
+	{ "correlation", offsetof(struct ev, corr),
+	  offsetof(struct ev, has_corr) },
+	{ "External id", offsetof(struct ev, ext),
+	  offsetof(struct ev, has_ext) },
+	{ "stream", offsetof(struct ev, stream),
+	  offsetof(struct ev, has_stream) },
+	{ "device", offsetof(struct ev, device), NO_FLAG },
+	{ "registers per thread", offsetof(struct ev, regs), NO_FLAG },
+	{ "shared memory", offsetof(struct ev, smem), NO_FLAG },
+	{ "In msg nelems", offsetof(struct ev, in_nelems),
+	  offsetof(struct ev, has_in) },
+	{ "Out msg nelems", offsetof(struct ev, out_nelems),
+	  offsetof(struct ev, has_out) },
+	{ "Group size", offsetof(struct ev, group), NO_FLAG },
+};
+
+/* A number of an event: converted only where a key the importer reads
+ * wants it (most of a trace's numbers are ids and indices it skips). */
+static void take_event_number(struct parser *p, const char *s, size_t n)
 {
 	char buf[64];
 	struct ev *e = &p->ev;
+	long long *dst = NULL;
+	bool *has = NULL;
+	double d;
+
+	if (p->depth == 3) {
+		const char *k = p->key3;
+
+		if (key_is(k, "tid") || key_is(k, "pid")) {
+			copy_small(buf, sizeof(buf), (const unsigned char *)s,
+				   n);
+			e->tid = lagom_fnv1a64_update(
+				e->tid ? e->tid : LAGOM_FNV1A64_INIT, buf,
+				strlen(buf));
+			return;
+		}
+		if (!key_is(k, "ts") && !key_is(k, "dur"))
+			return;
+		copy_small(buf, sizeof(buf), (const unsigned char *)s, n);
+		d = tr_to_double(buf);
+		if (k[0] == 't')
+			e->ts = d, e->has_ts = true;
+		else
+			e->dur = d, e->has_dur = true;
+		return;
+	}
+	if (!p->in_args || p->depth > 6)
+		return;
+	if (p->depth == 4) {
+		const char *k = p->key4;
+
+		for (size_t i = 0; !dst && i < ARRAY_LEN(arg_numbers); i++) {
+			const struct arg_number *a = &arg_numbers[i];
+
+			if (!key_is(k, a->key))
+				continue;
+			dst = (long long *)((char *)e + a->at);
+			if (a->has != NO_FLAG)
+				has = (bool *)((char *)e + a->has);
+		}
+		if (!dst && !prefix(k, "dram__bytes") &&
+		    !prefix(k, "smsp__sass_thread_inst_executed_op_"))
+			return;
+		copy_small(buf, sizeof(buf), (const unsigned char *)s, n);
+		d = tr_to_double(buf);
+		if (dst) {
+			*dst = to_ll(d);
+			if (has)
+				*has = true;
+		} else if (k[0] == 'd') {
+			e->dram_bytes += d;
+			e->has_dram = true;
+		} else {
+			e->flops += d;
+		}
+		return;
+	}
+	if (p->depth == 5) {
+		bool grid = key_is(p->key4, "grid") && e->ngrid < 3;
+		bool block = !grid && key_is(p->key4, "block") && e->nblock < 3;
+
+		if (!grid && !block)
+			return;
+		copy_small(buf, sizeof(buf), (const unsigned char *)s, n);
+		if (grid)
+			e->grid[e->ngrid++] = to_ll(tr_to_double(buf));
+		else
+			e->block[e->nblock++] = to_ll(tr_to_double(buf));
+		return;
+	}
+	if (p->depth == 6 && key_is(p->key4, "Input Dims") &&
+	    p->ev.dims_arrays == 1) {
+		long long v;
+
+		copy_small(buf, sizeof(buf), (const unsigned char *)s, n);
+		v = to_ll(tr_to_double(buf));
+		if (v < 0 || (e->dims_prod && v > (1ll << 40) / e->dims_prod))
+			e->dims_prod = 0;
+		else
+			e->dims_prod = e->dims_any ? e->dims_prod * v : v;
+		e->dims_any = true;
+	}
+}
+
+static void take_number(struct parser *p, const char *s, size_t n)
+{
+	char buf[64];
 	long long v;
 	double d;
 
-	/* numbers the importer never reads are not converted */
-	if (p->top == TOP_EVENTS &&
-	    (p->depth > 6 || (p->depth >= 4 && !p->in_args) ||
-	     (p->depth == 3 && !key_is(p->key3, "ts") &&
-	      !key_is(p->key3, "dur") && !key_is(p->key3, "tid") &&
-	      !key_is(p->key3, "pid"))))
+	if (p->top == TOP_EVENTS) {
+		if (in_event(p))
+			take_event_number(p, s, n);
 		return;
+	}
 	copy_small(buf, sizeof(buf), (const unsigned char *)s, n);
 	d = tr_to_double(buf);
-	/* out of range (or NaN): 0, never an undefined conversion */
-	v = d > -9e18 && d < 9e18 ? (long long)d : 0;
+	v = to_ll(d);
 	if (p->top == TOP_DEVICES && p->depth == 3) {
 		struct lagom_trace_device *dv = &p->dev.dev;
 		const char *k = p->key3;
@@ -440,65 +564,8 @@ static void take_number(struct parser *p, const char *s, size_t n)
 			p->f->world_size = (int)v;
 		return;
 	}
-	if (p->top == TOP_BASE && p->depth == 1) {
+	if (p->top == TOP_BASE && p->depth == 1)
 		p->f->base_time_ns = d > 0 ? (uint64_t)d : 0;
-		return;
-	}
-	if (!in_event(p))
-		return;
-	if (p->depth == 3) {
-		if (key_is(p->key3, "ts"))
-			e->ts = d, e->has_ts = true;
-		else if (key_is(p->key3, "dur"))
-			e->dur = d, e->has_dur = true;
-		else if (key_is(p->key3, "tid") || key_is(p->key3, "pid"))
-			e->tid = lagom_fnv1a64_update(
-				e->tid ? e->tid : LAGOM_FNV1A64_INIT, buf,
-				strlen(buf));
-		return;
-	}
-	if (p->depth == 4 && p->in_args) {
-		const char *k = p->key4;
-		if (key_is(k, "correlation"))
-			e->corr = v, e->has_corr = true;
-		else if (key_is(k, "External id"))
-			e->ext = v, e->has_ext = true;
-		else if (key_is(k, "stream"))
-			e->stream = v, e->has_stream = true;
-		else if (key_is(k, "device"))
-			e->device = v;
-		else if (key_is(k, "registers per thread"))
-			e->regs = v;
-		else if (key_is(k, "shared memory"))
-			e->smem = v;
-		else if (key_is(k, "In msg nelems"))
-			e->in_nelems = v, e->has_in = true;
-		else if (key_is(k, "Out msg nelems"))
-			e->out_nelems = v, e->has_out = true;
-		else if (key_is(k, "Group size"))
-			e->group = v;
-		else if (prefix(k, "dram__bytes")) {
-			e->dram_bytes += d;
-			e->has_dram = true;
-		} else if (prefix(k, "smsp__sass_thread_inst_executed_op_"))
-			e->flops += d;
-		return;
-	}
-	if (p->depth == 5 && p->in_args) {
-		if (key_is(p->key4, "grid") && e->ngrid < 3)
-			e->grid[e->ngrid++] = v;
-		else if (key_is(p->key4, "block") && e->nblock < 3)
-			e->block[e->nblock++] = v;
-		return;
-	}
-	if (p->depth == 6 && p->in_args && key_is(p->key4, "Input Dims") &&
-	    p->ev.dims_arrays == 1) {
-		if (v < 0 || (e->dims_prod && v > (1ll << 40) / e->dims_prod))
-			e->dims_prod = 0;
-		else
-			e->dims_prod = e->dims_any ? e->dims_prod * v : v;
-		e->dims_any = true;
-	}
 }
 
 static void take_string(struct parser *p, const unsigned char *s, size_t n)
@@ -728,12 +795,34 @@ static inline bool quote_or_backslash(const unsigned char *b)
 	return (((q - ones) & ~q) | ((s - ones) & ~s)) & highs;
 }
 
+/* The bytes of the 8 at b equal to c: the high bit of each such byte set
+ * (exact per byte, so the bits can be counted). */
+static inline uint64_t bytes_equal(uint64_t x, unsigned char c)
+{
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+	uint64_t y = x ^ (0x0101010101010101ull * c);
+
+	return ~(((y & low7) + low7) | y | low7);
+}
+
+/* Whether one of the 8 bytes of x is c. */
+static inline bool has_byte(uint64_t x, unsigned char c)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	uint64_t y = x ^ (ones * c);
+
+	return (y - ones) & ~y & (ones << 7);
+}
+
 /*
  * Every byte of a string but its closing quote counts towards its token,
  * and every byte of a number or literal; a table says which bytes change
- * the state, and the loops skip the others (most of a trace).
+ * the state, and the loops skip the others (most of a trace).  This is the
+ * exact guard, byte by byte; with first_only it stops after the byte that
+ * ends the token open at b.  The bytes looked at, or -1 after too_long().
  */
-static int guard(struct parser *p, const unsigned char *b, size_t n)
+static ssize_t guard_exact(struct parser *p, const unsigned char *b, size_t n,
+			   bool first_only)
 {
 	const struct guard_table *t = guard_table();
 	size_t i = 0, start;
@@ -757,6 +846,8 @@ static int guard(struct parser *p, const unsigned char *b, size_t n)
 			} else if (i < n && p->token_len <= TR_MAX_TOKEN) {
 				p->in_string = false;
 				p->token_len = 0;
+				if (first_only)
+					return (ssize_t)i + 1;
 				i++;
 			}
 		} else {
@@ -766,12 +857,86 @@ static int guard(struct parser *p, const unsigned char *b, size_t n)
 			if (p->token_len <= TR_MAX_TOKEN && i < n) {
 				p->in_string = t->out[b[i]] == G_QUOTE;
 				p->token_len = 0;
+				if (first_only)
+					return (ssize_t)i + 1;
 				i++;
 			}
 		}
 		if (p->token_len > TR_MAX_TOKEN)
 			return too_long(p);
 	}
+	return (ssize_t)n;
+}
+
+/*
+ * The guard of one chunk of at most TR_MAX_TOKEN bytes: only the token
+ * open when it begins (carried from the chunks before) and the one open
+ * when it ends (carried to the next) can be longer than the chunk, so the
+ * tokens between them need not be measured, only the string state
+ * followed: eight bytes without a backslash flip it once per quote.  The
+ * last token's length is then counted back from the chunk's end.  The
+ * same state, counts and errors as guard_exact() over the whole chunk.
+ */
+static int guard(struct parser *p, const unsigned char *b, size_t n)
+{
+	const struct guard_table *t = guard_table();
+	const uint64_t highs = 0x8080808080808080ull;
+	bool in_string, escape = false;
+	ssize_t first;
+	size_t i, k;
+
+	if (n > TR_MAX_TOKEN)
+		return guard_exact(p, b, n, false) < 0 ? -1 : 0;
+	first = guard_exact(p, b, n, true);
+	if (first < 0 || (size_t)first >= n)
+		return first < 0 ? -1 : 0;
+	/* the state through the middle: the token at b[first] is new */
+	in_string = p->in_string;
+	for (i = (size_t)first; i < n;) {
+		uint64_t x, y;
+
+		if (!escape && i + 16 <= n) {
+			memcpy(&x, b + i, sizeof(x));
+			memcpy(&y, b + i + 8, sizeof(y));
+			if (!has_byte(x, '\\') && !has_byte(y, '\\')) {
+				/* the quotes' count, odd or even: their high
+				 * bits moved to the bytes' low bits, summed
+				 * into the top byte */
+				uint64_t q = (bytes_equal(x, '"') & highs) >> 7;
+
+				q += (bytes_equal(y, '"') & highs) >> 7;
+				in_string ^= (q * 0x0101010101010101ull) >> 56 &
+					     1;
+				i += 16;
+				continue;
+			}
+		}
+		if (escape)
+			escape = false;
+		else if (in_string && b[i] == '\\')
+			escape = true;
+		else if (b[i] == '"')
+			in_string = !in_string;
+		i++;
+	}
+	/* the last token: back to the byte that began it */
+	if (in_string) {
+		for (k = n; k > (size_t)first && b[k - 1] != '"'; k--)
+			;
+		/* a quote after a backslash may be escaped: count exactly */
+		if (k > (size_t)first && k >= 2 && b[k - 2] == '\\')
+			return guard_exact(p, b + first, n - (size_t)first,
+					   false) < 0
+				       ? -1
+				       : 0;
+	} else {
+		for (k = n; k > (size_t)first && t->out[b[k - 1]] == G_COUNT;
+		     k--)
+			;
+	}
+	p->in_string = in_string;
+	p->escape = escape;
+	p->token_len = n - k;
 	return 0;
 }
 

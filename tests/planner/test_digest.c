@@ -493,19 +493,28 @@ static void test_untrusted(void **state)
 
 /* Rewrite the digest with one change (the text from `from` on replaced
  * by to, or the file cut to len bytes when to is NULL). */
-static void corrupt(struct fx *f, const char *from, const char *to, size_t cut)
+/* The digest synced now, its text (malloc'd) and its length. */
+static char *synced_text(struct fx *f, size_t *len)
 {
-	char *buf = malloc(1 << 20), *at;
+	char *buf = malloc(1 << 20);
 	FILE *d;
-	size_t n;
 
 	sync_digest(f);
 	assert_non_null(buf);
 	d = fopen(f->path, "r");
 	assert_non_null(d);
-	n = fread(buf, 1, (1 << 20) - 1, d);
+	*len = fread(buf, 1, (1 << 20) - 1, d);
 	fclose(d);
-	buf[n] = '\0';
+	buf[*len] = '\0';
+	return buf;
+}
+
+static void corrupt(struct fx *f, const char *from, const char *to, size_t cut)
+{
+	size_t n;
+	char *buf = synced_text(f, &n), *at;
+	FILE *d;
+
 	unlink(f->path); /* replaced, not written through */
 	d = fopen(f->path, "w");
 	assert_non_null(d);
@@ -547,6 +556,55 @@ static void test_corrupt(void **state)
 	refused(f, "bad %XX escape");
 	corrupt(f, "hbm_bw_Bps=measured:", "hbm_bw_Bps=guessed:", 0);
 	refused(f, "line 2: hbm_bw_Bps: expected - or SOURCE");
+}
+
+/* One line of the synced digest changed (the first `from` in the line
+ * of node replaced by to), parsed from memory: the error it gives. */
+static void line_refused(struct fx *f, const char *node, const char *from,
+			 const char *to, const char *expect)
+{
+	size_t n;
+	char *buf = synced_text(f, &n), *text = malloc(1 << 20), *line, *at;
+	char head[64];
+	struct lagom_digest *d = NULL;
+	struct lagom_error err = { 0 };
+
+	assert_non_null(text);
+	snprintf(head, sizeof(head), "\nnode %s ", node);
+	line = strstr(buf, head);
+	assert_non_null(line);
+	at = strstr(line + 1, from);
+	assert_true(at && at < strchr(line + 1, '\n'));
+	snprintf(text, 1 << 20, "%.*s%s%s", (int)(at - buf), buf, to,
+		 at + strlen(from));
+	assert_int_equal(lagom_digest_parse(text, strlen(text), &d, &err),
+			 -EINVAL);
+	assert_null(d);
+	assert_string_equal(err.text, expect);
+	free(buf);
+	free(text);
+}
+
+/* Lines that share the previous line's machine part (gpu002, gpu003),
+ * its whole hardware text (gpu002) or neither (slow001) are checked as
+ * strictly as the first: each error names its own line and key. */
+static void test_shared_parts(void **state)
+{
+	struct fx *f = *state;
+
+	line_refused(f, "gpu002", " numa_nodes=2", " numa_nodes=3",
+		     "line 3: fingerprint: does not match the hardware");
+	line_refused(f, "gpu003", "hbm_bw_Bps=measured:", "hbm_bw_Bps=x:",
+		     "line 4: hbm_bw_Bps: expected - or SOURCE:16 hex "
+		     "digits of a value > 0");
+	line_refused(f, "gpu003", " nccl_version=", " nccl_version=%",
+		     "line 4: nccl_version: bad %XX escape");
+	line_refused(f, "slow001", " gemm_fp32=", " gemmfp32=",
+		     "line 5: gemm_fp32: expected here");
+	line_refused(f, "slow001", " numa_nodes=2", " numa_nodes=",
+		     "line 5: numa_nodes: not a number in range");
+	line_refused(f, "gpu002", " nccl_version=2.28.9", "",
+		     "line 3: nccl_version: missing");
 }
 
 static void test_huge(void **state)
@@ -723,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_removed_profile),
 		cmocka_unit_test(test_untrusted),
 		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_shared_parts),
 		cmocka_unit_test(test_huge),
 		cmocka_unit_test(test_lock),
 		cmocka_unit_test(test_bounds),

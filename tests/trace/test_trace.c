@@ -270,7 +270,7 @@ static void test_progress(void **state)
 static void test_token_guard(void **state)
 {
 	size_t n = TR_MAX_TOKEN, len;
-	char *buf = malloc(n + 64), *p;
+	char *buf = malloc(n + 128 * 1024), *p;
 	(void)state;
 
 	assert_non_null(buf);
@@ -279,6 +279,22 @@ static void test_token_guard(void **state)
 		for (size_t i = 0; i + 2 <= n; i += 2) /* \" pairs */
 			*p++ = '\\', *p++ = '"';
 		if (n % 2 || extra)
+			*p++ = 'a';
+		len = (size_t)(p - buf) + (size_t)sprintf(p, "\"}");
+		expect_refused(buf, len,
+			       extra ? "a JSON string longer than 1 MiB"
+				     : "not a profiler trace");
+	}
+	/* the long token begun after others in its first chunk (its length
+	 * carried from that chunk's end), escaped backslashes at its end */
+	for (int extra = 0; extra < 2; extra++) {
+		p = buf + sprintf(buf, "{\"pad\": [");
+		for (int i = 0; i < 5000; i++)
+			p += sprintf(p, "\"a\\\"b\", 12, ");
+		p += sprintf(p, "0], \"x\": \"");
+		for (size_t i = 0; i + 2 <= n; i += 2) /* \\ pairs */
+			*p++ = '\\', *p++ = '\\';
+		if (extra)
 			*p++ = 'a';
 		len = (size_t)(p - buf) + (size_t)sprintf(p, "\"}");
 		expect_refused(buf, len,
@@ -332,6 +348,12 @@ static void test_to_double(void **state)
 		"0.1234567890123456789012",
 		"999999999999999.9",
 		"1759834120384312.250",
+		"1661938466265032",
+		"1661938466265032.125",
+		"9007199254740992",
+		"900719925474099.3",
+		"-9007199254740.993",
+		"18446744073709551615",
 		"1.",
 		"-",
 	};
