@@ -38,8 +38,8 @@ static json_t *search_json(const struct lagom_plan *p)
 	json_t *steps = json_array();
 	size_t i;
 
-	for (i = 0; i < p->nsteps; i++) {
-		const struct lagom_plan_step *s = &p->steps[i];
+	for (i = 0; i < p->nmoves; i++) {
+		const struct lagom_search_move *s = &p->moves[i];
 		const char *op = s->coll < p->ncolls
 					 ? lagom_coll_name(
 						   p->colls[s->coll].coll)
@@ -60,7 +60,7 @@ static json_t *search_json(const struct lagom_plan *p)
 	}
 	return json_pack("{s:I, s:I, s:i, s:o}", "evals", (json_int_t)p->evals,
 			 "candidates", (json_int_t)p->cand_total, "steps_total",
-			 (int)p->steps_total, "steps", steps);
+			 (int)p->moves_total, "steps", steps);
 }
 
 static json_t *predicted_json(const struct lagom_planner_result *r)
@@ -113,9 +113,9 @@ bool cli_plan_times_finite(const struct lagom_planner_result *r)
 	for (size_t i = 0; ok && i < p->ncolls; i++)
 		ok = isfinite(p->colls[i].time_s) &&
 		     isfinite(p->colls[i].nccl_time_s);
-	for (size_t i = 0; ok && i < p->nsteps; i++)
-		ok = isfinite(p->steps[i].h) && isfinite(p->steps[i].x_s) &&
-		     isfinite(p->steps[i].y_s) && isfinite(p->steps[i].z_s);
+	for (size_t i = 0; ok && i < p->nmoves; i++)
+		ok = isfinite(p->moves[i].h) && isfinite(p->moves[i].x_s) &&
+		     isfinite(p->moves[i].y_s) && isfinite(p->moves[i].z_s);
 	return ok;
 }
 

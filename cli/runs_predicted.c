@@ -16,17 +16,15 @@
 #include "measurement/record.h"
 #include "measurement/predicted.h"
 
-static void apply(const struct lagom_measure_pred *p, struct agg *agg,
+static void apply(const struct lagom_predicted *p, struct agg *agg,
 		  size_t n_agg)
 {
 	for (size_t i = 0; i < n_agg; i++) {
-		const struct lagom_measure_pred_class *c =
-			lagom_measure_pred_find(
-				p, lagom_rec_plan_op(agg[i].k.op),
-				lagom_rec_plan_bytes(agg[i].k.op,
-						     agg[i].k.bytes,
-						     agg[i].ranks),
-				agg[i].ranks, agg[i].nodes);
+		const struct lagom_predicted_class *c = lagom_predicted_find(
+			p, lagom_rec_plan_op(agg[i].k.op),
+			lagom_rec_plan_bytes(agg[i].k.op, agg[i].k.bytes,
+					     agg[i].ranks),
+			agg[i].ranks, agg[i].nodes);
 
 		if (c)
 			agg[i].predicted_us = (double)c->time_ns / 1e3;
@@ -37,17 +35,17 @@ void cli_runs_predicted(int step_fd, const char *where, long uid,
 			const char *plan_id, struct agg *agg, size_t n_agg,
 			char *arm, char *arm_plan)
 {
-	static char buf[LAGOM_MEASURE_PRED_MAX];
-	static struct lagom_measure_pred p;
+	static char buf[LAGOM_PREDICTED_MAX];
+	static struct lagom_predicted p;
 	struct lagom_error err = { 0 };
-	int rc = lagom_measure_pred_read_at(step_fd, LAGOM_MEASURE_PRED_FILE,
-					    uid, buf, &p, &err);
+	int rc = lagom_predicted_read_at(step_fd, LAGOM_PREDICTED_FILE, uid,
+					 buf, &p, &err);
 
 	if (rc == -ENOENT)
 		return;
 	if (rc != 0) {
 		cli_fail(CLI_FAIL, "runs: refused %s/%s: %s", where,
-			 LAGOM_MEASURE_PRED_FILE, err.text);
+			 LAGOM_PREDICTED_FILE, err.text);
 		return;
 	}
 	if (plan_id[0] && strcmp(p.plan, plan_id) != 0)

@@ -35,8 +35,8 @@
 struct reader {
 	struct lagom_rec rec, scratch;
 	char text[LAGOM_REC_MAX_BYTES + 1];
-	struct lagom_measure_pred pred;
-	char pred_text[LAGOM_MEASURE_PRED_MAX];
+	struct lagom_predicted pred;
+	char pred_text[LAGOM_PREDICTED_MAX];
 	struct lagom_arm_walk w; /* key NULL: every key */
 	const char *user;
 	struct lagom_arm_step s;
@@ -132,9 +132,9 @@ static int read_key(struct reader *rd, const struct lagom_spool_at *at)
 static void read_predicted(struct reader *rd, const struct lagom_spool_at *at)
 {
 	struct lagom_error err = { 0 };
-	int rc = lagom_measure_pred_read_at(
-		at->step_fd, LAGOM_MEASURE_PRED_FILE, (long)at->uid,
-		rd->pred_text, &rd->pred, &err);
+	int rc = lagom_predicted_read_at(at->step_fd, LAGOM_PREDICTED_FILE,
+					 (long)at->uid, rd->pred_text,
+					 &rd->pred, &err);
 
 	if (rc != 0 && rc != -ENOENT)
 		refuse(rd, at, &err);
@@ -145,7 +145,7 @@ static void read_predicted(struct reader *rd, const struct lagom_spool_at *at)
 static void classify(const struct reader *rd, const struct sums *sm,
 		     struct lagom_arm_step *s)
 {
-	const struct lagom_measure_pred *p = &rd->pred;
+	const struct lagom_predicted *p = &rd->pred;
 	bool untuned = !sm->plan[0] || strcmp(sm->plan, "-") == 0;
 
 	if (sm->mixed)

@@ -45,7 +45,7 @@ static int arm_ok(const char *arm)
 
 /* The optional lines: default_ns, arm. */
 static int optional_lines(char *buf, size_t len,
-			  const struct lagom_measure_pred *p)
+			  const struct lagom_predicted *p)
 {
 	int n = 0, m = 0;
 
@@ -62,7 +62,7 @@ static int optional_lines(char *buf, size_t len,
 }
 
 static int class_line(char *buf, size_t len,
-		      const struct lagom_measure_pred_class *c)
+		      const struct lagom_predicted_class *c)
 {
 	return snprintf(buf, len,
 			"class %s %" PRIu64 " %" PRIu64 " %" PRIu32 " %" PRIu32
@@ -71,13 +71,13 @@ static int class_line(char *buf, size_t len,
 			c->time_ns);
 }
 
-int lagom_measure_pred_format(const struct lagom_measure_pred *p, char *buf,
-			      size_t len)
+int lagom_predicted_format(const struct lagom_predicted *p, char *buf,
+			   size_t len)
 {
 	size_t at = 0, i;
 	int n;
 
-	if (!plan_ok(p->plan) || p->n > LAGOM_PRED_MAX_CLASSES ||
+	if (!plan_ok(p->plan) || p->n > LAGOM_PREDICTED_MAX_CLASSES ||
 	    !memchr(p->arm, '\0', sizeof(p->arm)) || !arm_ok(p->arm))
 		return -EINVAL;
 	n = snprintf(buf, len,
@@ -91,7 +91,7 @@ int lagom_measure_pred_format(const struct lagom_measure_pred *p, char *buf,
 		return -ENOSPC;
 	at += (size_t)n;
 	for (i = 0; i < p->n; i++) {
-		const struct lagom_measure_pred_class *c = &p->cls[i];
+		const struct lagom_predicted_class *c = &p->cls[i];
 
 		if (!op_ok(c->op) || c->min_bytes > c->max_bytes ||
 		    c->ranks == 0 || c->nodes == 0 || c->nodes > c->ranks)
@@ -130,17 +130,16 @@ static int next(const char *text, size_t len, size_t *at, char *line,
 	return 0;
 }
 
-int lagom_measure_pred_parse(const char *text, size_t len,
-			     struct lagom_measure_pred *out,
-			     struct lagom_error *err)
+int lagom_predicted_parse(const char *text, size_t len,
+			  struct lagom_predicted *out, struct lagom_error *err)
 {
-	struct lagom_measure_pred scratch; /* ~12 KiB: *out stays untouched */
+	struct lagom_predicted scratch; /* ~12 KiB: *out stays untouched */
 	char line[160], again[160];
 	size_t at = 0;
 	unsigned ln = 1;
 
 	memset(&scratch, 0, sizeof(scratch));
-	if (len >= LAGOM_MEASURE_PRED_MAX ||
+	if (len >= LAGOM_PREDICTED_MAX ||
 	    next(text, len, &at, line, sizeof(line)) ||
 	    strcmp(line, "lagom-predicted 1\n") != 0)
 		goto bad;
@@ -188,11 +187,11 @@ int lagom_measure_pred_parse(const char *text, size_t len,
 			goto bad;
 	}
 	for (;;) {
-		struct lagom_measure_pred_class *c;
+		struct lagom_predicted_class *c;
 
 		if (strcmp(line, "end\n") == 0)
 			break;
-		if (scratch.n == LAGOM_PRED_MAX_CLASSES)
+		if (scratch.n == LAGOM_PREDICTED_MAX_CLASSES)
 			goto bad;
 		c = &scratch.cls[scratch.n++];
 		if (sscanf(line,
@@ -221,12 +220,13 @@ bad:
 			       ln);
 }
 
-const struct lagom_measure_pred_class *lagom_measure_pred_find(
-	const struct lagom_measure_pred *p, const char *op, uint64_t plan_bytes,
+const struct lagom_predicted_class *lagom_predicted_find(
+	const struct lagom_predicted *p, const char *op, uint64_t plan_bytes,
 	uint32_t ranks, uint32_t nodes)
 {
-	for (size_t j = 0; op && j < p->n && j < LAGOM_PRED_MAX_CLASSES; j++) {
-		const struct lagom_measure_pred_class *c = &p->cls[j];
+	for (size_t j = 0; op && j < p->n && j < LAGOM_PREDICTED_MAX_CLASSES;
+	     j++) {
+		const struct lagom_predicted_class *c = &p->cls[j];
 
 		if (strcmp(c->op, op) == 0 && plan_bytes >= c->min_bytes &&
 		    plan_bytes <= c->max_bytes && c->ranks == ranks &&

@@ -52,15 +52,15 @@ int lagom_rec_read_file(const char *path, long owner_uid, char *buf,
 	return rc ? lagom_error_prefix(err, "%s", path) : 0;
 }
 
-int lagom_measure_pred_read_at(int dfd, const char *name, long owner_uid,
-			       char *buf, struct lagom_measure_pred *out,
-			       struct lagom_error *err)
+int lagom_predicted_read_at(int dfd, const char *name, long owner_uid,
+			    char *buf, struct lagom_predicted *out,
+			    struct lagom_error *err)
 {
 	size_t got = 0;
 	int rc = read_text_at(dfd, name, owner_uid, buf,
-			      LAGOM_MEASURE_PRED_MAX - 1, &got, err);
+			      LAGOM_PREDICTED_MAX - 1, &got, err);
 
-	return rc ? rc : lagom_measure_pred_parse(buf, got, out, err);
+	return rc ? rc : lagom_predicted_parse(buf, got, out, err);
 }
 
 bool lagom_rec_is_name(const char *name)

@@ -47,7 +47,7 @@
 
 /* The longest name of a spool entry that is kept, with its NUL. */
 #define LAGOM_SPOOL_NAME_MAX 256
-/* The step key's file (the predictions': LAGOM_MEASURE_PRED_FILE). */
+/* The step key's file (the predictions': LAGOM_PREDICTED_FILE). */
 #define LAGOM_SPOOL_KEY "key"
 
 /* Limits, all per user (0: the default beside it). */

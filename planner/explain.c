@@ -191,23 +191,23 @@ static void explain_search(FILE *f, const struct lagom_plan *p)
 	fprintf(f,
 		"search: %lu model evaluations over %lu candidates, %u "
 		"steps%s\n",
-		p->evals, p->cand_total, p->steps_total,
-		p->nsteps < p->steps_total ? " (first ones shown)" : "");
-	for (i = 0; i < p->nsteps; i++) {
-		const struct lagom_plan_step *s = &p->steps[i];
+		p->evals, p->cand_total, p->moves_total,
+		p->nmoves < p->moves_total ? " (first ones shown)" : "");
+	for (i = 0; i < p->nmoves; i++) {
+		const struct lagom_search_move *s = &p->moves[i];
 		const char *kind = (unsigned)s->kind < 4 ? step_names[s->kind]
 							 : "?";
 
 		fprintf(f, "  %-6s ", kind);
-		if (s->kind == LAGOM_STEP_GREEDY ||
-		    s->kind == LAGOM_STEP_REFINE)
+		if (s->kind == LAGOM_MOVE_GREEDY ||
+		    s->kind == LAGOM_MOVE_REFINE)
 			fprintf(f, "%s nc %u->%u ",
 				s->coll < p->ncolls
 					? lagom_coll_name(
 						  p->colls[s->coll].coll)
 					: "class",
 				s->from_nchannels, s->to_nchannels);
-		if (s->kind == LAGOM_STEP_GREEDY)
+		if (s->kind == LAGOM_MOVE_GREEDY)
 			fprintf(f, "H=%.3g ", s->h);
 		fprintf(f, "X=%.3fms Y=%.3fms Z=%.3fms\n", s->x_s * 1e3,
 			s->y_s * 1e3, s->z_s * 1e3);

@@ -61,15 +61,15 @@ static void build_ladder(const struct lse_coll *c, unsigned *idx, unsigned *len)
 	*len = n;
 }
 
-static void trace_step(struct walk *w, enum lse_step_kind kind, unsigned j,
+static void trace_move(struct walk *w, enum lse_move_kind kind, unsigned j,
 		       unsigned from, unsigned to, double h)
 {
 	struct lse_result *r = w->res;
 
-	r->steps_total++;
+	r->moves_total++;
 	if (!w->opts || !w->opts->trace || r->trace_count >= w->opts->trace_max)
 		return;
-	w->opts->trace[r->trace_count++] = (struct lse_step){
+	w->opts->trace[r->trace_count++] = (struct lse_move){
 		.kind = kind,
 		.coll = j,
 		.from = from,
@@ -163,7 +163,7 @@ static int greedy(struct walk *w, unsigned budget)
 		rc = eval_pos(w, w->pos);
 		if (rc < 0)
 			return rc;
-		trace_step(w, LSE_STEP_GREEDY, bj, from, w->lad[bj].idx[bto],
+		trace_move(w, LSE_MOVE_GREEDY, bj, from, w->lad[bj].idx[bto],
 			   bh);
 	}
 	return 0;
@@ -194,7 +194,7 @@ static int try_move(struct walk *w, unsigned j, int dj, unsigned k, int dk,
 		return rc;
 	if (!eval_better(&w->res->best, &before))
 		return 0;
-	trace_step(w, LSE_STEP_REFINE, j, w->lad[j].idx[pj],
+	trace_move(w, LSE_MOVE_REFINE, j, w->lad[j].idx[pj],
 		   w->lad[j].idx[pj + dj], 0);
 	return 1;
 }
@@ -244,7 +244,7 @@ static int endpoints_and_walk(struct walk *w)
 	if ((rc = eval_pos(w, w->pos)) < 0)
 		return rc;
 	emin = w->cur;
-	trace_step(w, LSE_STEP_MIN, 0, 0, 0, 0);
+	trace_move(w, LSE_MOVE_MIN, 0, 0, 0, 0);
 	if (emin.hidden) {
 		w->res->endpoint_case = LSE_CASE_MIN_HIDDEN;
 		return refine(w, 1 + (w->opts ? w->opts->refine_budget : 0));
@@ -253,7 +253,7 @@ static int endpoints_and_walk(struct walk *w)
 		w->pos[j] = w->lad[j].len - 1;
 	if ((rc = eval_pos(w, w->pos)) < 0)
 		return rc;
-	trace_step(w, LSE_STEP_MAX, 0, 0, 0, 0);
+	trace_move(w, LSE_MOVE_MAX, 0, 0, 0, 0);
 	if (w->cur.exposed) {
 		w->res->endpoint_case = LSE_CASE_COMM_BOUND;
 	} else {

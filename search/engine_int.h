@@ -42,19 +42,19 @@ struct lse_coll {
 	const double *cost_s; /* n_cand entries: computation time added */
 };
 
-enum lse_step_kind {
-	LSE_STEP_MIN = 0, /* all collectives at their minimum resources */
-	LSE_STEP_MAX,	  /* all at their maximum */
-	LSE_STEP_GREEDY,  /* one priority step (smallest H) */
-	LSE_STEP_REFINE,  /* an accepted local-refinement move */
+enum lse_move_kind {
+	LSE_MOVE_MIN = 0, /* all collectives at their minimum resources */
+	LSE_MOVE_MAX,	  /* all at their maximum */
+	LSE_MOVE_GREEDY,  /* one priority step (smallest H) */
+	LSE_MOVE_REFINE,  /* an accepted local-refinement move */
 };
 
-struct lse_step {
-	enum lse_step_kind kind;
+struct lse_move {
+	enum lse_move_kind kind;
 	unsigned coll;	      /* collective moved (GREEDY, REFINE) */
 	unsigned from, to;    /* candidate indices */
-	double h;	      /* priority of the step (GREEDY), else 0 */
-	struct lse_eval eval; /* region after the step */
+	double h;	      /* priority of the move (GREEDY), else 0 */
+	struct lse_eval eval; /* region after the move */
 };
 
 /* Which endpoint case of the method applied. */
@@ -66,7 +66,7 @@ enum lse_case {
 
 struct lse_opts {
 	unsigned refine_budget; /* extra evaluations for local refinement */
-	struct lse_step *trace; /* optional: steps are written here */
+	struct lse_move *trace; /* optional: moves are written here */
 	unsigned trace_max;
 };
 
@@ -74,8 +74,8 @@ struct lse_result {
 	struct lse_eval best;
 	enum lse_case endpoint_case;
 	unsigned evals;	      /* region evaluations made */
-	unsigned trace_count; /* steps written (<= trace_max) */
-	unsigned steps_total; /* steps taken (may exceed trace_max) */
+	unsigned trace_count; /* moves written (<= trace_max) */
+	unsigned moves_total; /* moves taken (may exceed trace_max) */
 };
 
 /*

@@ -2,7 +2,7 @@
 # LAGOM_PLAN text and the environment of a plan (search/search.h).
 noinst_LTLIBRARIES += libsearch.la
 libsearch_la_SOURCES = search/search.h search/search_int.h search/engine_int.h \
-	search/engine.c search/problem.c search/search.c search/plan.c \
+	search/engine.c search/problem.c search/search.c search/globals.c \
 	search/nowork.c search/encode.c search/vars.c search/ctapolicy.c \
 	search/deviate.c
 # The plan text: plan/'s encoder travels with the search.

@@ -220,16 +220,16 @@ static int comp_eval(void *vctx, const unsigned *choice, struct lse_eval *out)
 }
 
 static void record_trace(struct sproblem *p, const struct comp_ctx *c,
-			 const struct lse_step *steps, unsigned n,
+			 const struct lse_move *moves, unsigned n,
 			 struct lagom_plan *plan)
 {
-	for (unsigned s = 0; s < n && plan->nsteps < LAGOM_PLAN_MAX_STEPS;
+	for (unsigned s = 0; s < n && plan->nmoves < LAGOM_PLAN_MAX_MOVES;
 	     s++) {
-		const struct lse_step *st = &steps[s];
+		const struct lse_move *st = &moves[s];
 		unsigned j = c->members[st->coll < c->n ? st->coll : 0];
 
-		plan->steps[plan->nsteps++] = (struct lagom_plan_step){
-			.kind = (enum lagom_plan_step_kind)st->kind,
+		plan->moves[plan->nmoves++] = (struct lagom_search_move){
+			.kind = (enum lagom_search_move_kind)st->kind,
 			.coll = j,
 			.from_nchannels = p->nchannels_grid[st->from],
 			.to_nchannels = p->nchannels_grid[st->to],
@@ -247,10 +247,10 @@ static int search_comp(struct sproblem *p, struct comp_ctx *c,
 		       struct lagom_search_stats *stats,
 		       struct lagom_plan *trace)
 {
-	struct lse_step steps[LAGOM_PLAN_MAX_STEPS];
+	struct lse_move moves[LAGOM_PLAN_MAX_MOVES];
 	struct lse_opts o = { .refine_budget = p->refine_budget,
-			      .trace = trace ? steps : NULL,
-			      .trace_max = LAGOM_PLAN_MAX_STEPS };
+			      .trace = trace ? moves : NULL,
+			      .trace_max = LAGOM_PLAN_MAX_MOVES };
 	struct lse_result res;
 	unsigned i;
 	int rc;
@@ -282,8 +282,8 @@ static int search_comp(struct sproblem *p, struct comp_ctx *c,
 		}
 	}
 	if (trace) {
-		record_trace(p, c, steps, res.trace_count, trace);
-		trace->steps_total += res.steps_total;
+		record_trace(p, c, moves, res.trace_count, trace);
+		trace->moves_total += res.moves_total;
 	}
 	return 0;
 }

@@ -25,7 +25,7 @@
 #include "model/model.h"
 #include "plan/plan.h" /* the text's format: LAGOM_PLAN_MAX_COLLS, ... */
 
-#define LAGOM_PLAN_MAX_STEPS 64 /* trajectory kept for explaining */
+#define LAGOM_PLAN_MAX_MOVES 64 /* trajectory kept for explaining */
 /* The longest plan text (plan/plan.h's bound, for the planner's buffer). */
 #define LAGOM_PLAN_TEXT_MAX LAGOM_PLAN_MAX_BYTES
 
@@ -71,20 +71,20 @@ struct lagom_plan_env_values {
 	unsigned nthreads;	 /* NCCL_NTHREADS; 0 = NCCL's default */
 };
 
-enum lagom_plan_step_kind {
-	LAGOM_STEP_MIN,	   /* all at minimum resources */
-	LAGOM_STEP_MAX,	   /* all at maximum resources */
-	LAGOM_STEP_GREEDY, /* a priority step (smallest H) */
-	LAGOM_STEP_REFINE, /* an accepted local-refinement move */
+enum lagom_search_move_kind {
+	LAGOM_MOVE_MIN,	   /* all at minimum resources */
+	LAGOM_MOVE_MAX,	   /* all at maximum resources */
+	LAGOM_MOVE_GREEDY, /* a priority step (smallest H) */
+	LAGOM_MOVE_REFINE, /* an accepted local-refinement move */
 };
 
-/* One step of the search for the chosen global values. */
-struct lagom_plan_step {
-	enum lagom_plan_step_kind kind;
+/* One move of the search for the chosen global values. */
+struct lagom_search_move {
+	enum lagom_search_move_kind kind;
 	unsigned coll;			       /* index into plan->colls */
 	unsigned from_nchannels, to_nchannels; /* channels before and after */
 	double h;	      /* H = compute added / comm saved (GREEDY) */
-	double x_s, y_s, z_s; /* the component's X, Y, Z after the step */
+	double x_s, y_s, z_s; /* the component's X, Y, Z after the move */
 };
 
 /*
@@ -114,9 +114,9 @@ struct lagom_plan {
 	/* Search statistics and trajectory. */
 	unsigned long evals;	  /* region evaluations, all searches */
 	unsigned long cand_total; /* sum |R_j| over the searches */
-	size_t nsteps;
-	unsigned steps_total;
-	struct lagom_plan_step steps[LAGOM_PLAN_MAX_STEPS];
+	size_t nmoves;
+	unsigned moves_total;
+	struct lagom_search_move moves[LAGOM_PLAN_MAX_MOVES];
 
 	/* The id (LAGOM_PLAN_ID) is not a field: it depends on how the plan
 	 * is applied (tuner or not), see lagom_search_wire(). */

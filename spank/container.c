@@ -286,7 +286,7 @@ void lagom_container_release(struct lagom_stepd *sd)
 void lagom_container_task_note(spank_t sp, struct lagom_stepd *sd)
 {
 	lagom_container_task_forget(sd);
-	/* lagom_measure_task_env() sets only what the user did not */
+	/* lagom_spank_spool_task_env() sets only what the user did not */
 	sd->container.set_profiler = sd->spool.ready &&
 				     !task_has(sp, "NCCL_PROFILER_PLUGIN");
 	sd->container.set_spool = sd->spool.ready &&

@@ -163,7 +163,7 @@ size_t lagom_env_skipped(const struct lagom_env_item *items, size_t n,
 			 char *buf, size_t len);
 
 /* spool.c: the spool's directory name of uid (srun and slurmstepd). */
-int lagom_measure_user_name(uid_t uid, char *out, size_t len);
+int lagom_spank_spool_user_name(uid_t uid, char *out, size_t len);
 
 /*
  * pin.c: run(arg) in a thread with every signal blocked, for a call to

@@ -70,7 +70,7 @@ void lagom_learn_write_key(spank_t sp, const struct lagom_stepd *sd)
 	if (rc != ESPANK_SUCCESS || !sd->spool.ready || !sd->planned ||
 	    !lagom_learn_key_ok(key))
 		return;
-	/* through the step directory root checked (measure.c); a fresh
+	/* through the step directory root checked (spool.c); a fresh
 	 * temporary file: nothing the user planted is opened or blocks */
 	lagom_replace_at(sd->spool.fd, LAGOM_SPOOL_KEY, key, strlen(key), 0600,
 			 false);
@@ -263,7 +263,7 @@ struct lagom_learned *lagom_learn_srun(const struct lagom_state *st,
 	/* only the job's owner learns from the owner's spool (step->uid:
 	 * srun_step.c, srun's user where Slurm reports "nobody") */
 	if (uid != step->uid ||
-	    lagom_measure_user_name(uid, user, sizeof(user)) != 0 ||
+	    lagom_spank_spool_user_name(uid, user, sizeof(user)) != 0 ||
 	    (size_t)snprintf(user_dir, sizeof(user_dir), "%s/%s", m->dir,
 			     user) >= sizeof(user_dir))
 		return NULL;

@@ -316,7 +316,7 @@ int lagom_remote_task_init_privileged(spank_t sp, const struct lagom_state *st)
 		return -1; /* the step fails rather than hangs */
 	if (sd->planned && sd->mode != LAGOM_MODE_AUTO &&
 	    lagom_mode_measured(sd->mode))
-		return lagom_measure_task_env(sp, sd); /* NCCL's defaults */
+		return lagom_spank_spool_task_env(sp, sd); /* NCCL's defaults */
 	if (!sd->planned || sd->mode != LAGOM_MODE_AUTO ||
 	    lagom_container_withheld(sd))
 		return 0;
@@ -335,7 +335,7 @@ int lagom_remote_task_init_privileged(spank_t sp, const struct lagom_state *st)
 			lagom_log_info("cannot set %s: %s", it->var->name,
 				       spank_strerror(rc));
 	}
-	lagom_measure_task_env(sp, sd);
+	lagom_spank_spool_task_env(sp, sd);
 	return 0;
 }
 

@@ -93,7 +93,7 @@ int lagom_spank_spool_prepare(spank_t sp, struct lagom_stepd *sd);
  * path of the step (lagom_remote_exit) and every new prepare. */
 void lagom_spank_spool_release(struct lagom_stepd *sd);
 int lagom_spank_spool_write_predicted(spank_t sp, struct lagom_stepd *sd);
-int lagom_measure_task_env(spank_t sp, const struct lagom_stepd *sd);
+int lagom_spank_spool_task_env(spank_t sp, const struct lagom_stepd *sd);
 /*
  * The step's measured figure from the records in dir (read with the
  * caller's privileges, owned by uid), as words for the job comment:

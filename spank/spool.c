@@ -63,7 +63,7 @@
 #define LAGOM_MEASURED_READ_MS 2000
 #define LAGOM_MEASURED_RPC_MS 3000
 
-int lagom_measure_user_name(uid_t uid, char *out, size_t len)
+int lagom_spank_spool_user_name(uid_t uid, char *out, size_t len)
 {
 	struct passwd pw, *res = NULL;
 	char buf[4096];
@@ -194,7 +194,7 @@ int lagom_spank_spool_prepare(spank_t sp, struct lagom_stepd *sd)
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
 	    step >= LAGOM_FIRST_SPECIAL_STEP)
 		return 0;
-	if (lagom_measure_user_name(uid, user, sizeof(user)) != 0) {
+	if (lagom_spank_spool_user_name(uid, user, sizeof(user)) != 0) {
 		off(sd, job, step, "the user has no plain account name");
 		return 0;
 	}
@@ -243,7 +243,7 @@ out:
 }
 
 static void fill_predicted(const struct lagom_planner_result *res,
-			   struct lagom_measure_pred *p)
+			   struct lagom_predicted *p)
 {
 	const struct lagom_plan *plan = res->plan;
 	size_t i;
@@ -253,10 +253,11 @@ static void fill_predicted(const struct lagom_planner_result *res,
 	p->iteration_ns = (uint64_t)(res->predicted_time_s * 1e9);
 	if (res->nccl_default_time_s > 0 && res->predicted_time_s > 0)
 		p->default_ns = (uint64_t)(res->nccl_default_time_s * 1e9);
-	for (i = 0; plan && i < plan->ncolls && p->n < LAGOM_PRED_MAX_CLASSES;
+	for (i = 0;
+	     plan && i < plan->ncolls && p->n < LAGOM_PREDICTED_MAX_CLASSES;
 	     i++) {
 		const struct lagom_plan_coll *c = &plan->colls[i];
-		struct lagom_measure_pred_class *k = &p->cls[p->n];
+		struct lagom_predicted_class *k = &p->cls[p->n];
 
 		if (!(c->time_s > 0) || c->comm.ranks == 0 ||
 		    c->comm.nodes == 0)
@@ -280,8 +281,8 @@ void lagom_spank_spool_carry_predicted(const struct lagom_state *st,
 				       const struct lagom_planner_result *res,
 				       enum lagom_mode mode)
 {
-	static struct lagom_measure_pred p;
-	static char text[LAGOM_MEASURE_PRED_MAX];
+	static struct lagom_predicted p;
+	static char text[LAGOM_PREDICTED_MAX];
 	int len;
 
 	unsetenv(LAGOM_PREDICTED_VAR);
@@ -291,7 +292,7 @@ void lagom_spank_spool_carry_predicted(const struct lagom_state *st,
 	if (mode == LAGOM_MODE_CONTROL || mode == LAGOM_MODE_MEASURE ||
 	    mode == LAGOM_MODE_REVERT)
 		snprintf(p.arm, sizeof(p.arm), "%s", lagom_mode_name(mode));
-	len = lagom_measure_pred_format(&p, text, sizeof(text));
+	len = lagom_predicted_format(&p, text, sizeof(text));
 	if (len > 0 && len < LAGOM_PREDICTED_ENV_MAX)
 		setenv(LAGOM_PREDICTED_VAR, text, 1);
 }
@@ -302,7 +303,7 @@ void lagom_spank_spool_carry_predicted(const struct lagom_state *st,
  * nothing is followed and nothing blocks). */
 int lagom_spank_spool_write_predicted(spank_t sp, struct lagom_stepd *sd)
 {
-	static struct lagom_measure_pred p;
+	static struct lagom_predicted p;
 	static char text[LAGOM_PREDICTED_ENV_MAX + 1];
 	struct lagom_error err = { 0 };
 	spank_err_t rc;
@@ -313,15 +314,15 @@ int lagom_spank_spool_write_predicted(spank_t sp, struct lagom_stepd *sd)
 	if (rc != ESPANK_SUCCESS || !sd->spool.ready || !sd->planned)
 		return 0;
 	len = (int)strlen(text);
-	if (lagom_measure_pred_parse(text, (size_t)len, &p, &err) != 0 ||
+	if (lagom_predicted_parse(text, (size_t)len, &p, &err) != 0 ||
 	    strcmp(p.plan, sd->carrier.plan_id) != 0)
 		return 0; /* not this plan's: no predictions file */
-	lagom_replace_at(sd->spool.fd, LAGOM_MEASURE_PRED_FILE, text,
-			 (size_t)len, 0600, false);
+	lagom_replace_at(sd->spool.fd, LAGOM_PREDICTED_FILE, text, (size_t)len,
+			 0600, false);
 	return 0;
 }
 
-int lagom_measure_task_env(spank_t sp, const struct lagom_stepd *sd)
+int lagom_spank_spool_task_env(spank_t sp, const struct lagom_stepd *sd)
 {
 	if (!sd->spool.ready || !sd->planned || !lagom_mode_measured(sd->mode))
 		return 0;
@@ -335,7 +336,7 @@ int lagom_measure_task_env(spank_t sp, const struct lagom_stepd *sd)
 
 struct figure_buf {
 	struct lagom_rec rec, scratch;
-	struct lagom_measure_pred pred;
+	struct lagom_predicted pred;
 	char text[LAGOM_REC_MAX_BYTES + 1];
 	bool have_pred;
 	size_t found, kept;
@@ -358,7 +359,7 @@ static void ms_word(uint64_t ns, char *buf, size_t len)
  * prediction, or pred is NULL).  false when a class was never timed.
  */
 static bool iteration_comm(const struct lagom_rec_comm *m,
-			   const struct lagom_measure_pred *pred,
+			   const struct lagom_predicted *pred,
 			   uint64_t *comm_ns, uint64_t *pred_ns)
 {
 	bool all_predicted = pred != NULL;
@@ -367,8 +368,8 @@ static bool iteration_comm(const struct lagom_rec_comm *m,
 	*pred_ns = 0;
 	for (uint32_t i = 0; i < m->period_len; i++) {
 		const struct lagom_rec_class *k = &m->cls[m->seq[i]];
-		const struct lagom_measure_pred_class *c =
-			pred ? lagom_measure_pred_find(
+		const struct lagom_predicted_class *c =
+			pred ? lagom_predicted_find(
 				       pred, lagom_rec_plan_op(k->op),
 				       lagom_rec_plan_bytes(k->op, k->bytes,
 							    m->ranks),
@@ -393,9 +394,9 @@ static int figure_step(void *ctx, const struct lagom_spool_at *at)
 
 	b->found = at->found;
 	b->kept = at->kept;
-	b->have_pred = lagom_measure_pred_read_at(
-			       at->step_fd, LAGOM_MEASURE_PRED_FILE,
-			       (long)at->uid, b->text, &b->pred, NULL) == 0;
+	b->have_pred = lagom_predicted_read_at(
+			       at->step_fd, LAGOM_PREDICTED_FILE, (long)at->uid,
+			       b->text, &b->pred, NULL) == 0;
 	return LAGOM_SPOOL_NEXT;
 }
 

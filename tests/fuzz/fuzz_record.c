@@ -16,7 +16,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct lagom_rec rec, scratch;
-static struct lagom_measure_pred pred;
+static struct lagom_predicted pred;
 static char again[LAGOM_REC_MAX_BYTES];
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -24,9 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lagom_error err;
 	int n;
 
-	if (lagom_measure_pred_parse((const char *)data, size, &pred, &err) ==
-	    0) {
-		n = lagom_measure_pred_format(&pred, again, sizeof(again));
+	if (lagom_predicted_parse((const char *)data, size, &pred, &err) == 0) {
+		n = lagom_predicted_format(&pred, again, sizeof(again));
 		if (n < 0 || (size_t)n != size || memcmp(again, data, size))
 			abort();
 	}

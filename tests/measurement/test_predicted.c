@@ -15,16 +15,16 @@
 #define HEAD "lagom-predicted 1\nplan 00000000000000aa\niteration_ns 1000\n"
 #define CLASS "class allreduce 1 1048576 8 1 400\n"
 
-static int parse(const char *text, struct lagom_measure_pred *p)
+static int parse(const char *text, struct lagom_predicted *p)
 {
 	struct lagom_error err = { 0 };
 
-	return lagom_measure_pred_parse(text, strlen(text), p, &err);
+	return lagom_predicted_parse(text, strlen(text), p, &err);
 }
 
 static void test_round_trip(void **state)
 {
-	static struct lagom_measure_pred p, q;
+	static struct lagom_predicted p, q;
 	char buf[1024];
 	int n;
 
@@ -35,7 +35,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(p.default_ns, 1070);
 	assert_string_equal(p.arm, "control");
 	assert_int_equal(p.n, 1);
-	n = lagom_measure_pred_format(&p, buf, sizeof(buf));
+	n = lagom_predicted_format(&p, buf, sizeof(buf));
 	assert_true(n > 0);
 	assert_string_equal(buf, HEAD "default_ns 1070\narm control\n" CLASS
 				      "end\n");
@@ -67,7 +67,7 @@ static void test_refused(void **state)
 		HEAD CLASS "arm control\nend\n",
 		HEAD "arm control\n", /* no end */
 	};
-	static struct lagom_measure_pred p;
+	static struct lagom_predicted p;
 	size_t i;
 
 	(void)state;
@@ -79,7 +79,7 @@ static void test_refused(void **state)
 	memset(&p, 0, sizeof(p));
 	strcpy(p.plan, "aa");
 	strcpy(p.arm, "other");
-	assert_int_equal(lagom_measure_pred_format(&p, (char[256]){ 0 }, 256),
+	assert_int_equal(lagom_predicted_format(&p, (char[256]){ 0 }, 256),
 			 -EINVAL);
 }
 

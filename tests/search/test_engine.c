@@ -101,9 +101,9 @@ static void test_deterministic_trace(void **state)
 	uint64_t seed = 42;
 	struct sc_region r;
 	struct lse_coll c[SC_MAX_COLLS];
-	struct lse_step steps[4];
+	struct lse_move moves[4];
 	struct lse_opts o = { .refine_budget = 8,
-			      .trace = steps,
+			      .trace = moves,
 			      .trace_max = 4 };
 	struct lse_result a, b;
 	unsigned ca[SC_MAX_COLLS], cb[SC_MAX_COLLS];
@@ -116,8 +116,8 @@ static void test_deterministic_trace(void **state)
 	assert_memory_equal(ca, cb, r.n * sizeof(*ca));
 	assert_true(a.best.z_s == b.best.z_s);
 	assert_true(a.trace_count <= 4);
-	assert_true(a.steps_total >= a.trace_count);
-	assert_int_equal(steps[0].kind, LSE_STEP_MIN);
+	assert_true(a.moves_total >= a.trace_count);
+	assert_int_equal(moves[0].kind, LSE_MOVE_MIN);
 }
 
 static void test_invalid(void **state)

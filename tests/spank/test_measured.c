@@ -170,7 +170,7 @@ static void figure_of_records(void **state)
 				 "comm_ms=0.350");
 	/* the plan's predictions: every class predicted (a send is the
 	 * plan's sendrecv) */
-	write_text(dir, LAGOM_MEASURE_PRED_FILE,
+	write_text(dir, LAGOM_PREDICTED_FILE,
 		   "lagom-predicted 1\nplan " PLAN "\niteration_ns 1400000\n"
 		   "class allreduce 0 2097152 16 2 90000\n"
 		   "class allgather 1048576 1048576 16 2 250000\n"
@@ -181,7 +181,7 @@ static void figure_of_records(void **state)
 				 "comm_ms=0.350 predicted_iter_ms=1.400 "
 				 "predicted_comm_ms=0.400");
 	/* a class the plan did not predict: no predicted figures */
-	write_text(dir, LAGOM_MEASURE_PRED_FILE,
+	write_text(dir, LAGOM_PREDICTED_FILE,
 		   "lagom-predicted 1\nplan " PLAN "\niteration_ns 1400000\n"
 		   "class allreduce 0 2097152 16 2 90000\nend\n");
 	assert_true(lagom_spank_spool_figure(dir, "42.0", uid, out,
@@ -189,7 +189,7 @@ static void figure_of_records(void **state)
 	assert_string_equal(out, "measured=42.0 tasks=2 iter_ms=1.600 "
 				 "comm_ms=0.350");
 	/* another plan's predictions are not these records' */
-	write_text(dir, LAGOM_MEASURE_PRED_FILE,
+	write_text(dir, LAGOM_PREDICTED_FILE,
 		   "lagom-predicted 1\nplan 00000000000000bb\n"
 		   "iteration_ns 1400000\n"
 		   "class allreduce 0 2097152 16 2 90000\n"
@@ -207,7 +207,7 @@ static void figure_of_records(void **state)
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/task-2.102.rec", dir);
 	unlink(path);
-	snprintf(path, sizeof(path), "%s/" LAGOM_MEASURE_PRED_FILE, dir);
+	snprintf(path, sizeof(path), "%s/" LAGOM_PREDICTED_FILE, dir);
 	unlink(path);
 	rmdir(dir);
 }

@@ -1,5 +1,5 @@
 /*
- * search/plan.c - the plan of a step: global values under NCCL's
+ * search/globals.c - the plan of a step: global values under NCCL's
  * one-value-per-process constraint, baselines, the plan records.
  */
 #include <errno.h>
@@ -363,9 +363,9 @@ static int choose_nthreads(struct sproblem *p, struct lagom_plan *plan)
 struct best_search {
 	struct lagom_coll_config *table_cfg; /* nclass * n_nchannels */
 	unsigned *choice;		     /* nclass */
-	struct lagom_plan_step steps[LAGOM_PLAN_MAX_STEPS];
-	size_t nsteps;
-	unsigned steps_total;
+	struct lagom_search_move moves[LAGOM_PLAN_MAX_MOVES];
+	size_t nmoves;
+	unsigned moves_total;
 };
 
 static void keep_search(struct best_search *k, const struct sproblem *p,
@@ -374,9 +374,9 @@ static void keep_search(struct best_search *k, const struct sproblem *p,
 	memcpy(k->table_cfg, p->table_cfg,
 	       p->nclass * p->n_nchannels * sizeof(*k->table_cfg));
 	memcpy(k->choice, p->choice, p->nclass * sizeof(*k->choice));
-	memcpy(k->steps, plan->steps, plan->nsteps * sizeof(*k->steps));
-	k->nsteps = plan->nsteps;
-	k->steps_total = plan->steps_total;
+	memcpy(k->moves, plan->moves, plan->nmoves * sizeof(*k->moves));
+	k->nmoves = plan->nmoves;
+	k->moves_total = plan->moves_total;
 }
 
 static void restore_search(const struct best_search *k, struct sproblem *p,
@@ -385,9 +385,9 @@ static void restore_search(const struct best_search *k, struct sproblem *p,
 	memcpy(p->table_cfg, k->table_cfg,
 	       p->nclass * p->n_nchannels * sizeof(*k->table_cfg));
 	memcpy(p->choice, k->choice, p->nclass * sizeof(*k->choice));
-	memcpy(plan->steps, k->steps, k->nsteps * sizeof(*k->steps));
-	plan->nsteps = k->nsteps;
-	plan->steps_total = k->steps_total;
+	memcpy(plan->moves, k->moves, k->nmoves * sizeof(*k->moves));
+	plan->nmoves = k->nmoves;
+	plan->moves_total = k->moves_total;
 }
 
 /*
@@ -413,8 +413,8 @@ static int choose_globals(struct sproblem *p, struct lagom_plan *plan)
 	}
 	for (b = 0; b < N_BUFF; b++) {
 		p->buffsize_bytes = b ? buffsize_grid[b] : 0;
-		plan->nsteps = 0;
-		plan->steps_total = 0;
+		plan->nmoves = 0;
+		plan->moves_total = 0;
 		if ((rc = run_search(p, plan, plan, &t)) < 0)
 			goto out;
 		if (b == 0 || better(t, plan->lagom_s)) {
