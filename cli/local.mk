@@ -24,7 +24,7 @@ lagom_LDADD = libtrace.la $(YAJL_LIBS) $(ZLIB_LIBS) libpolicy.la \
 	$(JANSSON_LIBS) $(HWLOC_LIBS) -lslurm -lm
 
 dist_man_MANS += doc/lagom.1
-EXTRA_DIST += doc/cli-json.md doc/report.md
+EXTRA_DIST += doc/cli-json.md doc/report.md doc/report-demo.png
 
 SCRIPT_TESTS += tests/cli/cli-basic.sh tests/cli/cli-errors.sh \
 	tests/cli/plan-svg.sh tests/cli/policy.sh
