@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/report_int.h"
+#include "measurement/spool.h"
 
 #define DEFAULT_SPOOL "/var/spool/lagom"
 #define MAX_CLASSES 4096
@@ -62,7 +63,7 @@ static int cmp_steps(const void *pa, const void *pb)
 		return a->uid < b->uid ? -1 : 1;
 	if ((c = strcmp(a->key, b->key)) != 0)
 		return c;
-	return strverscmp(a->dir, b->dir);
+	return lagom_spool_cmp(a->dir, b->dir);
 }
 
 static bool compared(enum lagom_arm arm)
