@@ -173,7 +173,7 @@ spank_err_t spank_option_register(spank_t sp, struct spank_option *opt)
  * variable has), found by name whichever plugin registered it, as
  * Slurm's option list does. */
 spank_err_t spank_option_getopt(spank_t sp, struct spank_option *opt,
-				char **optarg)
+				char **value)
 {
 	char key[128];
 	const char *v;
@@ -184,8 +184,8 @@ spank_err_t spank_option_getopt(spank_t sp, struct spank_option *opt,
 	v = stub_getenv(key);
 	if (!v)
 		return ESPANK_ERROR;
-	if (optarg)
-		*optarg = (char *)v;
+	if (value)
+		*value = (char *)v;
 	return ESPANK_SUCCESS;
 }
 
