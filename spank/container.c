@@ -257,14 +257,6 @@ static char *user_value(spank_t sp, const char *name)
 		       : NULL;
 }
 
-static bool task_has(spank_t sp, const char *name)
-{
-	char probe[2];
-	spank_err_t rc = spank_getenv(sp, name, probe, sizeof(probe));
-
-	return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
-}
-
 void lagom_container_task_forget(struct lagom_stepd *sd)
 {
 	if (sd->container.saved)
@@ -288,9 +280,10 @@ void lagom_container_task_note(spank_t sp, struct lagom_stepd *sd)
 	lagom_container_task_forget(sd);
 	/* lagom_spank_spool_task_env() sets only what the user did not */
 	sd->container.set_profiler = sd->spool.ready &&
-				     !task_has(sp, "NCCL_PROFILER_PLUGIN");
+				     !lagom_step_env_has(
+					     sp, "NCCL_PROFILER_PLUGIN");
 	sd->container.set_spool = sd->spool.ready &&
-				  !task_has(sp, "LAGOM_MEASURE_DIR");
+				  !lagom_step_env_has(sp, "LAGOM_MEASURE_DIR");
 	sd->container.saved = calloc(sd->n_items ? sd->n_items : 1,
 				     sizeof(char *));
 	if (!sd->container.saved)
@@ -414,14 +407,6 @@ static bool option_given(spank_t sp, char *name)
 	return spank_option_getopt(sp, &opt, &arg) == ESPANK_SUCCESS;
 }
 
-static bool env_set(spank_t sp, const char *name)
-{
-	char value[2];
-	spank_err_t rc = spank_getenv(sp, name, value, sizeof(value));
-
-	return rc == ESPANK_NOSPACE || (rc == ESPANK_SUCCESS && value[0]);
-}
-
 /* The step asks pyxis for a container: its options, or the variables
  * pyxis takes in their place (pyxis's args.c). */
 static bool pyxis_asked(spank_t sp)
@@ -429,8 +414,8 @@ static bool pyxis_asked(spank_t sp)
 	static char image[] = "container-image", name[] = "container-name";
 
 	return option_given(sp, image) || option_given(sp, name) ||
-	       env_set(sp, "PYXIS_CONTAINER_IMAGE") ||
-	       env_set(sp, "PYXIS_CONTAINER_NAME");
+	       lagom_step_env_set(sp, "PYXIS_CONTAINER_IMAGE") ||
+	       lagom_step_env_set(sp, "PYXIS_CONTAINER_NAME");
 }
 
 void lagom_container_decide(spank_t sp, struct lagom_stepd *sd)

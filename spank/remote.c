@@ -92,21 +92,7 @@ static bool user_asked_verbose(spank_t sp)
 
 static bool user_has(void *ctx, const char *name)
 {
-	char probe[2];
-	spank_err_t rc = spank_getenv((spank_t)ctx, name, probe, sizeof(probe));
-
-	return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
-}
-
-/* A plan text in the step's environment: srun sends an empty one when it
- * planned nothing (local.c), which is no plan. */
-static bool carrier_sent(spank_t sp)
-{
-	char probe[2];
-	spank_err_t rc = spank_getenv(sp, LAGOM_CARRIER_VAR, probe,
-				      sizeof(probe));
-
-	return (rc == ESPANK_SUCCESS && probe[0]) || rc == ESPANK_NOSPACE;
+	return lagom_step_env_has((spank_t)ctx, name);
 }
 
 int lagom_remote_init_post_opt(spank_t sp, const struct lagom_state *st)
@@ -121,7 +107,9 @@ int lagom_remote_init_post_opt(spank_t sp, const struct lagom_state *st)
 	sd->st = st;
 	sd->mode = LAGOM_MODE_OFF;
 	/* the spool only for a step srun planned (every node alike) */
-	if (carrier_sent(sp))
+	/* a plan text: srun sends an empty one when it planned nothing
+	 * (local.c), which is no plan */
+	if (lagom_step_env_set(sp, LAGOM_CARRIER_VAR))
 		lagom_spank_spool_prepare(sp, sd);
 	return 0;
 }

@@ -142,6 +142,22 @@ static int step_nodelist(spank_t sp, char **out, struct lagom_error *err)
 	return lagom_errprintf(err, ENOENT, "SLURM_STEP_NODELIST not set");
 }
 
+bool lagom_step_env_has(spank_t sp, const char *name)
+{
+	char probe[2];
+	spank_err_t rc = spank_getenv(sp, name, probe, sizeof(probe));
+
+	return rc == ESPANK_SUCCESS || rc == ESPANK_NOSPACE;
+}
+
+bool lagom_step_env_set(spank_t sp, const char *name)
+{
+	char probe[2];
+	spank_err_t rc = spank_getenv(sp, name, probe, sizeof(probe));
+
+	return rc == ESPANK_NOSPACE || (rc == ESPANK_SUCCESS && probe[0]);
+}
+
 int lagom_step_getenv_alloc(spank_t sp, const char *name, size_t max,
 			    char **out)
 {

@@ -49,6 +49,12 @@ void lagom_step_clear_nodes(struct lagom_step *step);
 int lagom_step_getenv_alloc(spank_t sp, const char *name, size_t max,
 			    char **out);
 
+/* Whether name is in the job's environment (spank_getenv), empty or not:
+ * lagom_step_env_has(); with a value that is not empty:
+ * lagom_step_env_set().  Neither copies more than one byte of it. */
+bool lagom_step_env_has(spank_t sp, const char *name);
+bool lagom_step_env_set(spank_t sp, const char *name);
+
 /*
  * Fill *step from spank_get_item and the step's environment (remote
  * context only).  Returns 0 or a negative errno with err filled; on failure
